@@ -1,0 +1,17 @@
+import { Token } from 'typedi';
+import type { EmailSender } from '../email/email-sender';
+import type { AccountOptions } from '../services/account-options';
+import type { Clock } from '../services/clock';
+import type { Logger } from '../services/logger';
+import type { UserSerializer } from '../services/types';
+import type { UserStore } from '../stores/user-store';
+
+/** The seams a host swaps with `Container.set(TOKEN, value)`. Only USER_STORE and ACCOUNT_OPTIONS are required. */
+export const USER_STORE = new Token<UserStore>('gatehouse.UserStore');
+/** Defaults to the console sender, which prints messages (with their links) to stdout. */
+export const EMAIL_SENDER = new Token<EmailSender>('gatehouse.EmailSender');
+export const ACCOUNT_OPTIONS = new Token<AccountOptions>('gatehouse.AccountOptions');
+/** Changes what `GET /me` returns, and only that. */
+export const USER_SERIALIZER = new Token<UserSerializer>('gatehouse.UserSerializer');
+export const CLOCK = new Token<Clock>('gatehouse.Clock');
+export const LOGGER = new Token<Logger>('gatehouse.Logger');

@@ -1,0 +1,42 @@
+/** Every failure the account core can report (spec section 7). */
+export const ACCOUNT_ERROR_CODES = [
+  'invalid_credentials',
+  'invalid_session_token',
+  'permission_denied',
+  'unverified_user',
+  'unknown_permission',
+  'unknown_role',
+  'invalid_username',
+  'invalid_email',
+  'weak_password',
+  'invalid_verification_token',
+  'invalid_password_reset_token',
+  'invalid_role',
+  'invalid_permission',
+  'account_error',
+] as const;
+
+export type AccountErrorCode = (typeof ACCOUNT_ERROR_CODES)[number];
+
+/** The message of a taken username; the spec answers exactly this `invalid_username` with 409 instead of 400. */
+export const USERNAME_EXISTS_MESSAGE = 'Username already exists';
+
+/**
+ * The one error class of the account core. It carries a code, never an HTTP status: the HTTP layer maps codes to
+ * statuses in `errors/status-table.ts`. Messages are safe to show to the client and never contain a secret.
+ *
+ * @example throw new AccountError('weak_password', 'Password must be at least 12 characters long');
+ */
+export class AccountError extends Error {
+  constructor(
+    readonly code: AccountErrorCode,
+    message: string = code,
+  ) {
+    super(message);
+    this.name = 'AccountError';
+  }
+}
+
+export function isAccountError(error: unknown): error is AccountError {
+  return error instanceof AccountError;
+}

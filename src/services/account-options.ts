@@ -1,0 +1,93 @@
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** argon2id cost parameters; the defaults are OWASP's (m = 19 MiB, t = 2, p = 1). */
+export interface HashingOptions {
+  memoryCost: number;
+  timeCost: number;
+  parallelism: number;
+}
+
+export interface PasswordPolicyOptions {
+  /** Minimum length in code points after NFKC. NIST asks 15 for single-factor use; 12 is ASVS's floor. */
+  minLength: number;
+  /** Maximum length in code points; longer passwords are refused before any hashing, never truncated. */
+  maxLength: number;
+  /** Refuse the bundled list of common passwords. */
+  useBlocklist: boolean;
+  /** Extra words refused as passwords or inside passwords (for example the name of the product). */
+  contextWords: string[];
+}
+
+/** Everything tunable in the account core. Only `secretKey` is required. */
+export interface AccountOptions {
+  /** Key of the HMAC that hashes every token before storage; at least 32 bytes, long and random. */
+  secretKey: string | Buffer;
+  sessionLifetimeMs?: number;
+  sessionIdleTimeoutMs?: number;
+  /** How often an active session's idle window moves; bounds writes on the hot path to one per interval. */
+  sessionRefreshIntervalMs?: number;
+  verificationTokenTtlMs?: number;
+  resetTokenTtlMs?: number;
+  hashing?: Partial<HashingOptions>;
+  password?: Partial<PasswordPolicyOptions>;
+}
+
+export type ResolvedAccountOptions = Required<Omit<AccountOptions, 'hashing' | 'password' | 'secretKey'>> & {
+  secretKey: Buffer;
+  hashing: HashingOptions;
+  password: PasswordPolicyOptions;
+};
+
+export const MIN_SECRET_KEY_BYTES = 32;
+
+export const DEFAULT_ACCOUNT_OPTIONS = {
+  sessionLifetimeMs: 30 * DAY,
+  sessionIdleTimeoutMs: 7 * DAY,
+  sessionRefreshIntervalMs: HOUR,
+  verificationTokenTtlMs: DAY,
+  resetTokenTtlMs: HOUR,
+  hashing: { memoryCost: 19_456, timeCost: 2, parallelism: 1 } satisfies HashingOptions,
+  password: { minLength: 12, maxLength: 128, useBlocklist: true, contextWords: ['gatehouse'] } satisfies PasswordPolicyOptions,
+};
+
+/** Fills defaults and refuses unusable options once, at start, with a message that says what to fix. */
+export function resolveAccountOptions(options: AccountOptions): ResolvedAccountOptions {
+  if (!options || options.secretKey === undefined || options.secretKey === null) {
+    throw new TypeError('Gatehouse: ACCOUNT_OPTIONS.secretKey is required (at least 32 random bytes)');
+  }
+  const secretKey = Buffer.isBuffer(options.secretKey) ? options.secretKey : Buffer.from(options.secretKey, 'utf8');
+  if (secretKey.length < MIN_SECRET_KEY_BYTES) {
+    throw new TypeError(
+      `Gatehouse: the secret key is ${secretKey.length} bytes; it must be at least ${MIN_SECRET_KEY_BYTES} random bytes`,
+    );
+  }
+  const resolved: ResolvedAccountOptions = {
+    secretKey,
+    sessionLifetimeMs: options.sessionLifetimeMs ?? DEFAULT_ACCOUNT_OPTIONS.sessionLifetimeMs,
+    sessionIdleTimeoutMs: options.sessionIdleTimeoutMs ?? DEFAULT_ACCOUNT_OPTIONS.sessionIdleTimeoutMs,
+    sessionRefreshIntervalMs: options.sessionRefreshIntervalMs ?? DEFAULT_ACCOUNT_OPTIONS.sessionRefreshIntervalMs,
+    verificationTokenTtlMs: options.verificationTokenTtlMs ?? DEFAULT_ACCOUNT_OPTIONS.verificationTokenTtlMs,
+    resetTokenTtlMs: options.resetTokenTtlMs ?? DEFAULT_ACCOUNT_OPTIONS.resetTokenTtlMs,
+    hashing: { ...DEFAULT_ACCOUNT_OPTIONS.hashing, ...options.hashing },
+    password: { ...DEFAULT_ACCOUNT_OPTIONS.password, ...options.password },
+  };
+  for (const key of [
+    'sessionLifetimeMs',
+    'sessionIdleTimeoutMs',
+    'sessionRefreshIntervalMs',
+    'verificationTokenTtlMs',
+    'resetTokenTtlMs',
+  ] as const) {
+    if (!Number.isFinite(resolved[key]) || resolved[key] <= 0) {
+      throw new TypeError(`Gatehouse: ACCOUNT_OPTIONS.${key} must be a positive number of milliseconds`);
+    }
+  }
+  const { minLength, maxLength } = resolved.password;
+  if (!Number.isInteger(minLength) || !Number.isInteger(maxLength) || minLength < 8 || maxLength < minLength) {
+    throw new TypeError('Gatehouse: password.minLength must be an integer >= 8 and password.maxLength >= minLength');
+  }
+  return resolved;
+}
+
