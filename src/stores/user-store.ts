@@ -32,6 +32,11 @@ export interface UserStore {
   findUserByUsernameKey(usernameKey: string): Promise<StoredUser | null>;
   findUserByEmailKey(emailKey: string): Promise<StoredUser | null>;
 
+  /**
+   * The user an unexpired token of this purpose belongs to, without consuming it: lets the core judge a new password
+   * against the account before the token is spent (a rejected password must not burn the reset link).
+   */
+  findUserByToken(tokenHash: string, purpose: TokenPurpose, now: Date): Promise<StoredUser | null>;
   /** Atomically deletes the user's other tokens of the same purpose and inserts this one (a new token supersedes). */
   replaceToken(token: StoredToken): Promise<void>;
   /**

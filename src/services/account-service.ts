@@ -1,0 +1,408 @@
+import { randomUUID } from 'node:crypto';
+import { EmailSender } from '../email/email-sender';
+import { AccountError, USERNAME_EXISTS_MESSAGE } from '../errors/account-error';
+import { GrantResult, RoleSummary, UserStore } from '../stores/user-store';
+import { AccountOptions, ResolvedAccountOptions, resolveAccountOptions } from './account-options';
+import { BackgroundTasks } from './background-tasks';
+import { Clock, systemClock } from './clock';
+import { canonicalEmail, canonicalUsername, checkPermissionName, checkRoleName, emailKeyOf, usernameKeyOf } from './identity';
+import { jsonConsoleLogger, Logger } from './logger';
+import { PasswordHasher } from './password-hasher';
+import { PasswordPolicy } from './password-policy';
+import { TokenHasher } from './token-hasher';
+import { StoredToken, StoredUser, TokenPurpose } from './types';
+
+export interface AccountServiceDeps {
+  store: UserStore;
+  sender: EmailSender;
+  options: AccountOptions;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export interface RegisterInput {
+  username: string;
+  email: string;
+  password: string;
+}
+
+/** Raw tokens are 32 bytes in base64url; anything else cannot be one of ours and is refused without a lookup. */
+const RAW_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+const invalidCredentials = () => new AccountError('invalid_credentials', 'Invalid username or password');
+const invalidSession = () => new AccountError('invalid_session_token', 'Invalid or expired session token');
+const invalidVerificationToken = () =>
+  new AccountError('invalid_verification_token', 'Verification token is invalid or expired');
+const invalidResetToken = () =>
+  new AccountError('invalid_password_reset_token', 'Password reset token is invalid or expired');
+
+/**
+ * The account core: every rule of registration, verification, sessions, password recovery and access control.
+ * It knows the `UserStore` and `EmailSender` interfaces, a clock and its options; no HTTP, SQL or SMTP. Failures
+ * are `AccountError`s with a code; the HTTP layer decides statuses.
+ *
+ * @example
+ * const accounts = new AccountService({ store: new MemoryUserStore(), sender, options: { secretKey } });
+ * await accounts.register({ username: 'alice', email: 'alice@example.com', password: 'correct horse battery' });
+ */
+export class AccountService {
+  private readonly store: UserStore;
+  private readonly sender: EmailSender;
+  private readonly options: ResolvedAccountOptions;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly tokens: TokenHasher;
+  private readonly passwords: PasswordHasher;
+  private readonly policy: PasswordPolicy;
+  private readonly background: BackgroundTasks;
+
+  constructor(deps: AccountServiceDeps) {
+    this.store = deps.store;
+    this.sender = deps.sender;
+    this.options = resolveAccountOptions(deps.options);
+    this.clock = deps.clock ?? systemClock;
+    this.logger = deps.logger ?? jsonConsoleLogger;
+    this.tokens = new TokenHasher(this.options.secretKey);
+    this.passwords = new PasswordHasher(this.options.hashing);
+    this.policy = new PasswordPolicy(this.options.password);
+    this.background = new BackgroundTasks(this.logger);
+  }
+
+  // --- Registration and verification ---------------------------------------------------------------------------
+
+  /**
+   * Creates an unverified user and emails a verification token. A taken username is `invalid_username` (409 over
+   * HTTP: usernames are public). A taken email answers exactly like success, creates nothing, and tells the
+   * address's owner instead, so registration cannot be used to learn who has an account.
+   */
+  async register(input: RegisterInput): Promise<void> {
+    const name = canonicalUsername(input.username);
+    const address = canonicalEmail(input.email);
+    const password = this.policy.check(input.password, { username: name.username, email: address.email });
+    // Checked before hashing so a taken name costs no argon2 work; the store's unique key still decides races.
+    if (await this.store.findUserByUsernameKey(name.usernameKey)) throw usernameTaken();
+
+    const passwordHash = await this.passwords.hash(password);
+    const now = this.clock.now();
+    const id = randomUUID();
+    const verificationToken = this.tokens.generate();
+    const result = await this.store.createUser(
+      { id, ...name, ...address, passwordHash, verified: false, createdAt: now },
+      this.tokenRow(verificationToken, id, 'verify_email', now),
+    );
+    if (!result.ok) {
+      if (result.conflict === 'username') throw usernameTaken();
+      this.logger.info({ event: 'register', outcome: 'duplicate_email' }, 'registration with a taken email');
+      this.notifyOwnerOfRegistrationAttempt(address.emailKey);
+      return;
+    }
+    this.logger.info({ event: 'register', outcome: 'created', userId: id }, 'user registered');
+    const { username, email } = result.user;
+    this.send('send_verification', id, () => this.sender.sendVerification(username, email, verificationToken));
+  }
+
+  /** Consumes a verification token and marks its user verified (single use, purpose-bound, expiring). */
+  async verifyEmail(token: string): Promise<void> {
+    if (!isRawToken(token)) throw invalidVerificationToken();
+    const user = await this.store.verifyEmail(this.tokens.hash(token), this.clock.now());
+    if (!user) throw invalidVerificationToken();
+    this.logger.info({ event: 'verify_email', outcome: 'verified', userId: user.id }, 'email verified');
+    this.send('send_email_verified', user.id, () => this.sender.sendEmailVerified(user.username, user.email));
+  }
+
+  /**
+   * Emails a fresh verification token (superseding older ones) to an unverified account. Answers the same, at the
+   * same speed, for unknown, verified and malformed addresses: the lookup itself runs after the answer.
+   */
+  async resendVerification(email: string): Promise<void> {
+    const emailKey = emailKeyOf(email);
+    if (emailKey === null) return;
+    this.background.run('resend_verification', {}, async () => {
+      const user = await this.store.findUserByEmailKey(emailKey);
+      if (!user || user.verified) return;
+      const token = this.tokens.generate();
+      await this.store.replaceToken(this.tokenRow(token, user.id, 'verify_email', this.clock.now()));
+      await this.sender.sendVerification(user.username, user.email, token);
+    });
+  }
+
+  // --- Sessions --------------------------------------------------------------------------------------------------
+
+  /**
+   * Exchanges username and password for a new session token (returned raw, once). Unknown user and wrong password
+   * cost the same argon2 work and fail alike; `unverified_user` is revealed only after a correct password.
+   */
+  async login(username: string, password: string): Promise<string> {
+    // Nobody's password is this long, so refusing it without hashing reveals nothing and bounds the work.
+    if (this.policy.isOverlong(password)) throw invalidCredentials();
+    const candidate = this.policy.normalize(password);
+    const user = await this.store.findUserByUsernameKey(usernameKeyOf(username));
+    if (!user) {
+      await this.passwords.verifyDummy(candidate);
+      this.logger.info({ event: 'login', outcome: 'unknown_user' }, 'login failed');
+      throw invalidCredentials();
+    }
+    if (!(await this.passwords.verify(user.passwordHash, candidate))) {
+      this.logger.info({ event: 'login', outcome: 'wrong_password', userId: user.id }, 'login failed');
+      throw invalidCredentials();
+    }
+    if (!user.verified) throw new AccountError('unverified_user', 'Email address is not verified');
+    await this.rehashIfOutdated(user, candidate);
+
+    const token = this.tokens.generate();
+    const now = this.clock.now();
+    await this.store.createSession({
+      tokenHash: this.tokens.hash(token),
+      userId: user.id,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + this.options.sessionLifetimeMs),
+      lastSeenAt: now,
+    });
+    this.logger.info({ event: 'login', outcome: 'success', userId: user.id }, 'login succeeded');
+    return token;
+  }
+
+  /**
+   * The user of a live session, or null for a token that is unknown, expired (absolute or idle), removed or of a
+   * deleted user. One indexed read; a write only when the idle window is due to move (at most once an interval).
+   */
+  async validateSession(token: string): Promise<StoredUser | null> {
+    if (!isRawToken(token)) return null;
+    const tokenHash = this.tokens.hash(token);
+    const found = await this.store.getSessionAndUser(tokenHash);
+    if (!found) return null;
+    const { session, user } = found;
+    const now = this.clock.now().getTime();
+    const idleDeadline = session.lastSeenAt.getTime() + this.options.sessionIdleTimeoutMs;
+    if (now >= session.expiresAt.getTime() || now >= idleDeadline) {
+      this.background.run('delete_expired_session', { userId: user.id }, () => this.store.deleteSession(tokenHash));
+      return null;
+    }
+    if (now - session.lastSeenAt.getTime() >= this.options.sessionRefreshIntervalMs) {
+      await this.store.touchSession(tokenHash, new Date(now));
+    }
+    return user;
+  }
+
+  /** Like `validateSession`, but a rejected token is `invalid_session_token`. */
+  async authenticate(token: string): Promise<StoredUser> {
+    const user = await this.validateSession(token);
+    if (!user) throw invalidSession();
+    return user;
+  }
+
+  /** Ends the presented session only. */
+  async logout(token: string): Promise<void> {
+    const user = await this.authenticate(token);
+    await this.store.deleteSession(this.tokens.hash(token));
+    this.logger.info({ event: 'logout', outcome: 'success', userId: user.id }, 'session ended');
+  }
+
+  /** Ends every session of the token's user, and nobody else's. */
+  async logoutAll(token: string): Promise<void> {
+    const user = await this.authenticate(token);
+    await this.store.deleteUserSessions(user.id);
+    this.logger.info({ event: 'logout_all', outcome: 'success', userId: user.id }, 'all sessions ended');
+  }
+
+  // --- Passwords -------------------------------------------------------------------------------------------------
+
+  /**
+   * Emails a reset token (superseding older ones) when the address belongs to a user. The answer is the same, and
+   * as fast, whether or not it does: the lookup, the token and the mail all happen after the answer. Nothing
+   * changes until the token is used; the old password keeps working.
+   */
+  async requestPasswordReset(email: string): Promise<void> {
+    const emailKey = emailKeyOf(email);
+    if (emailKey === null) return;
+    this.background.run('request_password_reset', {}, async () => {
+      const user = await this.store.findUserByEmailKey(emailKey);
+      if (!user) return;
+      const token = this.tokens.generate();
+      await this.store.replaceToken(this.tokenRow(token, user.id, 'reset_password', this.clock.now()));
+      this.logger.info({ event: 'password_reset_requested', userId: user.id }, 'password reset requested');
+      await this.sender.sendPasswordReset(user.username, user.email, token);
+    });
+  }
+
+  /**
+   * Sets a new password with a reset token. The password is judged before the token is spent, so a rejected
+   * password leaves the link usable; then token, password and every session change in one atomic store step.
+   * A reset does not log the user in.
+   */
+  async confirmPasswordReset(token: string, newPassword: string): Promise<void> {
+    if (!isRawToken(token)) throw invalidResetToken();
+    const tokenHash = this.tokens.hash(token);
+    const owner = await this.store.findUserByToken(tokenHash, 'reset_password', this.clock.now());
+    if (!owner) throw invalidResetToken();
+    const password = this.policy.check(newPassword, { username: owner.username, email: owner.email });
+    const passwordHash = await this.passwords.hash(password);
+    const user = await this.store.resetPassword(tokenHash, passwordHash, this.clock.now());
+    // Spent by a concurrent confirm between the two reads: exactly one of them wins.
+    if (!user) throw invalidResetToken();
+    this.logger.info({ event: 'password_reset', outcome: 'success', userId: user.id }, 'password reset');
+    this.send('send_password_changed', user.id, () => this.sender.sendPasswordChanged(user.username, user.email));
+  }
+
+  /** Replaces the password of the session's user after checking the current one; every session ends with it. */
+  async changePassword(token: string, oldPassword: string, newPassword: string): Promise<void> {
+    const user = await this.authenticate(token);
+    await this.checkPassword(user, oldPassword, 'Current password is incorrect');
+    const password = this.policy.check(newPassword, { username: user.username, email: user.email });
+    if (password === this.policy.normalize(oldPassword)) {
+      throw new AccountError('weak_password', 'New password must differ from the current one');
+    }
+    const passwordHash = await this.passwords.hash(password);
+    // Conditional on the hash we verified: a concurrent change or reset wins, and this session is gone with it.
+    if (!(await this.store.changePassword(user.id, user.passwordHash, passwordHash, this.clock.now()))) {
+      throw invalidSession();
+    }
+    this.logger.info({ event: 'password_change', outcome: 'success', userId: user.id }, 'password changed');
+    this.send('send_password_changed', user.id, () => this.sender.sendPasswordChanged(user.username, user.email));
+  }
+
+  /** Deletes the session's user, with every session, token and grant, after checking the password. */
+  async deleteAccount(token: string, password: string): Promise<void> {
+    const user = await this.authenticate(token);
+    await this.checkPassword(user, password, 'Password is incorrect');
+    if (!(await this.store.deleteUser(user.id))) throw invalidSession();
+    this.logger.info({ event: 'account_deleted', outcome: 'success', userId: user.id }, 'account deleted');
+    this.send('send_account_deleted', user.id, () => this.sender.sendAccountDeleted(user.username, user.email));
+  }
+
+  // --- Roles and permissions -------------------------------------------------------------------------------------
+
+  /** Creates a role if it does not exist; true when it was created now. */
+  createRole(name: string): Promise<boolean> {
+    return this.store.createRole(checkRoleName(name));
+  }
+
+  createPermission(name: string): Promise<boolean> {
+    return this.store.createPermission(checkPermissionName(name));
+  }
+
+  async grantPermission(role: string, permission: string): Promise<void> {
+    expectGranted(await this.store.grantPermission(checkRoleName(role), checkPermissionName(permission)));
+  }
+
+  async revokePermission(role: string, permission: string): Promise<void> {
+    expectGranted(await this.store.revokePermission(checkRoleName(role), checkPermissionName(permission)));
+  }
+
+  async grantRole(username: string, role: string): Promise<void> {
+    const user = await this.requireUser(username);
+    expectGranted(await this.store.grantRole(user.id, checkRoleName(role)));
+  }
+
+  async revokeRole(username: string, role: string): Promise<void> {
+    const user = await this.requireUser(username);
+    expectGranted(await this.store.revokeRole(user.id, checkRoleName(role)));
+  }
+
+  /** Whether the user holds the role, read from the store now (a demotion counts on the next request). */
+  async hasRole(user: StoredUser, role: string): Promise<boolean> {
+    const answer = await this.store.checkRole(user.id, checkRoleName(role));
+    if (answer === 'unknown') throw new AccountError('unknown_role', `Unknown role: ${role}`);
+    return answer === 'granted';
+  }
+
+  /** Whether any role of the user carries the permission. */
+  async hasPermission(user: StoredUser, permission: string): Promise<boolean> {
+    const answer = await this.store.checkPermission(user.id, checkPermissionName(permission));
+    if (answer === 'unknown') throw new AccountError('unknown_permission', `Unknown permission: ${permission}`);
+    return answer === 'granted';
+  }
+
+  async requireRole(user: StoredUser, role: string): Promise<StoredUser> {
+    if (!(await this.hasRole(user, role))) throw permissionDenied();
+    return user;
+  }
+
+  async requirePermission(user: StoredUser, permission: string): Promise<StoredUser> {
+    if (!(await this.hasPermission(user, permission))) throw permissionDenied();
+    return user;
+  }
+
+  listRoles(): Promise<RoleSummary[]> {
+    return this.store.listRoles();
+  }
+
+  listPermissions(): Promise<string[]> {
+    return this.store.listPermissions();
+  }
+
+  async listUserRoles(username: string): Promise<string[]> {
+    return this.store.listUserRoles((await this.requireUser(username)).id);
+  }
+
+  /** Resolves when background work (email delivery) has finished: for graceful shutdown and tests. */
+  drain(): Promise<void> {
+    return this.background.drain();
+  }
+
+  // --- Helpers ---------------------------------------------------------------------------------------------------
+
+  private tokenRow(token: string, userId: string, purpose: TokenPurpose, now: Date): StoredToken {
+    const ttl = purpose === 'verify_email' ? this.options.verificationTokenTtlMs : this.options.resetTokenTtlMs;
+    return { tokenHash: this.tokens.hash(token), userId, purpose, expiresAt: new Date(now.getTime() + ttl) };
+  }
+
+  private async checkPassword(user: StoredUser, password: string, message: string): Promise<void> {
+    const ok =
+      !this.policy.isOverlong(password) &&
+      (await this.passwords.verify(user.passwordHash, this.policy.normalize(password)));
+    if (!ok) throw new AccountError('invalid_credentials', message);
+  }
+
+  /** Rehash on login when the parameters were raised; conditional, so a concurrent password change wins. */
+  private async rehashIfOutdated(user: StoredUser, password: string): Promise<void> {
+    if (!this.passwords.needsRehash(user.passwordHash)) return;
+    const newHash = await this.passwords.hash(password);
+    await this.store.rehashPassword(user.id, user.passwordHash, newHash, this.clock.now());
+  }
+
+  private async requireUser(username: string): Promise<StoredUser> {
+    const user = await this.store.findUserByUsernameKey(usernameKeyOf(username));
+    if (!user) throw new AccountError('account_error', 'Unknown user');
+    return user;
+  }
+
+  private notifyOwnerOfRegistrationAttempt(emailKey: string): void {
+    const notify = this.sender.sendRegistrationAttempt?.bind(this.sender);
+    if (!notify) return;
+    this.background.run('send_registration_attempt', {}, async () => {
+      const owner = await this.store.findUserByEmailKey(emailKey);
+      if (owner) await notify(owner.username, owner.email);
+    });
+  }
+
+  /** Mail goes out after the answer; a failing sender is logged (without the token) and the change stands. */
+  private send(operation: string, userId: string, delivery: () => Promise<void>): void {
+    this.background.run(operation, { userId }, delivery);
+  }
+}
+
+function isRawToken(token: unknown): token is string {
+  return typeof token === 'string' && RAW_TOKEN_PATTERN.test(token);
+}
+
+function usernameTaken(): AccountError {
+  return new AccountError('invalid_username', USERNAME_EXISTS_MESSAGE);
+}
+
+function permissionDenied(): AccountError {
+  return new AccountError('permission_denied', 'Permission denied');
+}
+
+function expectGranted(result: GrantResult): void {
+  switch (result) {
+    case 'ok':
+      return;
+    case 'unknown_role':
+      throw new AccountError('unknown_role', 'Unknown role');
+    case 'unknown_permission':
+      throw new AccountError('unknown_permission', 'Unknown permission');
+    case 'unknown_user':
+      throw new AccountError('account_error', 'Unknown user');
+  }
+}
