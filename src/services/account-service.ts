@@ -273,11 +273,11 @@ export class AccountService {
   // --- Roles and permissions -------------------------------------------------------------------------------------
 
   /** Creates a role if it does not exist; true when it was created now. */
-  createRole(name: string): Promise<boolean> {
+  async createRole(name: string): Promise<boolean> {
     return this.store.createRole(checkRoleName(name));
   }
 
-  createPermission(name: string): Promise<boolean> {
+  async createPermission(name: string): Promise<boolean> {
     return this.store.createPermission(checkPermissionName(name));
   }
 

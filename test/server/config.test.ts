@@ -1,0 +1,95 @@
+import { expect } from 'chai';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../../src/server/config';
+
+const KEY = 'k'.repeat(40);
+
+describe('server configuration', () => {
+  let cwd: string;
+  beforeEach(() => {
+    cwd = mkdtempSync(join(tmpdir(), 'gatehouse-config-'));
+  });
+  afterEach(() => rmSync(cwd, { recursive: true, force: true }));
+
+  it('applies the documented defaults', () => {
+    const config = loadConfig({ GATEHOUSE_SECRET_KEY: KEY }, { cwd });
+    expect(config).to.deep.include({
+      port: 8000,
+      host: '127.0.0.1',
+      prefix: '/auth',
+      secretKey: KEY,
+      database: { kind: 'sqlite', filename: join(cwd, 'data/gatehouse.db') },
+      smtpUrl: undefined,
+      emailFrom: 'Gatehouse <no-reply@localhost>',
+      publicUrl: 'http://127.0.0.1:8000',
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig(
+      {
+        PORT: '9001',
+        HOST: '0.0.0.0',
+        GATEHOUSE_PREFIX: '/api/accounts/',
+        GATEHOUSE_SECRET_KEY: KEY,
+        GATEHOUSE_DATABASE_URL: 'postgres://app@db/accounts',
+        GATEHOUSE_SMTP_URL: 'smtp://user:pass@mail:2525',
+        GATEHOUSE_EMAIL_FROM: 'Accounts <accounts@example.com>',
+        GATEHOUSE_PUBLIC_URL: 'https://example.com/',
+      },
+      { cwd },
+    );
+    expect(config).to.deep.include({
+      port: 9001,
+      host: '0.0.0.0',
+      prefix: '/api/accounts',
+      database: { kind: 'postgres', connectionString: 'postgres://app@db/accounts' },
+      smtpUrl: 'smtp://user:pass@mail:2525',
+      emailFrom: 'Accounts <accounts@example.com>',
+      publicUrl: 'https://example.com',
+    });
+  });
+
+  it('accepts an empty prefix', () => {
+    expect(loadConfig({ GATEHOUSE_SECRET_KEY: KEY, GATEHOUSE_PREFIX: '' }, { cwd }).prefix).to.equal('');
+  });
+
+  for (const [variable, value, message] of [
+    ['GATEHOUSE_SECRET_KEY', 'too-short', /GATEHOUSE_SECRET_KEY is 9 bytes; it must be at least 32/],
+    ['GATEHOUSE_DATABASE_URL', 'mysql://root@localhost/db', /unknown scheme "mysql:"/],
+    ['GATEHOUSE_DATABASE_URL', 'data.db', /no scheme/],
+    ['PORT', 'eighty', /PORT must be a number/],
+    ['GATEHOUSE_PREFIX', 'auth', /GATEHOUSE_PREFIX must be empty or a path/],
+    ['GATEHOUSE_SMTP_URL', 'http://mail', /must start with smtp:\/\/ or smtps:\/\//],
+    ['GATEHOUSE_PUBLIC_URL', 'ftp://example.com', /must start with http/],
+    ['GATEHOUSE_EMAIL_FROM', 'a@b.c\r\nBcc: x@y.z', /GATEHOUSE_EMAIL_FROM/],
+  ] as const) {
+    it(`refuses ${variable}=${JSON.stringify(value)} with one line saying what to fix`, () => {
+      const env = { GATEHOUSE_SECRET_KEY: KEY, [variable]: value };
+      expect(() => loadConfig(env, { cwd }))
+        .to.throw(ConfigError, message)
+        .with.property('message')
+        .that.does.not.include('\n');
+    });
+  }
+
+  it('requires the secret key in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' }, { cwd })).to.throw(ConfigError, /required when NODE_ENV=production/);
+  });
+
+  it('generates a development key once, keeps it private, and reuses it', () => {
+    const warnings: string[] = [];
+    const first = loadConfig({}, { cwd, warn: (w) => warnings.push(w) });
+    const second = loadConfig({}, { cwd, warn: (w) => warnings.push(w) });
+    expect(first.secretKeyGenerated).to.equal(true);
+    expect(second.secretKey).to.equal(first.secretKey);
+    expect(Buffer.byteLength(first.secretKey)).to.be.at.least(32);
+    const file = join(cwd, 'data/secret.key');
+    expect(readFileSync(file, 'utf8').trim()).to.equal(first.secretKey);
+    expect(statSync(file).mode & 0o777).to.equal(0o600);
+    expect(warnings).to.have.length(1);
+    expect(warnings[0]).to.not.include(first.secretKey);
+  });
+});

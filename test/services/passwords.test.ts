@@ -1,0 +1,86 @@
+import { expect } from 'chai';
+import { makeHarness, STRONG_PASSWORD } from '../support/core-harness';
+import { expectAccountError } from '../support/expect-account-error';
+
+describe('AccountService: password policy and hashing', () => {
+  it('counts length in code points after NFKC: 12 emoji pass, 11 are weak_password (P1, P4)', async () => {
+    const h = makeHarness();
+    const twelve = '🦊🐙🌵🎻🚲🧭🪁🍄🛶🦉🧩🪐';
+    await h.accounts.register({ username: 'emoji', email: 'emoji@example.com', password: twelve });
+    const error = await expectAccountError(
+      h.accounts.register({ username: 'emoji2', email: 'emoji2@example.com', password: [...twelve].slice(1).join('') }),
+      'weak_password',
+    );
+    expect(error.message).to.include('12');
+  });
+
+  it('refuses more than 128 code points, and never truncates (P2, P3)', async () => {
+    const h = makeHarness();
+    await expectAccountError(
+      h.accounts.register({ username: 'long', email: 'long@example.com', password: 'x'.repeat(129) }),
+      'weak_password',
+    );
+    const hundred = 'p'.repeat(60) + ' distinct ending of a long phrase Q'.padEnd(40, '!');
+    await h.createVerifiedUser('trunc', 'trunc@example.com', hundred);
+    await h.accounts.login('trunc', hundred);
+    await expectAccountError(h.accounts.login('trunc', hundred.slice(0, -1) + '?'), 'invalid_credentials');
+  });
+
+  it('refuses a megabyte password at login without hashing it, with the ordinary answer', async () => {
+    const h = makeHarness();
+    await h.createVerifiedUser('alice');
+    const started = process.hrtime.bigint();
+    await expectAccountError(h.accounts.login('alice', 'x'.repeat(1 << 20)), 'invalid_credentials');
+    // Far below one argon2 verification (tens of ms): the hasher was not reached.
+    expect(Number(process.hrtime.bigint() - started) / 1e6).to.be.below(15);
+  });
+
+  it('treats composed and decomposed accents as the same password (P5)', async () => {
+    const h = makeHarness();
+    const composed = 'caf\u00e9 au lait sans sucre';
+    await h.createVerifiedUser('accent', 'accent@example.com', composed);
+    const token = await h.accounts.login('accent', 'cafe\u0301 au lait sans sucre');
+    expect(token).to.match(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('refuses common passwords and the account’s own words, on register, reset and change (P6)', async () => {
+    const h = makeHarness();
+    for (const password of ['passwordpassword', '123456789012', 'Qwertyuiop123']) {
+      await expectAccountError(
+        h.accounts.register({ username: 'alice', email: 'alice@example.com', password }),
+        'weak_password',
+      );
+    }
+    await expectAccountError(
+      h.accounts.register({ username: 'zebrafish', email: 'z@example.com', password: 'my ZebraFish is great' }),
+      'weak_password',
+    );
+    await expectAccountError(
+      h.accounts.register({ username: 'alice', email: 'marigold@example.com', password: 'marigold forever 2026' }),
+      'weak_password',
+    );
+
+    const session = await h.loginNewUser('charlie', 'charlie@example.com');
+    await expectAccountError(h.accounts.changePassword(session, STRONG_PASSWORD, 'charlie the great one'), 'weak_password');
+    await h.accounts.requestPasswordReset('charlie@example.com');
+    await h.accounts.drain();
+    await expectAccountError(
+      h.accounts.confirmPasswordReset(h.sender.lastToken('sendPasswordReset'), 'password1234'),
+      'weak_password',
+    );
+  });
+
+  it('rehashes on login when the argon2 parameters were raised (P8)', async () => {
+    const h = makeHarness();
+    await h.createVerifiedUser('alice');
+    const stronger = makeHarness({ store: h.store, options: { hashing: { memoryCost: 24_576 } } });
+    await stronger.accounts.login('alice', STRONG_PASSWORD);
+    const user = await h.store.findUserByUsernameKey('alice');
+    expect(user!.passwordHash).to.match(/^\$argon2id\$v=19\$m=24576,p=1,t=2\$/);
+    await stronger.accounts.login('alice', STRONG_PASSWORD);
+  });
+
+  it('requires a secret key of at least 32 bytes', () => {
+    expect(() => makeHarness({ options: { secretKey: 'short' } })).to.throw(TypeError, /at least 32/);
+  });
+});

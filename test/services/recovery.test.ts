@@ -1,0 +1,126 @@
+import { expect } from 'chai';
+import { makeHarness, OTHER_PASSWORD, STRONG_PASSWORD } from '../support/core-harness';
+import { expectAccountError } from '../support/expect-account-error';
+import { HOUR, MINUTE } from '../support/manual-clock';
+
+const NEW_PASSWORD = 'brand new lighthouse keeper 3';
+
+describe('AccountService: password reset, change and account deletion', () => {
+  it('emails a reset token only for an existing address, and changes nothing until it is used (R1, R5)', async () => {
+    const h = makeHarness();
+    await h.createVerifiedUser('alice');
+    await h.accounts.requestPasswordReset('nobody@example.com');
+    await h.accounts.requestPasswordReset('not an address');
+    await h.accounts.drain();
+    expect(h.sender.of('sendPasswordReset')).to.have.length(0);
+
+    await h.accounts.requestPasswordReset('Alice@Example.com');
+    await h.accounts.drain();
+    expect(h.sender.of('sendPasswordReset')).to.have.length(1);
+    expect(h.sender.of('sendPasswordReset')[0]).to.include({ username: 'alice', email: 'alice@example.com' });
+    await h.accounts.login('alice', STRONG_PASSWORD);
+  });
+
+  it('resets the password, ends every session, spends the token and sends a notice (R4)', async () => {
+    const h = makeHarness();
+    const session = await h.loginNewUser('alice');
+    await h.accounts.requestPasswordReset('alice@example.com');
+    await h.accounts.drain();
+    const token = h.sender.lastToken('sendPasswordReset');
+
+    await h.accounts.confirmPasswordReset(token, NEW_PASSWORD);
+    await h.accounts.drain();
+    expect(await h.accounts.validateSession(session)).to.equal(null);
+    await expectAccountError(h.accounts.login('alice', STRONG_PASSWORD), 'invalid_credentials');
+    await h.accounts.login('alice', NEW_PASSWORD);
+    await expectAccountError(h.accounts.confirmPasswordReset(token, OTHER_PASSWORD), 'invalid_password_reset_token');
+    const notice = h.sender.of('sendPasswordChanged');
+    expect(notice).to.deep.equal([{ operation: 'sendPasswordChanged', username: 'alice', email: 'alice@example.com' }]);
+  });
+
+  it('judges the new password before spending the token (R3)', async () => {
+    const h = makeHarness();
+    await h.createVerifiedUser('alice');
+    await h.accounts.requestPasswordReset('alice@example.com');
+    await h.accounts.drain();
+    const token = h.sender.lastToken('sendPasswordReset');
+    await expectAccountError(h.accounts.confirmPasswordReset(token, 'short'), 'weak_password');
+    await h.accounts.confirmPasswordReset(token, NEW_PASSWORD);
+  });
+
+  it('expires reset tokens after an hour and lets a new request supersede the old one (T4, T5)', async () => {
+    const h = makeHarness();
+    await h.createVerifiedUser('alice');
+    await h.accounts.requestPasswordReset('alice@example.com');
+    await h.accounts.drain();
+    const first = h.sender.lastToken('sendPasswordReset');
+    await h.accounts.requestPasswordReset('alice@example.com');
+    await h.accounts.drain();
+    const second = h.sender.lastToken('sendPasswordReset');
+    await expectAccountError(h.accounts.confirmPasswordReset(first, NEW_PASSWORD), 'invalid_password_reset_token');
+
+    h.clock.advance(HOUR + MINUTE);
+    await expectAccountError(h.accounts.confirmPasswordReset(second, NEW_PASSWORD), 'invalid_password_reset_token');
+    await expectAccountError(h.accounts.confirmPasswordReset('garbage', NEW_PASSWORD), 'invalid_password_reset_token');
+  });
+
+  it('lets exactly one of several concurrent confirms of one token win (C2)', async () => {
+    const h = makeHarness();
+    await h.createVerifiedUser('alice');
+    await h.accounts.requestPasswordReset('alice@example.com');
+    await h.accounts.drain();
+    const token = h.sender.lastToken('sendPasswordReset');
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => h.accounts.confirmPasswordReset(token, `${NEW_PASSWORD} variant ${i}`)),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(1);
+  });
+
+  it('changes the password with the current one, ending every session and outstanding reset tokens (P7, T5)', async () => {
+    const h = makeHarness();
+    const session = await h.loginNewUser('alice');
+    const other = await h.accounts.login('alice', STRONG_PASSWORD);
+    await h.accounts.requestPasswordReset('alice@example.com');
+    await h.accounts.drain();
+    const resetToken = h.sender.lastToken('sendPasswordReset');
+
+    await expectAccountError(h.accounts.changePassword(session, OTHER_PASSWORD, NEW_PASSWORD), 'invalid_credentials');
+    await expectAccountError(h.accounts.changePassword(session, STRONG_PASSWORD, 'tiny'), 'weak_password');
+    await expectAccountError(h.accounts.changePassword(session, STRONG_PASSWORD, STRONG_PASSWORD), 'weak_password');
+    await h.accounts.changePassword(session, STRONG_PASSWORD, NEW_PASSWORD);
+    await h.accounts.drain();
+
+    expect(await h.accounts.validateSession(session)).to.equal(null);
+    expect(await h.accounts.validateSession(other)).to.equal(null);
+    await expectAccountError(h.accounts.confirmPasswordReset(resetToken, OTHER_PASSWORD), 'invalid_password_reset_token');
+    await expectAccountError(h.accounts.login('alice', STRONG_PASSWORD), 'invalid_credentials');
+    await h.accounts.login('alice', NEW_PASSWORD);
+    expect(h.sender.of('sendPasswordChanged')).to.have.length(1);
+    await expectAccountError(h.accounts.changePassword(session, NEW_PASSWORD, OTHER_PASSWORD), 'invalid_session_token');
+  });
+
+  it('deletes the account with the password; sessions die first and the notice follows the deletion (S5)', async () => {
+    const h = makeHarness();
+    const session = await h.loginNewUser('alice');
+    const bob = await h.loginNewUser('bob');
+    await expectAccountError(h.accounts.deleteAccount(session, OTHER_PASSWORD), 'invalid_credentials');
+    expect(await h.accounts.validateSession(session)).to.not.equal(null);
+
+    let userAtSendTime: unknown = 'not sent';
+    h.sender.onSend = async (message) => {
+      if (message.operation === 'sendAccountDeleted') userAtSendTime = await h.store.findUserByUsernameKey('alice');
+    };
+    await h.accounts.deleteAccount(session, STRONG_PASSWORD);
+    await h.accounts.drain();
+
+    expect(userAtSendTime).to.equal(null);
+    expect(h.sender.of('sendAccountDeleted')).to.deep.equal([
+      { operation: 'sendAccountDeleted', username: 'alice', email: 'alice@example.com' },
+    ]);
+    await expectAccountError(h.accounts.authenticate(session), 'invalid_session_token');
+    await expectAccountError(h.accounts.login('alice', STRONG_PASSWORD), 'invalid_credentials');
+    expect(await h.accounts.validateSession(bob)).to.not.equal(null);
+    // The name and address are free again.
+    await h.accounts.register({ username: 'alice', email: 'alice@example.com', password: STRONG_PASSWORD });
+  });
+});

@@ -1,0 +1,66 @@
+import { expect } from 'chai';
+import { makeHarness } from '../support/core-harness';
+import { expectAccountError } from '../support/expect-account-error';
+
+describe('AccountService: roles and permissions', () => {
+  async function withEditor() {
+    const h = makeHarness();
+    await h.createVerifiedUser('alice');
+    await h.createVerifiedUser('bob');
+    expect(await h.accounts.createRole('editor')).to.equal(true);
+    expect(await h.accounts.createRole('editor')).to.equal(false);
+    await h.accounts.createPermission('posts.write');
+    await h.accounts.createPermission('posts.delete');
+    await h.accounts.grantPermission('editor', 'posts.write');
+    await h.accounts.grantRole('alice', 'editor');
+    const alice = (await h.store.findUserByUsernameKey('alice'))!;
+    const bob = (await h.store.findUserByUsernameKey('bob'))!;
+    return { h, alice, bob };
+  }
+
+  it('answers role and permission checks through roles', async () => {
+    const { h, alice, bob } = await withEditor();
+    expect(await h.accounts.hasRole(alice, 'editor')).to.equal(true);
+    expect(await h.accounts.hasRole(bob, 'editor')).to.equal(false);
+    expect(await h.accounts.hasPermission(alice, 'posts.write')).to.equal(true);
+    expect(await h.accounts.hasPermission(alice, 'posts.delete')).to.equal(false);
+    expect(await h.accounts.requirePermission(alice, 'posts.write')).to.equal(alice);
+    await expectAccountError(h.accounts.requireRole(bob, 'editor'), 'permission_denied');
+    await expectAccountError(h.accounts.requirePermission(alice, 'posts.delete'), 'permission_denied');
+  });
+
+  it('reports unknown and invalid names with their own codes', async () => {
+    const { h, alice } = await withEditor();
+    await expectAccountError(h.accounts.hasRole(alice, 'ghost'), 'unknown_role');
+    await expectAccountError(h.accounts.hasPermission(alice, 'ghost.read'), 'unknown_permission');
+    await expectAccountError(h.accounts.grantRole('alice', 'ghost'), 'unknown_role');
+    await expectAccountError(h.accounts.grantPermission('ghost', 'posts.write'), 'unknown_role');
+    await expectAccountError(h.accounts.grantPermission('editor', 'ghost.read'), 'unknown_permission');
+    await expectAccountError(h.accounts.grantRole('nobody', 'editor'), 'account_error');
+    await expectAccountError(h.accounts.createRole('has space'), 'invalid_role');
+    await expectAccountError(h.accounts.createRole(''), 'invalid_role');
+    await expectAccountError(h.accounts.createPermission('semi;colon'), 'invalid_permission');
+    await expectAccountError(h.accounts.hasRole(alice, 'x'.repeat(65)), 'invalid_role');
+  });
+
+  it('reads grants from the store on every check, so a revocation counts at once (S7)', async () => {
+    const { h, alice } = await withEditor();
+    await h.accounts.revokeRole('alice', 'editor');
+    expect(await h.accounts.hasRole(alice, 'editor')).to.equal(false);
+    await h.accounts.grantRole('alice', 'editor');
+    await h.accounts.revokePermission('editor', 'posts.write');
+    expect(await h.accounts.hasPermission(alice, 'posts.write')).to.equal(false);
+  });
+
+  it('lists roles with their permissions, permissions, and a user’s roles', async () => {
+    const { h } = await withEditor();
+    await h.accounts.createRole('admin');
+    await h.accounts.grantPermission('editor', 'posts.delete');
+    expect(await h.accounts.listRoles()).to.deep.equal([
+      { name: 'admin', permissions: [] },
+      { name: 'editor', permissions: ['posts.delete', 'posts.write'] },
+    ]);
+    expect(await h.accounts.listPermissions()).to.deep.equal(['posts.delete', 'posts.write']);
+    expect(await h.accounts.listUserRoles('ALICE')).to.deep.equal(['editor']);
+  });
+});

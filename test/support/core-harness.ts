@@ -1,0 +1,73 @@
+import { AccountOptions } from '../../src/services/account-options';
+import { AccountService } from '../../src/services/account-service';
+import { Logger } from '../../src/services/logger';
+import { MemoryUserStore } from '../../src/stores/memory-user-store';
+import { UserStore } from '../../src/stores/user-store';
+import { ManualClock } from './manual-clock';
+import { RecordingSender } from './recording-sender';
+
+export const TEST_SECRET = 'test-secret-key-0123456789abcdef-0123456789';
+export const STRONG_PASSWORD = 'violet staircase 42 umbrella';
+export const OTHER_PASSWORD = 'quiet lantern over 7 rivers';
+
+/** A logger that keeps every line, so tests can prove what was (and was not) logged. */
+export class CapturingLogger implements Logger {
+  readonly lines: { level: string; fields: object; message: string }[] = [];
+  info(fields: object, message: string) {
+    this.lines.push({ level: 'info', fields, message });
+  }
+  warn(fields: object, message: string) {
+    this.lines.push({ level: 'warn', fields, message });
+  }
+  error(fields: object, message: string) {
+    this.lines.push({ level: 'error', fields, message });
+  }
+  text(): string {
+    return this.lines.map((line) => JSON.stringify(line)).join('\n');
+  }
+}
+
+export interface Harness {
+  accounts: AccountService;
+  store: UserStore;
+  sender: RecordingSender;
+  clock: ManualClock;
+  logger: CapturingLogger;
+  /** Registers and verifies a user; returns its credentials. */
+  createVerifiedUser(username: string, email?: string, password?: string): Promise<{ username: string; email: string; password: string }>;
+  /** Registers, verifies and logs in; returns the raw session token. */
+  loginNewUser(username: string, email?: string, password?: string): Promise<string>;
+}
+
+export function makeHarness(overrides: { store?: UserStore; options?: Partial<AccountOptions> } = {}): Harness {
+  const store = overrides.store ?? new MemoryUserStore();
+  const sender = new RecordingSender();
+  const clock = new ManualClock();
+  const logger = new CapturingLogger();
+  const accounts = new AccountService({
+    store,
+    sender,
+    clock,
+    logger,
+    options: { secretKey: TEST_SECRET, ...overrides.options },
+  });
+  const harness: Harness = {
+    accounts,
+    store,
+    sender,
+    clock,
+    logger,
+    async createVerifiedUser(username, email = `${username}@example.com`, password = STRONG_PASSWORD) {
+      await accounts.register({ username, email, password });
+      await accounts.drain();
+      await accounts.verifyEmail(sender.lastToken('sendVerification', email));
+      await accounts.drain();
+      return { username, email, password };
+    },
+    async loginNewUser(username, email, password = STRONG_PASSWORD) {
+      await harness.createVerifiedUser(username, email, password);
+      return accounts.login(username, password);
+    },
+  };
+  return harness;
+}
