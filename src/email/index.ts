@@ -1,0 +1,21 @@
+/** The email side of Gatehouse: link building, message templates, and the console and SMTP senders. */
+export type { EmailSender } from './email-sender';
+export { EmailLinks, DEFAULT_RESET_PATH, DEFAULT_VERIFY_PATH, type EmailLinksOptions } from './email-links';
+export { EmailDeliveryError, type EmailDeliveryFailure } from './email-delivery-error';
+export { TemplatedEmailSender, DEFAULT_APP_NAME, type TemplatedEmailSenderOptions } from './templated-email-sender';
+export { ConsoleEmailSender, type ConsoleEmailSenderOptions, type TextSink } from './console-email-sender';
+export { SmtpEmailSender, type SmtpEmailSenderOptions } from './smtp-email-sender';
+export { SMTP_DEFAULTS, type SmtpTransportOptions } from './smtp-transport-options';
+export {
+  englishDuration,
+  englishTemplates,
+  escapeHtml,
+  renderMessage,
+  resolveTemplates,
+  type EmailMessage,
+  type EmailOperation,
+  type EmailTemplates,
+  type LinkContext,
+  type MessageBlock,
+  type NoticeContext,
+} from './templates';

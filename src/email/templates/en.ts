@@ -1,0 +1,77 @@
+import { renderMessage } from './render';
+import type { EmailTemplates } from './types';
+
+const MINUTE = 60_000;
+const MINUTES_PER_HOUR = 60;
+const MINUTES_PER_DAY = 24 * MINUTES_PER_HOUR;
+
+function plural(count: number, unit: string): string {
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+}
+
+/**
+ * "1 hour", "24 hours", "7 days", "90 minutes". Rounds down, so a message never promises more time than the token
+ * has; a day count is used only from two days on, as "24 hours" reads better than "1 day" for a deadline.
+ */
+export function englishDuration(ms: number): string {
+  const minutes = Math.max(1, Math.floor(ms / MINUTE));
+  if (minutes >= 2 * MINUTES_PER_DAY && minutes % MINUTES_PER_DAY === 0) {
+    return plural(minutes / MINUTES_PER_DAY, 'day');
+  }
+  if (minutes >= MINUTES_PER_HOUR && minutes % MINUTES_PER_HOUR === 0) {
+    return plural(minutes / MINUTES_PER_HOUR, 'hour');
+  }
+  return plural(minutes, 'minute');
+}
+
+const render = (subject: string, blocks: Parameters<typeof renderMessage>[1]) => renderMessage(subject, blocks, 'en');
+
+/** The messages shipped with Gatehouse, in English. */
+export const englishTemplates: EmailTemplates = {
+  verification: ({ appName, username, link, expiresInMs }) =>
+    render(`Verify your email address for ${appName}`, [
+      `Hello ${username},`,
+      `Please confirm that this address belongs to your new ${appName} account by opening this link:`,
+      { label: 'Verify my email address', url: link },
+      `The link expires in ${englishDuration(expiresInMs)}. If you did not create an account, ignore this message.`,
+    ]),
+
+  passwordReset: ({ appName, username, link, expiresInMs }) =>
+    render(`Reset your ${appName} password`, [
+      `Hello ${username},`,
+      `Someone, hopefully you, asked to reset the password of your ${appName} account. ` +
+        'To choose a new password, open this link:',
+      { label: 'Choose a new password', url: link },
+      `The link expires in ${englishDuration(expiresInMs)} and works once. ` +
+        'If you did not ask for a reset, ignore this message: your password stays as it is.',
+    ]),
+
+  emailVerified: ({ appName, username, email }) =>
+    render(`Your ${appName} email address is verified`, [
+      `Hello ${username},`,
+      `Your email address ${email} is now verified, and you can sign in to ${appName}.`,
+    ]),
+
+  passwordChanged: ({ appName, username }) =>
+    render(`Your ${appName} password was changed`, [
+      `Hello ${username},`,
+      `The password of your ${appName} account was just changed.`,
+      "If this wasn't you, reset your password right away with the \"forgot password\" option on the sign-in page.",
+    ]),
+
+  accountDeleted: ({ appName, username }) =>
+    render(`Your ${appName} account was deleted`, [
+      `Hello ${username},`,
+      `Your ${appName} account ${username} has been deleted.`,
+      'If you did not ask for this, someone knew your password: change it wherever else you use it.',
+    ]),
+
+  registrationAttempt: ({ appName, username }) =>
+    render(`Someone tried to sign up to ${appName} with your email address`, [
+      `Hello ${username},`,
+      `Someone just tried to create a new ${appName} account with this email address. ` +
+        `It already belongs to your account, ${username}, so no new account was created.`,
+      'If that was you and you forgot your password, reset it with the "forgot password" option on the sign-in page.',
+      'If it was not you, you can ignore this message: nothing has changed.',
+    ]),
+};

@@ -1,0 +1,43 @@
+/** One message ready to send: plain-text and HTML bodies of the same content. */
+export interface EmailMessage {
+  /** A header: the sender refuses control characters in it, so never put user-controlled text here. */
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** What every template receives. `username` and `email` are user-controlled: HTML-escape them (renderMessage does). */
+export interface NoticeContext {
+  /** Product name, from configuration. */
+  appName: string;
+  /** Username of the account the message is about (for a registration attempt: the existing owner's). */
+  username: string;
+  /** The recipient address. */
+  email: string;
+}
+
+/** What the templates of messages carrying a link receive. */
+export interface LinkContext extends NoticeContext {
+  /** The full link, raw token included; built by EmailLinks from configuration only. */
+  link: string;
+  /** How long the link stays valid; each language words it itself. */
+  expiresInMs: number;
+}
+
+/**
+ * One builder per EmailSender operation. A language is one complete set (see `englishTemplates`); a host replaces
+ * some messages with the senders' `templates` option, or all of them to ship another language.
+ */
+export interface EmailTemplates {
+  verification(context: LinkContext): EmailMessage;
+  passwordReset(context: LinkContext): EmailMessage;
+  emailVerified(context: NoticeContext): EmailMessage;
+  /** Carries no secret: the notice that tells the owner to reset if the change was not theirs. */
+  passwordChanged(context: NoticeContext): EmailMessage;
+  accountDeleted(context: NoticeContext): EmailMessage;
+  /** Someone tried to register with an address that already has an account. */
+  registrationAttempt(context: NoticeContext): EmailMessage;
+}
+
+/** The name of an EmailSender operation, as the key of its template. */
+export type EmailOperation = keyof EmailTemplates;

@@ -1,0 +1,64 @@
+import type { EmailSender } from '../../src/email';
+
+export const PUBLIC_URL = 'https://accounts.example.com';
+export const PREFIX = '/auth';
+export const APP_NAME = 'Acme';
+/** Shaped like the core's tokens (base64url), so it needs no encoding in a link. */
+export const TOKEN = 'Zx3_kP9-qLm2Vb7nR4tY8wE1uI6oA5sD0fG2hJ4kL6c';
+
+/** The six sender operations, with what each message must say. */
+export interface OperationCase {
+  name: string;
+  /** The operation's name in EmailDeliveryError messages. */
+  key: string;
+  send: (sender: EmailSender, username: string, email: string) => Promise<void>;
+  subject: string;
+  /** The exact link the message must carry, for the two operations with one. */
+  link?: string;
+}
+
+export const OPERATIONS: OperationCase[] = [
+  {
+    name: 'verification',
+    key: 'verification',
+    send: (sender, username, email) => sender.sendVerification(username, email, TOKEN),
+    subject: 'Verify your email address for Acme',
+    link: `${PUBLIC_URL}${PREFIX}/verify-email?token=${TOKEN}`,
+  },
+  {
+    name: 'password reset',
+    key: 'passwordReset',
+    send: (sender, username, email) => sender.sendPasswordReset(username, email, TOKEN),
+    subject: 'Reset your Acme password',
+    link: `${PUBLIC_URL}${PREFIX}/password-reset?token=${TOKEN}`,
+  },
+  {
+    name: 'email verified',
+    key: 'emailVerified',
+    send: (sender, username, email) => sender.sendEmailVerified(username, email),
+    subject: 'Your Acme email address is verified',
+  },
+  {
+    name: 'password changed',
+    key: 'passwordChanged',
+    send: (sender, username, email) => sender.sendPasswordChanged(username, email),
+    subject: 'Your Acme password was changed',
+  },
+  {
+    name: 'account deleted',
+    key: 'accountDeleted',
+    send: (sender, username, email) => sender.sendAccountDeleted(username, email),
+    subject: 'Your Acme account was deleted',
+  },
+  {
+    name: 'registration attempt',
+    key: 'registrationAttempt',
+    send: (sender, username, email) => sender.sendRegistrationAttempt!(username, email),
+    subject: 'Someone tried to sign up to Acme with your email address',
+  },
+];
+
+/** The URLs a plain-text body carries. */
+export function urlsIn(text: string): string[] {
+  return text.match(/https?:\/\/\S+/g) ?? [];
+}
