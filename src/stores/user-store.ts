@@ -24,6 +24,8 @@ export interface RoleSummary {
  *   callers can consume a given token;
  * - expected absence is `null`/`false`, never an exception; exceptions mean the store itself failed.
  * Token arguments are always keyed hashes; a store never sees a raw token or password.
+ * Instants are exclusive ends: a token or session whose expiry equals `now` is dead. Methods that change a user set
+ * its `updatedAt` to their `now`. Returned objects are the caller's own: changing them changes nothing stored.
  */
 export interface UserStore {
   /** Atomically inserts the user and its first verification token; reports which unique key was taken. */
@@ -66,12 +68,19 @@ export interface UserStore {
   touchSession(tokenHash: string, lastSeenAt: Date): Promise<void>;
   deleteSession(tokenHash: string): Promise<void>;
   deleteUserSessions(userId: string): Promise<void>;
-  /** Removes sessions and tokens past their expiry; returns how many rows went. */
+  /**
+   * Removes sessions and tokens past their expiry; returns how many rows went. A session goes when
+   * `expiresAt <= now` or `lastSeenAt <= idleCutoff`; a token when `expiresAt <= now`.
+   */
   deleteExpired(now: Date, idleCutoff: Date): Promise<number>;
 
   /** Creates the role if missing; true when it was created now. */
   createRole(name: string): Promise<boolean>;
   createPermission(name: string): Promise<boolean>;
+  /**
+   * This and the three grant/revoke methods below are idempotent: granting twice, or revoking what is not granted,
+   * is `ok`. Unknown names are reported in argument order: with both unknown, the first one is named.
+   */
   grantPermission(role: string, permission: string): Promise<GrantResult>;
   revokePermission(role: string, permission: string): Promise<GrantResult>;
   grantRole(userId: string, role: string): Promise<GrantResult>;
@@ -80,8 +89,10 @@ export interface UserStore {
   checkRole(userId: string, role: string): Promise<AccessAnswer>;
   /** Whether any role of the user carries the permission; `unknown` when no permission of that name exists. */
   checkPermission(userId: string, permission: string): Promise<AccessAnswer>;
+  /** Every role by name, each with its permissions; all lists are sorted (by UTF-16 code units, as `Array#sort`). */
   listRoles(): Promise<RoleSummary[]>;
   listPermissions(): Promise<string[]>;
+  /** The user's roles, sorted; empty for an unknown user. */
   listUserRoles(userId: string): Promise<string[]>;
 
   /** Releases connections; the store is unusable afterwards. */

@@ -1,0 +1,713 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { NewUser, StoredSession, StoredToken, StoredUser, TokenPurpose, UserStore } from './user-store';
+
+/**
+ * Declares a mocha `describe` block that checks a `UserStore` against every contract of the interface, races
+ * included. Run it once per implementation, from a mocha test file:
+ *
+ * @example
+ * import { describeUserStoreConformance } from 'gatehouse/build/src/stores/conformance';
+ * describeUserStoreConformance('MyStore', async () => MyStore.open(testUrl), async (store) => dropDatabase(store));
+ *
+ * @param makeStore Returns a fresh, empty, ready store; called before every test.
+ * @param cleanup Called after every test, once the suite has closed the store (remove files, drop databases).
+ *
+ * Uses only mocha's globals and `node:assert`, so it needs no test dependency beyond mocha.
+ */
+export function describeUserStoreConformance<S extends UserStore>(
+  name: string,
+  makeStore: () => Promise<S>,
+  cleanup?: (store: S) => Promise<void>,
+): void {
+  describe(`UserStore conformance: ${name}`, () => {
+    let store: S;
+
+    beforeEach(async () => {
+      store = await makeStore();
+    });
+
+    afterEach(async () => {
+      await store.close();
+      await cleanup?.(store);
+    });
+
+    /** Registers a user with its verification token; fails the test if the store refuses. */
+    async function registered(label: string, overrides: Partial<NewUser> = {}): Promise<Registered> {
+      const user = newUser(label, overrides);
+      const verification = token(user.id, 'verify_email', HOUR_LATER, `verify-${label}`);
+      const result = await store.createUser(user, verification);
+      assert.ok(result.ok, `registering ${label} should succeed`);
+      return { user: result.user, verificationHash: verification.tokenHash };
+    }
+
+    async function sessionFor(userId: string, label: string, overrides: Partial<StoredSession> = {}) {
+      const session: StoredSession = {
+        tokenHash: `session-${label}`,
+        userId,
+        createdAt: new Date(T0),
+        expiresAt: new Date(DAY_LATER),
+        lastSeenAt: new Date(T0),
+        ...overrides,
+      };
+      await store.createSession(session);
+      return session;
+    }
+
+    async function resetTokenFor(userId: string, label: string, expiresAt = HOUR_LATER): Promise<string> {
+      const reset = token(userId, 'reset_password', expiresAt, `reset-${label}`);
+      await store.replaceToken(reset);
+      return reset.tokenHash;
+    }
+
+    describe('users', () => {
+      it('createUser stores the user, with updatedAt equal to createdAt, and every finder returns it', async () => {
+        const user = newUser('alice', { username: 'Alice', email: 'Alice@Example.com', verified: false });
+        const result = await store.createUser(user, token(user.id, 'verify_email', HOUR_LATER, 'verify-alice'));
+
+        const expected: StoredUser = { ...user, updatedAt: user.createdAt };
+        assert.deepEqual(result, { ok: true, user: expected });
+        assert.deepEqual(await store.findUserById(user.id), expected);
+        assert.deepEqual(await store.findUserByUsernameKey(user.usernameKey), expected);
+        assert.deepEqual(await store.findUserByEmailKey(user.emailKey), expected);
+      });
+
+      it('keeps text exactly and instants to the millisecond', async () => {
+        const { user } = await registered('unicode', {
+          username: 'Zoë 🦊 Ω',
+          usernameKey: 'zoë 🦊 ω',
+          passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2g',
+          createdAt: new Date(Date.UTC(2031, 4, 6, 7, 8, 9, 123)),
+        });
+        const found = await store.findUserById(user.id);
+        assert.equal(found?.username, 'Zoë 🦊 Ω');
+        assert.equal(found?.usernameKey, 'zoë 🦊 ω');
+        assert.equal(found?.passwordHash, '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2g');
+        assert.equal(found?.createdAt.getTime(), Date.UTC(2031, 4, 6, 7, 8, 9, 123));
+      });
+
+      it('answers null for unknown ids and keys', async () => {
+        await registered('alice');
+        assert.equal(await store.findUserById('no-such-id'), null);
+        assert.equal(await store.findUserByUsernameKey('nobody'), null);
+        assert.equal(await store.findUserByEmailKey('nobody@example.com'), null);
+      });
+
+      it('refuses a taken username key, whatever the display case, and stores nothing of the loser', async () => {
+        await registered('alice', { username: 'alice', usernameKey: 'alice' });
+        const loser = newUser('alice2', { username: 'ALICE', usernameKey: 'alice' });
+        const loserToken = token(loser.id, 'verify_email', HOUR_LATER, 'verify-loser');
+
+        assert.deepEqual(await store.createUser(loser, loserToken), { ok: false, conflict: 'username' });
+        assert.equal(await store.findUserById(loser.id), null);
+        assert.equal(await store.findUserByEmailKey(loser.emailKey), null);
+        assert.equal(await store.verifyEmail(loserToken.tokenHash, T0), null);
+      });
+
+      it('refuses a taken email key, whatever the display case', async () => {
+        await registered('alice', { email: 'alice@example.com', emailKey: 'alice@example.com' });
+        const loser = newUser('bob', { email: 'ALICE@Example.COM', emailKey: 'alice@example.com' });
+
+        const result = await store.createUser(loser, token(loser.id, 'verify_email', HOUR_LATER, 'verify-bob'));
+        assert.deepEqual(result, { ok: false, conflict: 'email' });
+        assert.equal(await store.findUserById(loser.id), null);
+        assert.equal(await store.findUserByUsernameKey(loser.usernameKey), null);
+      });
+
+      it("reports 'username' when both keys are taken, even by two different users", async () => {
+        const alice = await registered('alice');
+        const bob = await registered('bob');
+        const both = newUser('carol', { usernameKey: alice.user.usernameKey, emailKey: alice.user.emailKey });
+        const split = newUser('dave', { usernameKey: bob.user.usernameKey, emailKey: alice.user.emailKey });
+
+        const first = await store.createUser(both, token(both.id, 'verify_email', HOUR_LATER, 'verify-carol'));
+        const second = await store.createUser(split, token(split.id, 'verify_email', HOUR_LATER, 'verify-dave'));
+        assert.deepEqual(first, { ok: false, conflict: 'username' });
+        assert.deepEqual(second, { ok: false, conflict: 'username' });
+      });
+
+      it('createUser is all or nothing: when the token cannot be stored, neither is the user', async () => {
+        const alice = await registered('alice');
+        const bob = newUser('bob');
+        const clashing = token(bob.id, 'verify_email', HOUR_LATER, alice.verificationHash);
+
+        await assert.rejects(store.createUser(bob, clashing));
+        assert.equal(await store.findUserById(bob.id), null);
+        assert.equal(await store.findUserByUsernameKey(bob.usernameKey), null);
+      });
+
+      it('hands out copies: changing a returned or passed-in object changes nothing stored', async () => {
+        const input = newUser('alice');
+        const result = await store.createUser(input, token(input.id, 'verify_email', HOUR_LATER, 'verify-alice'));
+        assert.ok(result.ok);
+        const createdAt = input.createdAt.getTime();
+        const pristine: StoredUser = { ...input, createdAt: new Date(createdAt), updatedAt: new Date(createdAt) };
+
+        input.username = 'mallory';
+        input.createdAt.setTime(0);
+        result.user.passwordHash = 'tampered';
+        result.user.updatedAt.setTime(0);
+        const found = await store.findUserById(pristine.id);
+        assert.ok(found);
+        found.verified = true;
+        found.createdAt.setTime(0);
+
+        assert.deepEqual(await store.findUserById(pristine.id), pristine);
+      });
+
+      it('hands out copies of sessions too', async () => {
+        const { user } = await registered('alice');
+        const session = await sessionFor(user.id, 'a');
+        const expected = { ...session, expiresAt: new Date(DAY_LATER), lastSeenAt: new Date(T0) };
+        session.expiresAt.setTime(0);
+        const first = await store.getSessionAndUser(session.tokenHash);
+        assert.ok(first);
+        first.session.lastSeenAt.setTime(0);
+        first.user.username = 'mallory';
+
+        const again = await store.getSessionAndUser(session.tokenHash);
+        assert.deepEqual(again?.session, expected);
+        assert.equal(again?.user.username, user.username);
+      });
+    });
+
+    describe('single-use tokens', () => {
+      it('findUserByToken finds the owner of a live token of that purpose without consuming it', async () => {
+        const { user, verificationHash } = await registered('alice');
+        const resetHash = await resetTokenFor(user.id, 'alice');
+
+        assert.equal((await store.findUserByToken(verificationHash, 'verify_email', T0))?.id, user.id);
+        assert.equal((await store.findUserByToken(resetHash, 'reset_password', T0))?.id, user.id);
+        assert.equal((await store.findUserByToken(resetHash, 'reset_password', T0))?.id, user.id, 'still there');
+        assert.equal(await store.findUserByToken(resetHash, 'verify_email', T0), null, 'wrong purpose');
+        assert.equal(await store.findUserByToken(resetHash, 'reset_password', HOUR_LATER), null, 'expired');
+        assert.equal(await store.findUserByToken('unknown', 'reset_password', T0), null);
+        assert.ok(await store.resetPassword(resetHash, 'new-hash', T0), 'finding did not consume it');
+      });
+
+      it('verifyEmail marks the user verified, sets updatedAt, and works once', async () => {
+        const { user, verificationHash } = await registered('alice');
+        const now = new Date(T0.getTime() + 60_000);
+
+        const verified = await store.verifyEmail(verificationHash, now);
+        assert.deepEqual(verified, { ...user, verified: true, updatedAt: now });
+        assert.deepEqual(await store.findUserById(user.id), verified);
+        assert.equal(await store.verifyEmail(verificationHash, now), null, 'second use');
+      });
+
+      it('verifyEmail refuses an unknown token, a token of another purpose, and an expired token', async () => {
+        const { user, verificationHash } = await registered('alice');
+        const resetHash = await resetTokenFor(user.id, 'alice');
+
+        assert.equal(await store.verifyEmail('unknown', T0), null);
+        assert.equal(await store.verifyEmail(resetHash, T0), null, 'reset token used to verify');
+        assert.equal(await store.verifyEmail(verificationHash, HOUR_LATER), null, 'at the expiry instant');
+        assert.equal(await store.verifyEmail(verificationHash, DAY_LATER), null, 'after expiry');
+        assert.equal((await store.findUserById(user.id))?.verified, false);
+        assert.ok(await store.resetPassword(resetHash, 'new-hash', T0), 'the wrong-purpose attempt did not burn it');
+        assert.ok(await store.verifyEmail(verificationHash, T0), 'the expired attempts did not burn it either');
+      });
+
+      it('replaceToken supersedes older tokens of the same user and purpose, and only those', async () => {
+        const alice = await registered('alice');
+        const bob = await registered('bob');
+        const first = await resetTokenFor(alice.user.id, 'alice-1');
+        const bobs = await resetTokenFor(bob.user.id, 'bob');
+        const second = await resetTokenFor(alice.user.id, 'alice-2');
+
+        assert.equal(await store.resetPassword(first, 'hash-1', T0), null, 'superseded');
+        assert.ok(await store.resetPassword(second, 'hash-2', T0));
+        assert.ok(await store.resetPassword(bobs, 'hash-3', T0), "another user's token stays");
+        assert.ok(await store.verifyEmail(alice.verificationHash, T0), 'a token of another purpose stays');
+      });
+
+      it('replaceToken works for verification tokens too (resend)', async () => {
+        const { user, verificationHash } = await registered('alice');
+        const resent = token(user.id, 'verify_email', HOUR_LATER, 'verify-alice-again');
+        await store.replaceToken(resent);
+
+        assert.equal(await store.verifyEmail(verificationHash, T0), null);
+        assert.ok(await store.verifyEmail(resent.tokenHash, T0));
+      });
+
+      it('resetPassword replaces the hash, ends every session and reset token, keeps verification tokens', async () => {
+        const alice = await registered('alice');
+        const bob = await registered('bob');
+        await sessionFor(alice.user.id, 'alice-1');
+        await sessionFor(alice.user.id, 'alice-2');
+        const bobSession = await sessionFor(bob.user.id, 'bob');
+        const resetHash = await resetTokenFor(alice.user.id, 'alice');
+        const now = new Date(T0.getTime() + 1000);
+
+        const updated = await store.resetPassword(resetHash, 'new-hash', now);
+        assert.deepEqual(updated, { ...alice.user, passwordHash: 'new-hash', updatedAt: now });
+        assert.equal((await store.findUserById(alice.user.id))?.passwordHash, 'new-hash');
+        assert.equal(await store.getSessionAndUser('session-alice-1'), null);
+        assert.equal(await store.getSessionAndUser('session-alice-2'), null);
+        assert.equal(await store.resetPassword(resetHash, 'other-hash', now), null, 'single use');
+        assert.ok(await store.getSessionAndUser(bobSession.tokenHash), "another user's session stays");
+        assert.ok(await store.verifyEmail(alice.verificationHash, now), 'the verification token stays');
+      });
+
+      it('resetPassword refuses a verification token, an expired token, and changes nothing then', async () => {
+        const { user, verificationHash } = await registered('alice');
+        await sessionFor(user.id, 'alice');
+        const resetHash = await resetTokenFor(user.id, 'alice');
+
+        assert.equal(await store.resetPassword(verificationHash, 'new-hash', T0), null);
+        assert.equal(await store.resetPassword(resetHash, 'new-hash', HOUR_LATER), null);
+        assert.equal(await store.resetPassword('unknown', 'new-hash', T0), null);
+        assert.equal((await store.findUserById(user.id))?.passwordHash, user.passwordHash);
+        assert.ok(await store.getSessionAndUser('session-alice'));
+      });
+    });
+
+    describe('passwords', () => {
+      it('changePassword replaces the hash, ends sessions and reset tokens, keeps verification tokens', async () => {
+        const alice = await registered('alice');
+        const bob = await registered('bob');
+        await sessionFor(alice.user.id, 'alice-1');
+        await sessionFor(alice.user.id, 'alice-2');
+        await sessionFor(bob.user.id, 'bob');
+        const resetHash = await resetTokenFor(alice.user.id, 'alice');
+        const now = new Date(T0.getTime() + 1000);
+
+        assert.equal(await store.changePassword(alice.user.id, alice.user.passwordHash, 'new-hash', now), true);
+        assert.deepEqual(await store.findUserById(alice.user.id), {
+          ...alice.user,
+          passwordHash: 'new-hash',
+          updatedAt: now,
+        });
+        assert.equal(await store.getSessionAndUser('session-alice-1'), null);
+        assert.equal(await store.getSessionAndUser('session-alice-2'), null);
+        assert.equal(await store.resetPassword(resetHash, 'other-hash', now), null, 'outstanding reset ended');
+        assert.ok(await store.getSessionAndUser('session-bob'));
+        assert.ok(await store.verifyEmail(alice.verificationHash, now));
+      });
+
+      it('changePassword with a stale expected hash returns false and changes nothing', async () => {
+        const { user } = await registered('alice');
+        await sessionFor(user.id, 'alice');
+        const resetHash = await resetTokenFor(user.id, 'alice');
+
+        assert.equal(await store.changePassword(user.id, 'stale-hash', 'new-hash', DAY_LATER), false);
+        assert.deepEqual(await store.findUserById(user.id), user);
+        assert.ok(await store.getSessionAndUser('session-alice'));
+        assert.ok(await store.findUserByToken(resetHash, 'reset_password', T0));
+      });
+
+      it('changePassword and rehashPassword return false for an unknown user', async () => {
+        assert.equal(await store.changePassword('no-such-id', 'hash', 'new-hash', T0), false);
+        assert.equal(await store.rehashPassword('no-such-id', 'hash', 'new-hash', T0), false);
+      });
+
+      it('rehashPassword replaces an unchanged hash and leaves sessions and tokens alone', async () => {
+        const { user } = await registered('alice');
+        await sessionFor(user.id, 'alice');
+        const resetHash = await resetTokenFor(user.id, 'alice');
+        const now = new Date(T0.getTime() + 1000);
+
+        assert.equal(await store.rehashPassword(user.id, user.passwordHash, 'stronger-hash', now), true);
+        assert.deepEqual(await store.findUserById(user.id), { ...user, passwordHash: 'stronger-hash', updatedAt: now });
+        assert.ok(await store.getSessionAndUser('session-alice'));
+        assert.ok(await store.findUserByToken(resetHash, 'reset_password', T0));
+      });
+
+      it('rehashPassword with a stale expected hash returns false and changes nothing', async () => {
+        const { user } = await registered('alice');
+        assert.equal(await store.rehashPassword(user.id, 'stale-hash', 'stronger-hash', DAY_LATER), false);
+        assert.deepEqual(await store.findUserById(user.id), user);
+      });
+
+      it('after a password replacement resolves, no session of the user is left (reset and change alike)', async () => {
+        // Sessions created up to the call, including ones started concurrently with it, must not outlive it.
+        const { user } = await registered('alice');
+        const resetHash = await resetTokenFor(user.id, 'alice');
+        const before = Array.from({ length: 5 }, (_, i) => sessionFor(user.id, `before-${i}`));
+        const reset = store.resetPassword(resetHash, 'hash-2', T0);
+        await Promise.all(before);
+        assert.ok(await reset);
+        for (let i = 0; i < 5; i++) assert.equal(await store.getSessionAndUser(`session-before-${i}`), null);
+
+        await Promise.all(Array.from({ length: 5 }, (_, i) => sessionFor(user.id, `again-${i}`)));
+        assert.equal(await store.changePassword(user.id, 'hash-2', 'hash-3', T0), true);
+        for (let i = 0; i < 5; i++) assert.equal(await store.getSessionAndUser(`session-again-${i}`), null);
+        assert.equal((await store.findUserById(user.id))?.passwordHash, 'hash-3');
+      });
+    });
+
+    describe('deleteUser', () => {
+      it('removes the user with every session, token and grant; then everything about them is absent', async () => {
+        const alice = await registered('alice');
+        const bob = await registered('bob');
+        await sessionFor(alice.user.id, 'alice');
+        await sessionFor(bob.user.id, 'bob');
+        const resetHash = await resetTokenFor(alice.user.id, 'alice');
+        await store.createRole('admin');
+        await store.createPermission('posts:write');
+        await store.grantPermission('admin', 'posts:write');
+        await store.grantRole(alice.user.id, 'admin');
+        await store.grantRole(bob.user.id, 'admin');
+
+        assert.equal(await store.deleteUser(alice.user.id), true);
+
+        const id = alice.user.id;
+        assert.equal(await store.findUserById(id), null);
+        assert.equal(await store.findUserByUsernameKey(alice.user.usernameKey), null);
+        assert.equal(await store.findUserByEmailKey(alice.user.emailKey), null);
+        assert.equal(await store.getSessionAndUser('session-alice'), null);
+        assert.equal(await store.findUserByToken(resetHash, 'reset_password', T0), null);
+        assert.equal(await store.verifyEmail(alice.verificationHash, T0), null);
+        assert.equal(await store.resetPassword(resetHash, 'new-hash', T0), null);
+        assert.equal(await store.changePassword(id, alice.user.passwordHash, 'new-hash', T0), false);
+        assert.equal(await store.rehashPassword(id, alice.user.passwordHash, 'new-hash', T0), false);
+        assert.equal(await store.checkRole(id, 'admin'), 'denied');
+        assert.equal(await store.checkPermission(id, 'posts:write'), 'denied');
+        assert.deepEqual(await store.listUserRoles(id), []);
+        assert.equal(await store.grantRole(id, 'admin'), 'unknown_user');
+        assert.equal(await store.deleteUser(id), false, 'already gone');
+
+        assert.ok(await store.getSessionAndUser('session-bob'), 'other users are untouched');
+        assert.equal(await store.checkPermission(bob.user.id, 'posts:write'), 'granted');
+        assert.deepEqual(await store.listRoles(), [{ name: 'admin', permissions: ['posts:write'] }]);
+      });
+
+      it('frees the username and email keys for a new registration', async () => {
+        const alice = await registered('alice');
+        await store.deleteUser(alice.user.id);
+        const again = await registered('alice-again', {
+          usernameKey: alice.user.usernameKey,
+          emailKey: alice.user.emailKey,
+        });
+        assert.equal((await store.findUserByUsernameKey(alice.user.usernameKey))?.id, again.user.id);
+      });
+
+      it('answers false for an unknown user', async () => {
+        assert.equal(await store.deleteUser('no-such-id'), false);
+      });
+    });
+
+    describe('sessions', () => {
+      it('getSessionAndUser returns the session with its user, or null', async () => {
+        const { user } = await registered('alice');
+        const session = await sessionFor(user.id, 'alice', { lastSeenAt: new Date(T0.getTime() + 5) });
+
+        assert.deepEqual(await store.getSessionAndUser(session.tokenHash), { session, user });
+        assert.equal(await store.getSessionAndUser('unknown'), null);
+      });
+
+      it('getSessionAndUser returns expired sessions too: expiry is judged by the caller', async () => {
+        const { user } = await registered('alice');
+        const session = await sessionFor(user.id, 'old', { expiresAt: new Date(T0.getTime() - 1) });
+        assert.deepEqual((await store.getSessionAndUser(session.tokenHash))?.session, session);
+      });
+
+      it('touchSession moves lastSeenAt only, and ignores an unknown session', async () => {
+        const { user } = await registered('alice');
+        const session = await sessionFor(user.id, 'alice');
+        const later = new Date(T0.getTime() + 3_600_000);
+
+        await store.touchSession(session.tokenHash, later);
+        await store.touchSession('unknown', later);
+        const touched = await store.getSessionAndUser(session.tokenHash);
+        assert.deepEqual(touched?.session, { ...session, lastSeenAt: later });
+      });
+
+      it('deleteSession removes one session; deleteUserSessions every session of one user only', async () => {
+        const alice = await registered('alice');
+        const bob = await registered('bob');
+        await sessionFor(alice.user.id, 'alice-1');
+        await sessionFor(alice.user.id, 'alice-2');
+        await sessionFor(alice.user.id, 'alice-3');
+        await sessionFor(bob.user.id, 'bob');
+
+        await store.deleteSession('session-alice-1');
+        await store.deleteSession('unknown');
+        assert.equal(await store.getSessionAndUser('session-alice-1'), null);
+        assert.ok(await store.getSessionAndUser('session-alice-2'));
+
+        await store.deleteUserSessions(alice.user.id);
+        assert.equal(await store.getSessionAndUser('session-alice-2'), null);
+        assert.equal(await store.getSessionAndUser('session-alice-3'), null);
+        assert.ok(await store.getSessionAndUser('session-bob'));
+        assert.ok(await store.findUserById(alice.user.id), 'the user stays');
+      });
+
+      it('deleteExpired removes sessions past either limit and expired tokens, and counts them', async () => {
+        const { user, verificationHash } = await registered('alice');
+        const now = new Date(T0.getTime() + 10 * HOUR);
+        const idleCutoff = new Date(now.getTime() - 2 * HOUR);
+        await sessionFor(user.id, 'absolute', { expiresAt: now, lastSeenAt: now });
+        await sessionFor(user.id, 'idle', { expiresAt: DAY_LATER, lastSeenAt: idleCutoff });
+        await sessionFor(user.id, 'live', {
+          expiresAt: new Date(now.getTime() + 1),
+          lastSeenAt: new Date(idleCutoff.getTime() + 1),
+        });
+        await store.replaceToken(token(user.id, 'reset_password', new Date(now.getTime() + 1), 'reset-live'));
+        const bob = await registered('bob'); // its verification token expires an hour after T0, long before `now`
+
+        assert.equal(await store.deleteExpired(now, idleCutoff), 4);
+        assert.equal(await store.getSessionAndUser('session-absolute'), null);
+        assert.equal(await store.getSessionAndUser('session-idle'), null);
+        assert.ok(await store.getSessionAndUser('session-live'));
+        assert.equal(await store.findUserByToken(verificationHash, 'verify_email', T0), null, 'expired token removed');
+        assert.equal(await store.findUserByToken(bob.verificationHash, 'verify_email', T0), null);
+        assert.ok(await store.findUserByToken('reset-live', 'reset_password', now));
+        assert.equal(await store.deleteExpired(now, idleCutoff), 0);
+      });
+    });
+
+    describe('roles and permissions', () => {
+      it('createRole and createPermission create once and then answer false', async () => {
+        assert.equal(await store.createRole('admin'), true);
+        assert.equal(await store.createRole('admin'), false);
+        assert.equal(await store.createPermission('posts:write'), true);
+        assert.equal(await store.createPermission('posts:write'), false);
+        assert.equal(await store.createPermission('admin'), true, 'roles and permissions are separate namespaces');
+        assert.deepEqual(await store.listRoles(), [{ name: 'admin', permissions: [] }]);
+        assert.deepEqual(await store.listPermissions(), ['admin', 'posts:write']);
+      });
+
+      it('grantPermission and revokePermission report unknown roles and permissions, in argument order', async () => {
+        await store.createRole('admin');
+        await store.createPermission('posts:write');
+
+        assert.equal(await store.grantPermission('ghost', 'posts:write'), 'unknown_role');
+        assert.equal(await store.grantPermission('admin', 'ghost'), 'unknown_permission');
+        assert.equal(await store.grantPermission('ghost', 'ghost'), 'unknown_role');
+        assert.equal(await store.revokePermission('ghost', 'posts:write'), 'unknown_role');
+        assert.equal(await store.revokePermission('admin', 'ghost'), 'unknown_permission');
+        assert.deepEqual(await store.listRoles(), [{ name: 'admin', permissions: [] }]);
+      });
+
+      it('grantRole and revokeRole report unknown users and roles, in argument order', async () => {
+        const { user } = await registered('alice');
+        await store.createRole('admin');
+
+        assert.equal(await store.grantRole('no-such-id', 'admin'), 'unknown_user');
+        assert.equal(await store.grantRole(user.id, 'ghost'), 'unknown_role');
+        assert.equal(await store.grantRole('no-such-id', 'ghost'), 'unknown_user');
+        assert.equal(await store.revokeRole('no-such-id', 'admin'), 'unknown_user');
+        assert.equal(await store.revokeRole(user.id, 'ghost'), 'unknown_role');
+        assert.deepEqual(await store.listUserRoles(user.id), []);
+      });
+
+      it('grants are idempotent, and revoking a grant that is not there is ok', async () => {
+        const { user } = await registered('alice');
+        await store.createRole('admin');
+        await store.createPermission('posts:write');
+
+        assert.equal(await store.grantPermission('admin', 'posts:write'), 'ok');
+        assert.equal(await store.grantPermission('admin', 'posts:write'), 'ok');
+        assert.equal(await store.grantRole(user.id, 'admin'), 'ok');
+        assert.equal(await store.grantRole(user.id, 'admin'), 'ok');
+        assert.deepEqual(await store.listRoles(), [{ name: 'admin', permissions: ['posts:write'] }]);
+        assert.deepEqual(await store.listUserRoles(user.id), ['admin']);
+
+        assert.equal(await store.revokeRole(user.id, 'admin'), 'ok');
+        assert.equal(await store.revokeRole(user.id, 'admin'), 'ok');
+        assert.equal(await store.revokePermission('admin', 'posts:write'), 'ok');
+        assert.equal(await store.revokePermission('admin', 'posts:write'), 'ok');
+      });
+
+      it("checkRole answers granted, denied, or unknown when the role does not exist", async () => {
+        const alice = await registered('alice');
+        const bob = await registered('bob');
+        await store.createRole('admin');
+        await store.grantRole(alice.user.id, 'admin');
+
+        assert.equal(await store.checkRole(alice.user.id, 'admin'), 'granted');
+        assert.equal(await store.checkRole(bob.user.id, 'admin'), 'denied');
+        assert.equal(await store.checkRole('no-such-id', 'admin'), 'denied');
+        assert.equal(await store.checkRole(alice.user.id, 'ghost'), 'unknown');
+
+        assert.equal(await store.revokeRole(alice.user.id, 'admin'), 'ok');
+        assert.equal(await store.checkRole(alice.user.id, 'admin'), 'denied');
+      });
+
+      it('checkPermission follows every role of the user, and answers unknown for a missing permission', async () => {
+        const alice = await registered('alice');
+        const bob = await registered('bob');
+        await store.createRole('editor');
+        await store.createRole('moderator');
+        await store.createRole('reader');
+        await store.createPermission('posts:write');
+        await store.createPermission('posts:read');
+        await store.grantPermission('editor', 'posts:write');
+        await store.grantPermission('moderator', 'posts:write');
+        await store.grantPermission('reader', 'posts:read');
+        await store.grantRole(alice.user.id, 'editor');
+        await store.grantRole(alice.user.id, 'moderator');
+        await store.grantRole(bob.user.id, 'reader');
+
+        assert.equal(await store.checkPermission(alice.user.id, 'posts:write'), 'granted');
+        assert.equal(await store.checkPermission(alice.user.id, 'posts:read'), 'denied');
+        assert.equal(await store.checkPermission(bob.user.id, 'posts:write'), 'denied');
+        assert.equal(await store.checkPermission('no-such-id', 'posts:write'), 'denied');
+        assert.equal(await store.checkPermission(alice.user.id, 'ghost'), 'unknown');
+        assert.equal(await store.checkPermission(alice.user.id, 'editor'), 'unknown', 'a role is not a permission');
+
+        await store.revokeRole(alice.user.id, 'editor');
+        assert.equal(await store.checkPermission(alice.user.id, 'posts:write'), 'granted', 'still via moderator');
+        await store.revokePermission('moderator', 'posts:write');
+        assert.equal(await store.checkPermission(alice.user.id, 'posts:write'), 'denied');
+      });
+
+      it('lists roles by name with their permissions sorted, permissions sorted, and user roles sorted', async () => {
+        const { user } = await registered('alice');
+        for (const role of ['moderator', 'admin', 'editor']) await store.createRole(role);
+        for (const permission of ['posts:write', 'comments:delete', 'posts:read']) {
+          await store.createPermission(permission);
+        }
+        await store.grantPermission('editor', 'posts:write');
+        await store.grantPermission('editor', 'posts:read');
+        await store.grantPermission('moderator', 'posts:read');
+        await store.grantPermission('moderator', 'comments:delete');
+        await store.grantRole(user.id, 'moderator');
+        await store.grantRole(user.id, 'admin');
+
+        assert.deepEqual(await store.listRoles(), [
+          { name: 'admin', permissions: [] },
+          { name: 'editor', permissions: ['posts:read', 'posts:write'] },
+          { name: 'moderator', permissions: ['comments:delete', 'posts:read'] },
+        ]);
+        assert.deepEqual(await store.listPermissions(), ['comments:delete', 'posts:read', 'posts:write']);
+        assert.deepEqual(await store.listUserRoles(user.id), ['admin', 'moderator']);
+        assert.deepEqual(await store.listUserRoles('no-such-id'), []);
+      });
+
+      it('lists nothing on an empty store', async () => {
+        assert.deepEqual(await store.listRoles(), []);
+        assert.deepEqual(await store.listPermissions(), []);
+      });
+    });
+
+    describe('races', () => {
+      const RACERS = 20;
+
+      it(`${RACERS} concurrent registrations of one username: one wins, the others conflict, none throws`, async () => {
+        const racers = Array.from({ length: RACERS }, (_, i) =>
+          newUser(`racer-${i}`, { username: i % 2 ? 'Racer' : 'RACER', usernameKey: 'racer' }),
+        );
+        const settled = await Promise.allSettled(
+          racers.map((user) => store.createUser(user, token(user.id, 'verify_email', HOUR_LATER, `verify-${user.id}`))),
+        );
+
+        const results = fulfilled(settled);
+        const winners = results.filter((result) => result.ok);
+        assert.equal(winners.length, 1);
+        assert.deepEqual(
+          results.filter((result) => !result.ok),
+          Array.from({ length: RACERS - 1 }, () => ({ ok: false, conflict: 'username' })),
+        );
+        const winner = winners[0] as { ok: true; user: StoredUser };
+        assert.equal((await store.findUserByUsernameKey('racer'))?.id, winner.user.id);
+        const losers = racers.filter((user) => user.id !== winner.user.id);
+        for (const loser of losers) assert.equal(await store.findUserById(loser.id), null);
+      });
+
+      it(`${RACERS} concurrent registrations of one email in different display cases: exactly one wins`, async () => {
+        const racers = Array.from({ length: RACERS }, (_, i) =>
+          newUser(`racer-${i}`, {
+            email: i % 2 ? 'Same@Example.com' : 'same@EXAMPLE.com',
+            emailKey: 'same@example.com',
+          }),
+        );
+        const settled = await Promise.allSettled(
+          racers.map((user) => store.createUser(user, token(user.id, 'verify_email', HOUR_LATER, `verify-${user.id}`))),
+        );
+
+        const results = fulfilled(settled);
+        assert.equal(results.filter((result) => result.ok).length, 1);
+        assert.ok(results.every((result) => result.ok || result.conflict === 'email'));
+        const owner = await store.findUserByEmailKey('same@example.com');
+        assert.ok(owner && racers.some((user) => user.id === owner.id));
+      });
+
+      it(`${RACERS} concurrent verifyEmail calls with one token: exactly one succeeds`, async () => {
+        const { verificationHash } = await registered('alice');
+        const results = fulfilled(
+          await Promise.allSettled(Array.from({ length: RACERS }, () => store.verifyEmail(verificationHash, T0))),
+        );
+        assert.equal(results.filter((user) => user !== null).length, 1);
+      });
+
+      it(`${RACERS} concurrent resetPassword calls with one token: one succeeds, and its hash is stored`, async () => {
+        const { user } = await registered('alice');
+        const resetHash = await resetTokenFor(user.id, 'alice');
+        const results = fulfilled(
+          await Promise.allSettled(
+            Array.from({ length: RACERS }, (_, i) => store.resetPassword(resetHash, `hash-from-${i}`, T0)),
+          ),
+        );
+
+        const winners = results.filter((result): result is StoredUser => result !== null);
+        assert.equal(winners.length, 1);
+        assert.equal((await store.findUserById(user.id))?.passwordHash, winners[0].passwordHash);
+      });
+
+      it(`${RACERS} concurrent changePassword calls from one expected hash: exactly one succeeds`, async () => {
+        const { user } = await registered('alice');
+        const results = fulfilled(
+          await Promise.allSettled(
+            Array.from({ length: RACERS }, (_, i) =>
+              store.changePassword(user.id, user.passwordHash, `hash-from-${i}`, T0),
+            ),
+          ),
+        );
+
+        assert.equal(results.filter(Boolean).length, 1);
+        const winner = results.indexOf(true);
+        assert.equal((await store.findUserById(user.id))?.passwordHash, `hash-from-${winner}`);
+      });
+
+      it('concurrent role and permission creation and grants of one name: one creation, no throw', async () => {
+        const { user } = await registered('alice');
+        const created = fulfilled(
+          await Promise.allSettled(Array.from({ length: RACERS }, () => store.createRole('admin'))),
+        );
+        assert.equal(created.filter(Boolean).length, 1);
+        const granted = fulfilled(
+          await Promise.allSettled(Array.from({ length: RACERS }, () => store.grantRole(user.id, 'admin'))),
+        );
+        assert.ok(granted.every((result) => result === 'ok'));
+        assert.deepEqual(await store.listUserRoles(user.id), ['admin']);
+      });
+    });
+  });
+}
+
+interface Registered {
+  user: StoredUser;
+  verificationHash: string;
+}
+
+const HOUR = 3_600_000;
+const T0 = new Date('2030-01-01T00:00:00.000Z');
+const HOUR_LATER = new Date(T0.getTime() + HOUR);
+const DAY_LATER = new Date(T0.getTime() + 24 * HOUR);
+
+function newUser(label: string, overrides: Partial<NewUser> = {}): NewUser {
+  return {
+    id: randomUUID(),
+    username: label,
+    usernameKey: label.toLowerCase(),
+    email: `${label}@example.com`,
+    emailKey: `${label.toLowerCase()}@example.com`,
+    passwordHash: `$argon2id$fake$${label}`,
+    verified: false,
+    createdAt: new Date(T0),
+    ...overrides,
+  };
+}
+
+function token(userId: string, purpose: TokenPurpose, expiresAt: Date, tokenHash: string): StoredToken {
+  return { tokenHash, userId, purpose, expiresAt: new Date(expiresAt) };
+}
+
+/** The values of settled promises; fails the test, with the first reason, if any of them rejected. */
+function fulfilled<T>(settled: PromiseSettledResult<T>[]): T[] {
+  const rejected = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (rejected) assert.fail(`a concurrent call threw: ${String(rejected.reason)}`);
+  return settled.map((result) => (result as PromiseFulfilledResult<T>).value);
+}

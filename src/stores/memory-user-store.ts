@@ -1,0 +1,319 @@
+import {
+  AccessAnswer,
+  CreateUserResult,
+  GrantResult,
+  NewUser,
+  RoleSummary,
+  StoredSession,
+  StoredToken,
+  StoredUser,
+  TokenPurpose,
+  UserStore,
+} from './user-store';
+
+/**
+ * A `UserStore` kept in process memory, for tests and demos; everything is lost on exit.
+ *
+ * Every method does all of its checks and writes synchronously, with no `await` in between, so each one is atomic
+ * with respect to every other call. Rows are copied on the way in and on the way out: callers can never reach a stored
+ * object. Like a database with foreign keys, it refuses sessions and tokens of unknown users and duplicate token
+ * hashes by throwing.
+ *
+ * @example
+ * const store = new MemoryUserStore();
+ * Container.set(USER_STORE, store);
+ */
+export class MemoryUserStore implements UserStore {
+  private readonly users = new Map<string, StoredUser>();
+  private readonly userIdByUsernameKey = new Map<string, string>();
+  private readonly userIdByEmailKey = new Map<string, string>();
+  private readonly sessions = new Map<string, StoredSession>();
+  private readonly tokens = new Map<string, StoredToken>();
+  /** Role name → names of the permissions it carries. */
+  private readonly roles = new Map<string, Set<string>>();
+  private readonly permissions = new Set<string>();
+  /** User id → names of the roles granted to the user. */
+  private readonly userRoles = new Map<string, Set<string>>();
+
+  async createUser(user: NewUser, verification: StoredToken): Promise<CreateUserResult> {
+    if (this.userIdByUsernameKey.has(user.usernameKey)) return { ok: false, conflict: 'username' };
+    if (this.userIdByEmailKey.has(user.emailKey)) return { ok: false, conflict: 'email' };
+    if (this.users.has(user.id)) throw new Error('MemoryUserStore: duplicate user id');
+    this.assertTokenHashFree(verification);
+
+    const stored = copyUser({ ...user, updatedAt: user.createdAt });
+    this.users.set(stored.id, stored);
+    this.userIdByUsernameKey.set(stored.usernameKey, stored.id);
+    this.userIdByEmailKey.set(stored.emailKey, stored.id);
+    this.tokens.set(verification.tokenHash, copyToken(verification));
+    return { ok: true, user: copyUser(stored) };
+  }
+
+  async findUserById(id: string): Promise<StoredUser | null> {
+    return this.copyOfUser(id);
+  }
+
+  async findUserByUsernameKey(usernameKey: string): Promise<StoredUser | null> {
+    return this.copyOfUser(this.userIdByUsernameKey.get(usernameKey));
+  }
+
+  async findUserByEmailKey(emailKey: string): Promise<StoredUser | null> {
+    return this.copyOfUser(this.userIdByEmailKey.get(emailKey));
+  }
+
+  async findUserByToken(tokenHash: string, purpose: TokenPurpose, now: Date): Promise<StoredUser | null> {
+    return this.copyOfUser(this.liveToken(tokenHash, purpose, now)?.userId);
+  }
+
+  async replaceToken(token: StoredToken): Promise<void> {
+    this.assertUserExists(token.userId);
+    const existing = this.tokens.get(token.tokenHash);
+    const existingIsSuperseded = existing?.userId === token.userId && existing.purpose === token.purpose;
+    if (existing && !existingIsSuperseded) throw new Error('MemoryUserStore: duplicate token hash');
+
+    this.deleteTokensOf(token.userId, token.purpose);
+    this.tokens.set(token.tokenHash, copyToken(token));
+  }
+
+  async verifyEmail(tokenHash: string, now: Date): Promise<StoredUser | null> {
+    const user = this.consumeToken(tokenHash, 'verify_email', now);
+    if (!user) return null;
+    user.verified = true;
+    user.updatedAt = new Date(now);
+    return copyUser(user);
+  }
+
+  async resetPassword(tokenHash: string, newPasswordHash: string, now: Date): Promise<StoredUser | null> {
+    const user = this.consumeToken(tokenHash, 'reset_password', now);
+    if (!user) return null;
+    this.replacePasswordEndingSessions(user, newPasswordHash, now);
+    return copyUser(user);
+  }
+
+  async changePassword(userId: string, expectedHash: string, newPasswordHash: string, now: Date): Promise<boolean> {
+    const user = this.users.get(userId);
+    if (!user || user.passwordHash !== expectedHash) return false;
+    this.replacePasswordEndingSessions(user, newPasswordHash, now);
+    return true;
+  }
+
+  async rehashPassword(userId: string, expectedHash: string, newPasswordHash: string, now: Date): Promise<boolean> {
+    const user = this.users.get(userId);
+    if (!user || user.passwordHash !== expectedHash) return false;
+    user.passwordHash = newPasswordHash;
+    user.updatedAt = new Date(now);
+    return true;
+  }
+
+  async deleteUser(userId: string): Promise<boolean> {
+    const user = this.users.get(userId);
+    if (!user) return false;
+    this.users.delete(userId);
+    this.userIdByUsernameKey.delete(user.usernameKey);
+    this.userIdByEmailKey.delete(user.emailKey);
+    this.deleteSessionsOf(userId);
+    this.deleteTokensOf(userId);
+    this.userRoles.delete(userId);
+    return true;
+  }
+
+  async createSession(session: StoredSession): Promise<void> {
+    this.assertUserExists(session.userId);
+    if (this.sessions.has(session.tokenHash)) throw new Error('MemoryUserStore: duplicate session token hash');
+    this.sessions.set(session.tokenHash, copySession(session));
+  }
+
+  async getSessionAndUser(tokenHash: string): Promise<{ session: StoredSession; user: StoredUser } | null> {
+    const session = this.sessions.get(tokenHash);
+    const user = session && this.users.get(session.userId);
+    if (!session || !user) return null;
+    return { session: copySession(session), user: copyUser(user) };
+  }
+
+  async touchSession(tokenHash: string, lastSeenAt: Date): Promise<void> {
+    const session = this.sessions.get(tokenHash);
+    if (session) session.lastSeenAt = new Date(lastSeenAt);
+  }
+
+  async deleteSession(tokenHash: string): Promise<void> {
+    this.sessions.delete(tokenHash);
+  }
+
+  async deleteUserSessions(userId: string): Promise<void> {
+    this.deleteSessionsOf(userId);
+  }
+
+  async deleteExpired(now: Date, idleCutoff: Date): Promise<number> {
+    let deleted = 0;
+    for (const [hash, session] of this.sessions) {
+      if (isAtOrBefore(session.expiresAt, now) || isAtOrBefore(session.lastSeenAt, idleCutoff)) {
+        this.sessions.delete(hash);
+        deleted++;
+      }
+    }
+    for (const [hash, token] of this.tokens) {
+      if (isAtOrBefore(token.expiresAt, now)) {
+        this.tokens.delete(hash);
+        deleted++;
+      }
+    }
+    return deleted;
+  }
+
+  async createRole(name: string): Promise<boolean> {
+    if (this.roles.has(name)) return false;
+    this.roles.set(name, new Set());
+    return true;
+  }
+
+  async createPermission(name: string): Promise<boolean> {
+    if (this.permissions.has(name)) return false;
+    this.permissions.add(name);
+    return true;
+  }
+
+  async grantPermission(role: string, permission: string): Promise<GrantResult> {
+    const carried = this.roles.get(role);
+    if (!carried) return 'unknown_role';
+    if (!this.permissions.has(permission)) return 'unknown_permission';
+    carried.add(permission);
+    return 'ok';
+  }
+
+  async revokePermission(role: string, permission: string): Promise<GrantResult> {
+    const carried = this.roles.get(role);
+    if (!carried) return 'unknown_role';
+    if (!this.permissions.has(permission)) return 'unknown_permission';
+    carried.delete(permission);
+    return 'ok';
+  }
+
+  async grantRole(userId: string, role: string): Promise<GrantResult> {
+    if (!this.users.has(userId)) return 'unknown_user';
+    if (!this.roles.has(role)) return 'unknown_role';
+    const held = this.userRoles.get(userId) ?? new Set<string>();
+    held.add(role);
+    this.userRoles.set(userId, held);
+    return 'ok';
+  }
+
+  async revokeRole(userId: string, role: string): Promise<GrantResult> {
+    if (!this.users.has(userId)) return 'unknown_user';
+    if (!this.roles.has(role)) return 'unknown_role';
+    this.userRoles.get(userId)?.delete(role);
+    return 'ok';
+  }
+
+  async checkRole(userId: string, role: string): Promise<AccessAnswer> {
+    if (!this.roles.has(role)) return 'unknown';
+    return this.userRoles.get(userId)?.has(role) ? 'granted' : 'denied';
+  }
+
+  async checkPermission(userId: string, permission: string): Promise<AccessAnswer> {
+    if (!this.permissions.has(permission)) return 'unknown';
+    for (const role of this.userRoles.get(userId) ?? []) {
+      if (this.roles.get(role)?.has(permission)) return 'granted';
+    }
+    return 'denied';
+  }
+
+  async listRoles(): Promise<RoleSummary[]> {
+    return [...this.roles.entries()]
+      .map(([name, permissions]) => ({ name, permissions: [...permissions].sort() }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async listPermissions(): Promise<string[]> {
+    return [...this.permissions].sort();
+  }
+
+  async listUserRoles(userId: string): Promise<string[]> {
+    return [...(this.userRoles.get(userId) ?? [])].sort();
+  }
+
+  /** Nothing to release: the data simply goes with the object. */
+  async close(): Promise<void> {}
+
+  /** Deletes the token if it is unexpired and of `purpose`; returns its (live, stored) user. */
+  private consumeToken(tokenHash: string, purpose: TokenPurpose, now: Date): StoredUser | null {
+    const token = this.liveToken(tokenHash, purpose, now);
+    if (!token) return null;
+    this.tokens.delete(tokenHash);
+    return this.users.get(token.userId) ?? null;
+  }
+
+  private liveToken(tokenHash: string, purpose: TokenPurpose, now: Date): StoredToken | null {
+    const token = this.tokens.get(tokenHash);
+    if (!token || token.purpose !== purpose || isAtOrBefore(token.expiresAt, now)) return null;
+    return token;
+  }
+
+  private replacePasswordEndingSessions(user: StoredUser, newPasswordHash: string, now: Date): void {
+    user.passwordHash = newPasswordHash;
+    user.updatedAt = new Date(now);
+    this.deleteSessionsOf(user.id);
+    this.deleteTokensOf(user.id, 'reset_password');
+  }
+
+  private deleteSessionsOf(userId: string): void {
+    for (const [hash, session] of this.sessions) {
+      if (session.userId === userId) this.sessions.delete(hash);
+    }
+  }
+
+  /** Deletes the user's tokens, of one purpose or of all. */
+  private deleteTokensOf(userId: string, purpose?: TokenPurpose): void {
+    for (const [hash, token] of this.tokens) {
+      if (token.userId === userId && (purpose === undefined || token.purpose === purpose)) this.tokens.delete(hash);
+    }
+  }
+
+  private copyOfUser(id: string | undefined): StoredUser | null {
+    const user = id === undefined ? undefined : this.users.get(id);
+    return user ? copyUser(user) : null;
+  }
+
+  /** Mirrors a foreign key: a session or token must belong to an existing user. */
+  private assertUserExists(userId: string): void {
+    if (!this.users.has(userId)) throw new Error('MemoryUserStore: no user with that id');
+  }
+
+  private assertTokenHashFree(token: StoredToken): void {
+    if (this.tokens.has(token.tokenHash)) throw new Error('MemoryUserStore: duplicate token hash');
+  }
+}
+
+// Copies name every field, so that extra properties of a caller's object are not kept (a database would drop them).
+function copyUser(user: StoredUser): StoredUser {
+  return {
+    id: user.id,
+    username: user.username,
+    usernameKey: user.usernameKey,
+    email: user.email,
+    emailKey: user.emailKey,
+    passwordHash: user.passwordHash,
+    verified: user.verified,
+    createdAt: new Date(user.createdAt),
+    updatedAt: new Date(user.updatedAt),
+  };
+}
+
+function copySession(session: StoredSession): StoredSession {
+  return {
+    tokenHash: session.tokenHash,
+    userId: session.userId,
+    createdAt: new Date(session.createdAt),
+    expiresAt: new Date(session.expiresAt),
+    lastSeenAt: new Date(session.lastSeenAt),
+  };
+}
+
+function copyToken(token: StoredToken): StoredToken {
+  const { tokenHash, userId, purpose, expiresAt } = token;
+  return { tokenHash, userId, purpose, expiresAt: new Date(expiresAt) };
+}
+
+/** Expiry instants are exclusive: a token or session is dead from the millisecond it expires. */
+function isAtOrBefore(instant: Date, reference: Date): boolean {
+  return instant.getTime() <= reference.getTime();
+}

@@ -1,0 +1,35 @@
+import { Kysely, Migration, MigrationProvider, MigrationResult, Migrator } from 'kysely';
+import * as initial from './migrations/2026-11-22-initial';
+import { SqlCapabilities } from './sql-capabilities';
+
+/**
+ * Every migration, by name, in order. Listed statically rather than found by scanning a folder, so that it works the
+ * same from `src/` (ts-node), from `build/` and from a bundle. Add new migrations at the end with a later date prefix.
+ */
+export const migrations: Readonly<Record<string, Migration>> = {
+  '2026-11-22-initial': initial,
+};
+
+const staticProvider: MigrationProvider = { getMigrations: async () => migrations };
+
+/**
+ * Brings the database schema of the SQL store up to date; safe to run on every start and from several processes at
+ * once. Throws an error naming the failed migration; a failed run leaves the schema as it was where the database
+ * supports transactional DDL (SQLite and PostgreSQL do).
+ *
+ * @example
+ * await migrateToLatest(db, sqliteCapabilities(filename));
+ */
+export async function migrateToLatest(db: Kysely<any>, capabilities: SqlCapabilities): Promise<void> {
+  await capabilities.migrationScope(db, async (scoped) => {
+    const { error, results } = await new Migrator({ db: scoped, provider: staticProvider }).migrateToLatest();
+    if (error !== undefined) throw migrationError(error, results);
+  });
+}
+
+function migrationError(cause: unknown, results: MigrationResult[] | undefined): Error {
+  const failed = results?.find((result) => result.status === 'Error')?.migrationName;
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  const what = failed ? `migration "${failed}" failed` : 'migrations could not run';
+  return new Error(`Gatehouse database ${what}: ${reason}`, { cause });
+}

@@ -1,0 +1,68 @@
+import { Insertable, Selectable } from 'kysely';
+import { StoredSession, StoredToken, StoredUser } from '../../services/types';
+import { SessionsTable, TokensTable, UsersTable } from './schema';
+
+// One mapping per table and direction: the only place that knows both the row shape and the domain shape.
+// (Tokens are never read back whole, so they only map one way.)
+
+export function toUserRow(user: StoredUser): Insertable<UsersTable> {
+  return {
+    id: user.id,
+    username: user.username,
+    username_key: user.usernameKey,
+    email: user.email,
+    email_key: user.emailKey,
+    password_hash: user.passwordHash,
+    verified: user.verified ? 1 : 0,
+    created_at: user.createdAt.getTime(),
+    updated_at: user.updatedAt.getTime(),
+  };
+}
+
+export function fromUserRow(row: Selectable<UsersTable>): StoredUser {
+  return {
+    id: row.id,
+    username: row.username,
+    usernameKey: row.username_key,
+    email: row.email,
+    emailKey: row.email_key,
+    passwordHash: row.password_hash,
+    verified: Boolean(row.verified),
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+  };
+}
+
+export function toSessionRow(session: StoredSession): Insertable<SessionsTable> {
+  return {
+    token_hash: session.tokenHash,
+    user_id: session.userId,
+    created_at: session.createdAt.getTime(),
+    expires_at: session.expiresAt.getTime(),
+    last_seen_at: session.lastSeenAt.getTime(),
+  };
+}
+
+export function fromSessionRow(row: Selectable<SessionsTable>): StoredSession {
+  return {
+    tokenHash: row.token_hash,
+    userId: row.user_id,
+    createdAt: toDate(row.created_at),
+    expiresAt: toDate(row.expires_at),
+    lastSeenAt: toDate(row.last_seen_at),
+  };
+}
+
+export function toTokenRow(token: StoredToken): Insertable<TokensTable> {
+  return {
+    token_hash: token.tokenHash,
+    user_id: token.userId,
+    purpose: token.purpose,
+    expires_at: token.expiresAt.getTime(),
+  };
+}
+
+/** Epoch milliseconds come back as a number, a string (PostgreSQL int8) or a bigint, depending on the driver. */
+function toDate(epochMs: number | string | bigint): Date {
+  return new Date(Number(epochMs));
+}

@@ -1,0 +1,68 @@
+import { ColumnType } from 'kysely';
+
+/**
+ * An instant as integer milliseconds since the Unix epoch, in a `bigint` column: one portable type that SQLite and
+ * PostgreSQL both compare and index natively. Written as a JS number; read back as a number (better-sqlite3) or a
+ * string (node-postgres returns int8 as text), so the row mappers convert with `Number()`.
+ */
+export type EpochMs = ColumnType<number | string | bigint, number, number>;
+
+/** `verified` is an integer 0/1 everywhere: SQLite has no boolean type and better-sqlite3 cannot bind one. */
+export type Flag = ColumnType<number | boolean, number, number>;
+
+export interface UsersTable {
+  id: string;
+  username: string;
+  username_key: string;
+  email: string;
+  email_key: string;
+  password_hash: string;
+  verified: Flag;
+  created_at: EpochMs;
+  updated_at: EpochMs;
+}
+
+export interface SessionsTable {
+  token_hash: string;
+  user_id: string;
+  created_at: EpochMs;
+  expires_at: EpochMs;
+  last_seen_at: EpochMs;
+}
+
+export interface TokensTable {
+  token_hash: string;
+  user_id: string;
+  /** `verify_email` or `reset_password` (a CHECK constraint keeps it so). */
+  purpose: string;
+  expires_at: EpochMs;
+}
+
+export interface RolesTable {
+  name: string;
+}
+
+export interface PermissionsTable {
+  name: string;
+}
+
+export interface RolePermissionsTable {
+  role: string;
+  permission: string;
+}
+
+export interface UserRolesTable {
+  user_id: string;
+  role: string;
+}
+
+/** The tables of the SQL store, as created by `migrations/`. Column names are snake_case, as in DESIGN.md. */
+export interface Database {
+  users: UsersTable;
+  sessions: SessionsTable;
+  tokens: TokensTable;
+  roles: RolesTable;
+  permissions: PermissionsTable;
+  role_permissions: RolePermissionsTable;
+  user_roles: UserRolesTable;
+}

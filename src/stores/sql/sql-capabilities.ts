@@ -1,0 +1,17 @@
+import { Kysely } from 'kysely';
+
+/**
+ * What differs between the databases the SQL store runs on. The store's queries are written once; everything
+ * dialect-specific is one of these few operations, so a new database is a new capabilities object, not a new branch.
+ */
+export interface SqlCapabilities {
+  /**
+   * Runs `work` as one transaction that writes, and commits it, or rolls it back if `work` throws. Implementations
+   * take whatever lock the database needs so that concurrent writers wait rather than fail (SQLite: `BEGIN IMMEDIATE`).
+   */
+  writeTransaction<DB, T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>): Promise<T>;
+  /** Runs the migrator so that several processes migrating the same database at once cannot collide. */
+  migrationScope<DB, T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): Promise<T>;
+  /** Whether a driver error is a violated UNIQUE or PRIMARY KEY constraint. */
+  isUniqueViolation(error: unknown): boolean;
+}

@@ -1,0 +1,419 @@
+import { Kysely } from 'kysely';
+import {
+  AccessAnswer,
+  CreateUserResult,
+  GrantResult,
+  NewUser,
+  RoleSummary,
+  StoredSession,
+  StoredToken,
+  StoredUser,
+  TokenPurpose,
+  UserStore,
+} from '../user-store';
+import { fromSessionRow, fromUserRow, toSessionRow, toTokenRow, toUserRow } from './rows';
+import { Database } from './schema';
+import { SqlCapabilities } from './sql-capabilities';
+
+/**
+ * The `UserStore` over SQL, written once with Kysely; the database is chosen by the Kysely dialect and the
+ * `SqlCapabilities` passed in. The schema must be migrated first (`migrateToLatest`). Every write runs in
+ * `capabilities.writeTransaction`; multi-step operations run in one such transaction, so they happen whole or not at
+ * all, and single-use tokens are claimed by one conditional `DELETE ... RETURNING` that only one caller can win.
+ *
+ * @example
+ * const store = new SqlUserStore(new Kysely<Database>({ dialect }), capabilities);
+ */
+export class SqlUserStore implements UserStore {
+  private closed = false;
+
+  /**
+   * @param db Exposed for health checks, tests and a host's own queries. Writing through it bypasses the store's
+   *   guarantees.
+   */
+  constructor(
+    readonly db: Kysely<Database>,
+    private readonly capabilities: SqlCapabilities,
+  ) {}
+
+  async createUser(user: NewUser, verification: StoredToken): Promise<CreateUserResult> {
+    const row = toUserRow({ ...user, updatedAt: user.createdAt });
+    // Checking first answers every conflict that committed before our transaction. A conflicting insert that commits
+    // while we run (possible where the write lock is per row, as in PostgreSQL) fails ours with a unique violation;
+    // the second attempt then sees that row in its check.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.write(async (trx): Promise<CreateUserResult> => {
+          const taken = await trx
+            .selectFrom('users')
+            .select('username_key')
+            .where((eb) => eb.or([eb('username_key', '=', user.usernameKey), eb('email_key', '=', user.emailKey)]))
+            .execute();
+          if (taken.some((existing) => existing.username_key === user.usernameKey)) {
+            return { ok: false, conflict: 'username' };
+          }
+          if (taken.length > 0) return { ok: false, conflict: 'email' };
+
+          await trx.insertInto('users').values(row).execute();
+          await trx.insertInto('tokens').values(toTokenRow(verification)).execute();
+          return { ok: true, user: fromUserRow(row) };
+        });
+      } catch (error) {
+        if (attempt >= 2 || !this.capabilities.isUniqueViolation(error)) throw error;
+      }
+    }
+  }
+
+  async findUserById(id: string): Promise<StoredUser | null> {
+    return this.findUserBy('id', id);
+  }
+
+  async findUserByUsernameKey(usernameKey: string): Promise<StoredUser | null> {
+    return this.findUserBy('username_key', usernameKey);
+  }
+
+  async findUserByEmailKey(emailKey: string): Promise<StoredUser | null> {
+    return this.findUserBy('email_key', emailKey);
+  }
+
+  async findUserByToken(tokenHash: string, purpose: TokenPurpose, now: Date): Promise<StoredUser | null> {
+    const row = await this.db
+      .selectFrom('tokens as t')
+      .innerJoin('users as u', 'u.id', 't.user_id')
+      .selectAll('u')
+      .where('t.token_hash', '=', tokenHash)
+      .where('t.purpose', '=', purpose)
+      .where('t.expires_at', '>', now.getTime())
+      .executeTakeFirst();
+    return row ? fromUserRow(row) : null;
+  }
+
+  async replaceToken(token: StoredToken): Promise<void> {
+    await this.write(async (trx) => {
+      await deleteTokensOf(trx, token.userId, token.purpose);
+      await trx.insertInto('tokens').values(toTokenRow(token)).execute();
+    });
+  }
+
+  async verifyEmail(tokenHash: string, now: Date): Promise<StoredUser | null> {
+    return this.write(async (trx) => {
+      const userId = await consumeToken(trx, tokenHash, 'verify_email', now);
+      if (userId === null) return null;
+      const row = await trx
+        .updateTable('users')
+        .set({ verified: 1, updated_at: now.getTime() })
+        .where('id', '=', userId)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? fromUserRow(row) : null;
+    });
+  }
+
+  async resetPassword(tokenHash: string, newPasswordHash: string, now: Date): Promise<StoredUser | null> {
+    return this.write(async (trx) => {
+      const userId = await consumeToken(trx, tokenHash, 'reset_password', now);
+      if (userId === null) return null;
+      const row = await trx
+        .updateTable('users')
+        .set({ password_hash: newPasswordHash, updated_at: now.getTime() })
+        .where('id', '=', userId)
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) return null;
+      await endSessionsAndResets(trx, userId);
+      return fromUserRow(row);
+    });
+  }
+
+  async changePassword(userId: string, expectedHash: string, newPasswordHash: string, now: Date): Promise<boolean> {
+    return this.write(async (trx) => {
+      if (!(await replacePasswordHash(trx, userId, expectedHash, newPasswordHash, now))) return false;
+      await endSessionsAndResets(trx, userId);
+      return true;
+    });
+  }
+
+  async rehashPassword(userId: string, expectedHash: string, newPasswordHash: string, now: Date): Promise<boolean> {
+    return this.write((trx) => replacePasswordHash(trx, userId, expectedHash, newPasswordHash, now));
+  }
+
+  async deleteUser(userId: string): Promise<boolean> {
+    // The foreign keys cascade too; deleting the dependents explicitly keeps this right on a connection where foreign
+    // key enforcement is off (SQLite's default).
+    return this.write(async (trx) => {
+      await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
+      await trx.deleteFrom('tokens').where('user_id', '=', userId).execute();
+      await trx.deleteFrom('user_roles').where('user_id', '=', userId).execute();
+      const result = await trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    });
+  }
+
+  async createSession(session: StoredSession): Promise<void> {
+    await this.write((trx) => trx.insertInto('sessions').values(toSessionRow(session)).execute());
+  }
+
+  async getSessionAndUser(tokenHash: string): Promise<{ session: StoredSession; user: StoredUser } | null> {
+    const row = await this.db
+      .selectFrom('sessions as s')
+      .innerJoin('users as u', 'u.id', 's.user_id')
+      .selectAll('u')
+      .select([
+        's.token_hash as session_token_hash',
+        's.created_at as session_created_at',
+        's.expires_at as session_expires_at',
+        's.last_seen_at as session_last_seen_at',
+      ])
+      .where('s.token_hash', '=', tokenHash)
+      .executeTakeFirst();
+    if (!row) return null;
+    const session = fromSessionRow({
+      token_hash: row.session_token_hash,
+      user_id: row.id,
+      created_at: row.session_created_at,
+      expires_at: row.session_expires_at,
+      last_seen_at: row.session_last_seen_at,
+    });
+    return { session, user: fromUserRow(row) };
+  }
+
+  async touchSession(tokenHash: string, lastSeenAt: Date): Promise<void> {
+    await this.write((trx) =>
+      trx
+        .updateTable('sessions')
+        .set({ last_seen_at: lastSeenAt.getTime() })
+        .where('token_hash', '=', tokenHash)
+        .execute(),
+    );
+  }
+
+  async deleteSession(tokenHash: string): Promise<void> {
+    await this.write((trx) => trx.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute());
+  }
+
+  async deleteUserSessions(userId: string): Promise<void> {
+    await this.write((trx) => trx.deleteFrom('sessions').where('user_id', '=', userId).execute());
+  }
+
+  async deleteExpired(now: Date, idleCutoff: Date): Promise<number> {
+    return this.write(async (trx) => {
+      const sessions = await trx
+        .deleteFrom('sessions')
+        .where((eb) => eb.or([eb('expires_at', '<=', now.getTime()), eb('last_seen_at', '<=', idleCutoff.getTime())]))
+        .executeTakeFirst();
+      const tokens = await trx.deleteFrom('tokens').where('expires_at', '<=', now.getTime()).executeTakeFirst();
+      return Number(sessions.numDeletedRows + tokens.numDeletedRows);
+    });
+  }
+
+  async createRole(name: string): Promise<boolean> {
+    return this.writeUnlessDuplicate(async (trx) => {
+      await trx.insertInto('roles').values({ name }).execute();
+      return true;
+    }, false);
+  }
+
+  async createPermission(name: string): Promise<boolean> {
+    return this.writeUnlessDuplicate(async (trx) => {
+      await trx.insertInto('permissions').values({ name }).execute();
+      return true;
+    }, false);
+  }
+
+  async grantPermission(role: string, permission: string): Promise<GrantResult> {
+    return this.writeUnlessDuplicate(async (trx) => {
+      const unknown = await unknownRoleOrPermission(trx, role, permission);
+      if (unknown) return unknown;
+      await trx.insertInto('role_permissions').values({ role, permission }).execute();
+      return 'ok';
+    }, 'ok');
+  }
+
+  async revokePermission(role: string, permission: string): Promise<GrantResult> {
+    return this.write(async (trx) => {
+      const unknown = await unknownRoleOrPermission(trx, role, permission);
+      if (unknown) return unknown;
+      await trx.deleteFrom('role_permissions').where('role', '=', role).where('permission', '=', permission).execute();
+      return 'ok';
+    });
+  }
+
+  async grantRole(userId: string, role: string): Promise<GrantResult> {
+    return this.writeUnlessDuplicate(async (trx) => {
+      const unknown = await unknownUserOrRole(trx, userId, role);
+      if (unknown) return unknown;
+      await trx.insertInto('user_roles').values({ user_id: userId, role }).execute();
+      return 'ok';
+    }, 'ok');
+  }
+
+  async revokeRole(userId: string, role: string): Promise<GrantResult> {
+    return this.write(async (trx) => {
+      const unknown = await unknownUserOrRole(trx, userId, role);
+      if (unknown) return unknown;
+      await trx.deleteFrom('user_roles').where('user_id', '=', userId).where('role', '=', role).execute();
+      return 'ok';
+    });
+  }
+
+  async checkRole(userId: string, role: string): Promise<AccessAnswer> {
+    // One query on the request path: the role's row (absent: unknown) and the user's grant of it, if any.
+    const row = await this.db
+      .selectFrom('roles as r')
+      .leftJoin('user_roles as ur', (join) => join.onRef('ur.role', '=', 'r.name').on('ur.user_id', '=', userId))
+      .select('ur.user_id as holder')
+      .where('r.name', '=', role)
+      .executeTakeFirst();
+    if (!row) return 'unknown';
+    return row.holder === null ? 'denied' : 'granted';
+  }
+
+  async checkPermission(userId: string, permission: string): Promise<AccessAnswer> {
+    // One query on the request path: the permission's row (absent: unknown) and whether a role of the user carries it.
+    const row = await this.db
+      .selectFrom('permissions as p')
+      .select((eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('role_permissions as rp')
+              .innerJoin('user_roles as ur', 'ur.role', 'rp.role')
+              .select('rp.role')
+              .whereRef('rp.permission', '=', 'p.name')
+              .where('ur.user_id', '=', userId),
+          )
+          .as('granted'),
+      )
+      .where('p.name', '=', permission)
+      .executeTakeFirst();
+    if (!row) return 'unknown';
+    // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
+    return row.granted ? 'granted' : 'denied';
+  }
+
+  async listRoles(): Promise<RoleSummary[]> {
+    const rows = await this.db
+      .selectFrom('roles as r')
+      .leftJoin('role_permissions as rp', 'rp.role', 'r.name')
+      .select(['r.name as role', 'rp.permission'])
+      .execute();
+    const permissionsByRole = new Map<string, string[]>();
+    for (const { role, permission } of rows) {
+      const permissions = permissionsByRole.get(role) ?? [];
+      if (permission !== null) permissions.push(permission);
+      permissionsByRole.set(role, permissions);
+    }
+    return sortNames([...permissionsByRole.keys()]).map((name) => ({
+      name,
+      permissions: sortNames(permissionsByRole.get(name) ?? []),
+    }));
+  }
+
+  async listPermissions(): Promise<string[]> {
+    const rows = await this.db.selectFrom('permissions').select('name').execute();
+    return sortNames(rows.map((row) => row.name));
+  }
+
+  async listUserRoles(userId: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('user_roles').select('role').where('user_id', '=', userId).execute();
+    return sortNames(rows.map((row) => row.role));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.db.destroy();
+  }
+
+  private write<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.capabilities.writeTransaction(this.db, work);
+  }
+
+  /**
+   * A write whose only possible unique violation means "that row is already there", answered with `onDuplicate`.
+   * Inserting and catching the violation stays right under concurrency, where checking first would not.
+   */
+  private async writeUnlessDuplicate<T>(work: (trx: Kysely<Database>) => Promise<T>, onDuplicate: T): Promise<T> {
+    try {
+      return await this.write(work);
+    } catch (error) {
+      if (this.capabilities.isUniqueViolation(error)) return onDuplicate;
+      throw error;
+    }
+  }
+
+  private async findUserBy(column: 'id' | 'username_key' | 'email_key', value: string): Promise<StoredUser | null> {
+    const row = await this.db.selectFrom('users').selectAll().where(column, '=', value).executeTakeFirst();
+    return row ? fromUserRow(row) : null;
+  }
+}
+
+/** Claims a token: exactly one of several concurrent callers gets the user id, the others get null. */
+async function consumeToken(
+  trx: Kysely<Database>,
+  tokenHash: string,
+  purpose: TokenPurpose,
+  now: Date,
+): Promise<string | null> {
+  const claimed = await trx
+    .deleteFrom('tokens')
+    .where('token_hash', '=', tokenHash)
+    .where('purpose', '=', purpose)
+    .where('expires_at', '>', now.getTime())
+    .returning('user_id')
+    .executeTakeFirst();
+  return claimed?.user_id ?? null;
+}
+
+/** Conditional on the hash the caller verified against, so a password changed meanwhile is never overwritten. */
+async function replacePasswordHash(
+  trx: Kysely<Database>,
+  userId: string,
+  expectedHash: string,
+  newPasswordHash: string,
+  now: Date,
+): Promise<boolean> {
+  const result = await trx
+    .updateTable('users')
+    .set({ password_hash: newPasswordHash, updated_at: now.getTime() })
+    .where('id', '=', userId)
+    .where('password_hash', '=', expectedHash)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** What every password replacement must do in the same transaction: end all sessions and outstanding resets. */
+async function endSessionsAndResets(trx: Kysely<Database>, userId: string): Promise<void> {
+  await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
+  await deleteTokensOf(trx, userId, 'reset_password');
+}
+
+async function deleteTokensOf(trx: Kysely<Database>, userId: string, purpose: TokenPurpose): Promise<void> {
+  await trx.deleteFrom('tokens').where('user_id', '=', userId).where('purpose', '=', purpose).execute();
+}
+
+async function unknownRoleOrPermission(
+  trx: Kysely<Database>,
+  role: string,
+  permission: string,
+): Promise<GrantResult | null> {
+  if (!(await rowExists(trx, 'roles', role))) return 'unknown_role';
+  if (!(await rowExists(trx, 'permissions', permission))) return 'unknown_permission';
+  return null;
+}
+
+async function unknownUserOrRole(trx: Kysely<Database>, userId: string, role: string): Promise<GrantResult | null> {
+  const user = await trx.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
+  if (!user) return 'unknown_user';
+  if (!(await rowExists(trx, 'roles', role))) return 'unknown_role';
+  return null;
+}
+
+async function rowExists(trx: Kysely<Database>, table: 'roles' | 'permissions', name: string): Promise<boolean> {
+  return (await trx.selectFrom(table).select('name').where('name', '=', name).executeTakeFirst()) !== undefined;
+}
+
+/** Sorted in JS rather than by ORDER BY, so the order never depends on a database collation. */
+function sortNames(names: string[]): string[] {
+  return [...names].sort();
+}

@@ -1,0 +1,51 @@
+import path from 'node:path';
+import { Kysely, sql } from 'kysely';
+import { KeyedMutex } from './keyed-mutex';
+import { SqlCapabilities } from './sql-capabilities';
+
+/**
+ * Write transactions of every store in this process, per database file. better-sqlite3 waits for a lock
+ * synchronously (up to `busy_timeout`), blocking the whole thread: if two stores of one process opened the same file
+ * and one waited for the other's lock, the holder could never resume to release it. Queuing them here first means a
+ * busy wait only ever happens across processes, where the holder keeps running.
+ */
+const fileWriteLocks = new KeyedMutex();
+
+const UNIQUE_VIOLATION_CODES = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
+
+/** Capabilities of SQLite through better-sqlite3, for the database file `filename`. */
+export function sqliteCapabilities(filename: string): SqlCapabilities {
+  const lockKey = path.resolve(filename);
+
+  // Kysely's `db.transaction()` issues a plain (deferred) BEGIN: a transaction that reads first and writes later must
+  // then upgrade its lock, and in WAL mode that upgrade fails at once with SQLITE_BUSY when another connection wrote
+  // meanwhile, without waiting for busy_timeout. BEGIN IMMEDIATE takes the write lock up front, where waiting works.
+  const immediateTransaction = <DB, T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> =>
+    fileWriteLocks.run(lockKey, () =>
+      db.connection().execute(async (connection) => {
+        await sql`begin immediate`.execute(connection);
+        try {
+          const result = await work(connection);
+          await sql`commit`.execute(connection);
+          return result;
+        } catch (error) {
+          // SQLite has already rolled back by itself after some errors (SQLITE_FULL, SQLITE_IOERR); then this
+          // rollback fails too, and the error worth reporting is the first one.
+          await sql`rollback`.execute(connection).catch(() => undefined);
+          throw error;
+        }
+      }),
+    );
+
+  return {
+    writeTransaction: immediateTransaction,
+    // Kysely takes no migration lock on SQLite; one immediate transaction around the whole run is that lock, and makes
+    // the run all-or-nothing as well.
+    migrationScope: immediateTransaction,
+    isUniqueViolation,
+  };
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Error && UNIQUE_VIOLATION_CODES.has((error as Error & { code?: string }).code ?? '');
+}

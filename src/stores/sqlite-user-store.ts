@@ -1,0 +1,56 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { migrateToLatest } from './sql/migrate';
+import { Database } from './sql/schema';
+import { SqlCapabilities } from './sql/sql-capabilities';
+import { sqliteCapabilities } from './sql/sqlite-capabilities';
+import { SqlUserStore } from './sql/sql-user-store';
+
+export interface SqliteUserStoreOptions {
+  /** Path of the database file; its folder is created if missing. */
+  filename: string;
+}
+
+/**
+ * The SQL store on an SQLite file (better-sqlite3), the embedded default. Create it with `SqliteUserStore.open`,
+ * which migrates the schema before handing the store out, so no query can reach an unmigrated database.
+ *
+ * Durability and concurrency: WAL journal, `synchronous=FULL` (a commit is on disk when the call resolves),
+ * `busy_timeout=5000` and `BEGIN IMMEDIATE` write transactions (several processes may share the file), foreign keys on.
+ *
+ * @example
+ * const store = await SqliteUserStore.open({ filename: './data/gatehouse.db' });
+ */
+export class SqliteUserStore extends SqlUserStore {
+  private constructor(
+    db: Kysely<Database>,
+    capabilities: SqlCapabilities,
+    /** The database file, as given. */
+    readonly filename: string,
+  ) {
+    super(db, capabilities);
+  }
+
+  /** Opens (creating if needed) the database file and migrates it to the latest schema. */
+  static async open({ filename }: SqliteUserStoreOptions): Promise<SqliteUserStore> {
+    await mkdir(path.dirname(path.resolve(filename)), { recursive: true });
+    const database = new BetterSqlite3(filename);
+    // busy_timeout first, so that switching to WAL waits for a process that holds the file.
+    database.pragma('busy_timeout = 5000');
+    database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = FULL');
+    database.pragma('foreign_keys = ON');
+
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    const capabilities = sqliteCapabilities(filename);
+    try {
+      await migrateToLatest(db, capabilities);
+    } catch (error) {
+      await db.destroy();
+      throw error;
+    }
+    return new SqliteUserStore(db, capabilities, filename);
+  }
+}
