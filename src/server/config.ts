@@ -39,19 +39,19 @@ export function loadConfig(env: Env, options: { cwd?: string; warn?: (message: s
   const production = env.NODE_ENV === 'production';
   const port = parsePort(env.PORT);
   const host = nonEmpty(env.HOST) ?? '127.0.0.1';
-  const { secretKey, generated } = loadSecretKey(env.GATEHOUSE_SECRET_KEY, production, cwd, options.warn);
-  return {
+  const checked = {
     port,
     host,
     prefix: parsePrefix(env.GATEHOUSE_PREFIX),
-    secretKey,
-    secretKeyGenerated: generated,
     database: parseDatabaseUrl(nonEmpty(env.GATEHOUSE_DATABASE_URL) ?? DEFAULT_DATABASE_URL, cwd),
     smtpUrl: parseSmtpUrl(env.GATEHOUSE_SMTP_URL),
     emailFrom: parseEmailFrom(env.GATEHOUSE_EMAIL_FROM),
     publicUrl: parsePublicUrl(env.GATEHOUSE_PUBLIC_URL, host, port),
     production,
   };
+  // Last, so that a configuration refused for another reason writes no key file and prints no warning.
+  const { secretKey, generated } = loadSecretKey(env.GATEHOUSE_SECRET_KEY, production, cwd, options.warn);
+  return { ...checked, secretKey, secretKeyGenerated: generated };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -1,0 +1,101 @@
+import { AccountService } from '../services/account-service';
+
+/** One admin command: its argument names (for usage) and what it does with the core. */
+interface Command {
+  args: string[];
+  summary: string;
+  run(accounts: AccountService, args: string[], out: (line: string) => void): Promise<void>;
+}
+
+/**
+ * The admin work the spec keeps off HTTP: roles, permissions and grants. Each command is a thin call into the
+ * account core, so the rules (name validity, unknown role or permission) are the same as for a host calling it.
+ */
+export const COMMANDS: Record<string, Command> = {
+  'create-role': {
+    args: ['role'],
+    summary: 'create a role (no change if it exists)',
+    async run(accounts, [role], out) {
+      out((await accounts.createRole(role)) ? `created role ${role}` : `role ${role} already exists`);
+    },
+  },
+  'create-permission': {
+    args: ['permission'],
+    summary: 'create a permission (no change if it exists)',
+    async run(accounts, [permission], out) {
+      out(
+        (await accounts.createPermission(permission))
+          ? `created permission ${permission}`
+          : `permission ${permission} already exists`,
+      );
+    },
+  },
+  'grant-permission': {
+    args: ['role', 'permission'],
+    summary: 'give a permission to a role',
+    async run(accounts, [role, permission], out) {
+      await accounts.grantPermission(role, permission);
+      out(`granted ${permission} to role ${role}`);
+    },
+  },
+  'revoke-permission': {
+    args: ['role', 'permission'],
+    summary: 'take a permission from a role',
+    async run(accounts, [role, permission], out) {
+      await accounts.revokePermission(role, permission);
+      out(`revoked ${permission} from role ${role}`);
+    },
+  },
+  'grant-role': {
+    args: ['username', 'role'],
+    summary: 'give a role to a user',
+    async run(accounts, [username, role], out) {
+      await accounts.grantRole(username, role);
+      out(`granted role ${role} to ${username}`);
+    },
+  },
+  'revoke-role': {
+    args: ['username', 'role'],
+    summary: 'take a role from a user',
+    async run(accounts, [username, role], out) {
+      await accounts.revokeRole(username, role);
+      out(`revoked role ${role} from ${username}`);
+    },
+  },
+  'list-roles': {
+    args: [],
+    summary: 'list roles with their permissions',
+    async run(accounts, _args, out) {
+      for (const role of await accounts.listRoles()) out(`${role.name}\t${role.permissions.join(',')}`);
+    },
+  },
+  'list-permissions': {
+    args: [],
+    summary: 'list permissions',
+    async run(accounts, _args, out) {
+      for (const permission of await accounts.listPermissions()) out(permission);
+    },
+  },
+  'list-user-roles': {
+    args: ['username'],
+    summary: "list a user's roles",
+    async run(accounts, [username], out) {
+      for (const role of await accounts.listUserRoles(username)) out(role);
+    },
+  },
+};
+
+export function usage(): string {
+  const width = Math.max(...Object.entries(COMMANDS).map(([name, c]) => commandLine(name, c.args).length));
+  return [
+    'usage: gatehouse <command> [arguments]',
+    '',
+    'Commands (on the database of GATEHOUSE_DATABASE_URL):',
+    '  ' + 'migrate'.padEnd(width) + '  create or upgrade the database schema',
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${commandLine(name, c.args).padEnd(width)}  ${c.summary}`),
+  ].join('\n');
+}
+
+function commandLine(name: string, args: string[]): string {
+  return [name, ...args.map((arg) => `<${arg}>`)].join(' ');
+}

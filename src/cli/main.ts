@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+import { isAccountError } from '../errors/account-error';
+import { AccountService } from '../services/account-service';
+import { silentLogger } from '../services/logger';
+import { ConfigError, loadConfig } from '../server/config';
+import { openStore } from '../server/open-store';
+import { NullEmailSender } from '../email/null-email-sender';
+import { COMMANDS, usage } from './commands';
+
+/**
+ * `gatehouse <command>`: admin work on the same database as the server, configured by the same variables.
+ * Exit codes: 0 done, 1 refused (unknown role, invalid name...), 2 usage or configuration error.
+ */
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv, out = console.log, err = console.error): Promise<number> {
+  const [name, ...args] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    out(usage());
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (name !== 'migrate' && (!command || args.length !== command.args.length)) {
+    err(command ? `gatehouse: ${name} takes ${command.args.map((a) => `<${a}>`).join(' ')}` : `gatehouse: unknown command "${name}"`);
+    err(usage());
+    return 2;
+  }
+  let config;
+  try {
+    config = loadConfig(env, { warn: (message) => err(`gatehouse: ${message}`) });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      err(`gatehouse: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
+  // Opening the store runs the migrations, which is all `migrate` has to do.
+  const store = await openStore(config.database);
+  try {
+    if (name === 'migrate') {
+      out('database schema is up to date');
+      return 0;
+    }
+    // The CLI sends no mail: no command it offers triggers any.
+    const accounts = new AccountService({
+      store,
+      sender: new NullEmailSender(),
+      options: { secretKey: config.secretKey },
+      logger: silentLogger,
+    });
+    await command.run(accounts, args, out);
+    return 0;
+  } catch (error) {
+    if (isAccountError(error)) {
+      err(`gatehouse: ${error.code}: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await store.close();
+  }
+}
+
+if (require.main === module) {
+  runCli(process.argv.slice(2), process.env).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      console.error(`gatehouse: ${error instanceof Error ? error.message : String(error)}`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,45 @@
+import Koa from 'koa';
+import { useContainer } from 'routing-controllers';
+import { Container, Token } from 'typedi';
+import { ACCOUNT_OPTIONS, CLOCK, EMAIL_SENDER, LOGGER, USER_SERIALIZER, USER_STORE } from '../di/tokens';
+import type { EmailSender } from '../email/email-sender';
+import { mountAccountRoutes } from '../http/account-routes';
+import type { AccountOptions } from '../services/account-options';
+import type { Clock } from '../services/clock';
+import type { Logger } from '../services/logger';
+import type { UserSerializer } from '../services/types';
+import type { UserStore } from '../stores/user-store';
+
+export interface AppDependencies {
+  store: UserStore;
+  sender: EmailSender;
+  options: AccountOptions;
+  /** Route prefix of the account routes; default `/auth`. */
+  prefix?: string;
+  clock?: Clock;
+  logger?: Logger;
+  serializer?: UserSerializer;
+}
+
+/**
+ * Builds the standalone Koa app: the account routes under `prefix`, wired through the global TypeDI container
+ * exactly as a host would wire them. It never listens (tests drive `app.callback()`), and because the container
+ * is process-wide, one process serves one configuration at a time: a second call re-points the tokens.
+ */
+export function createApp(deps: AppDependencies): Koa {
+  useContainer(Container);
+  Container.set(USER_STORE, deps.store);
+  Container.set(EMAIL_SENDER, deps.sender);
+  Container.set(ACCOUNT_OPTIONS, deps.options);
+  setOrRemove(CLOCK, deps.clock);
+  setOrRemove(LOGGER, deps.logger);
+  setOrRemove(USER_SERIALIZER, deps.serializer);
+  const app = new Koa();
+  mountAccountRoutes(app, { prefix: deps.prefix ?? '/auth' });
+  return app;
+}
+
+function setOrRemove<T>(token: Token<T>, value: T | undefined): void {
+  if (value === undefined) Container.remove(token);
+  else Container.set(token, value);
+}

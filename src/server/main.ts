@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+import { createServer, type Server } from 'node:http';
+import { resolveAccountService } from '../di/resolve';
+import { ConsoleEmailSender } from '../email/console-email-sender';
+import { EmailLinks } from '../email/email-links';
+import type { EmailSender } from '../email/email-sender';
+import { SmtpEmailSender } from '../email/smtp-email-sender';
+import { jsonConsoleLogger } from '../services/logger';
+import type { UserStore } from '../stores/user-store';
+import { ConfigError, loadConfig, ServerConfig } from './config';
+import { createApp } from './create-app';
+import { openStore } from './open-store';
+
+/** How long shutdown waits for in-flight requests and mail before giving up. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+const logger = jsonConsoleLogger;
+
+function buildSender(config: ServerConfig): EmailSender & { close?(): Promise<void> } {
+  const links = new EmailLinks({ publicUrl: config.publicUrl, prefix: config.prefix });
+  if (config.smtpUrl) return new SmtpEmailSender({ url: config.smtpUrl, from: config.emailFrom, links });
+  return new ConsoleEmailSender({ links });
+}
+
+function listen(server: Server, config: ServerConfig): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** Stops accepting, lets in-flight requests and background mail finish, then releases the store and the sender. */
+function onShutdownSignals(server: Server, store: UserStore, sender: { close?(): Promise<void> }): void {
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ event: 'shutdown', signal }, 'shutting down');
+    setTimeout(() => {
+      logger.error({ event: 'shutdown', outcome: 'timeout' }, 'shutdown took too long; exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    await closed;
+    await resolveAccountService().drain();
+    await sender.close?.();
+    await store.close();
+    logger.info({ event: 'shutdown', outcome: 'done' }, 'stopped');
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env, { warn: (message) => logger.warn({ event: 'config' }, message) });
+  const store = await openStore(config.database);
+  const sender = buildSender(config);
+  const app = createApp({ store, sender, options: { secretKey: config.secretKey }, prefix: config.prefix, logger });
+  const server = createServer(app.callback());
+  await listen(server, config);
+  onShutdownSignals(server, store, sender);
+  const address = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  logger.info(
+    {
+      event: 'listening',
+      url: `${address}${config.prefix}`,
+      database: config.database.kind,
+      email: config.smtpUrl ? 'smtp' : 'console',
+    },
+    `Gatehouse listening on ${address}${config.prefix}`,
+  );
+}
+
+main().catch((error: unknown) => {
+  // One line that says what to fix; a configuration error is the expected case.
+  const message = error instanceof ConfigError ? error.message : describeStartupError(error);
+  process.stderr.write(`gatehouse: ${message}\n`);
+  process.exit(1);
+});
+
+function describeStartupError(error: unknown): string {
+  const code = (error as { code?: string })?.code;
+  if (code === 'EADDRINUSE') return 'the port is already in use; set PORT to a free one';
+  if (code === 'EACCES') return 'not allowed to listen on that port; set PORT above 1024';
+  return `could not start: ${error instanceof Error ? error.message : String(error)}`;
+}

@@ -1,0 +1,97 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../../src/cli/main';
+import { AccountService } from '../../src/services/account-service';
+import { silentLogger } from '../../src/services/logger';
+import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
+import { RecordingSender } from '../support/recording-sender';
+
+const SECRET = 'cli-test-secret-key-0123456789-abcdefghij';
+
+describe('admin CLI (gatehouse <command>)', () => {
+  let dir: string;
+  let env: Record<string, string>;
+  let out: string[];
+  let err: string[];
+  const cli = (...argv: string[]) =>
+    runCli(argv, env, (line) => out.push(line), (line) => err.push(line));
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gatehouse-cli-'));
+    env = { GATEHOUSE_DATABASE_URL: `sqlite:${join(dir, 'accounts.db')}`, GATEHOUSE_SECRET_KEY: SECRET };
+    out = [];
+    err = [];
+    // A verified user, made through the core on the same database file the CLI opens.
+    const store = await SqliteUserStore.open({ filename: join(dir, 'accounts.db') });
+    const sender = new RecordingSender();
+    const accounts = new AccountService({ store, sender, options: { secretKey: SECRET }, logger: silentLogger });
+    await accounts.register({ username: 'alice', email: 'alice@example.com', password: 'violet staircase 42 umbrella' });
+    await accounts.drain();
+    await accounts.verifyEmail(sender.lastToken('sendVerification'));
+    await accounts.drain();
+    await store.close();
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('creates roles and permissions, grants them, and lists them on the same database', async () => {
+    expect(await cli('create-role', 'editor')).to.equal(0);
+    expect(await cli('create-role', 'editor')).to.equal(0);
+    expect(await cli('create-permission', 'posts.write')).to.equal(0);
+    expect(await cli('create-permission', 'posts.publish')).to.equal(0);
+    expect(await cli('grant-permission', 'editor', 'posts.write')).to.equal(0);
+    expect(await cli('grant-permission', 'editor', 'posts.publish')).to.equal(0);
+    expect(await cli('grant-role', 'alice', 'editor')).to.equal(0);
+    expect(out).to.deep.equal([
+      'created role editor',
+      'role editor already exists',
+      'created permission posts.write',
+      'created permission posts.publish',
+      'granted posts.write to role editor',
+      'granted posts.publish to role editor',
+      'granted role editor to alice',
+    ]);
+    out.length = 0;
+    await cli('list-roles');
+    await cli('list-permissions');
+    await cli('list-user-roles', 'alice');
+    expect(out).to.deep.equal(['editor\tposts.publish,posts.write', 'posts.publish', 'posts.write', 'editor']);
+
+    out.length = 0;
+    expect(await cli('revoke-permission', 'editor', 'posts.publish')).to.equal(0);
+    expect(await cli('revoke-role', 'alice', 'editor')).to.equal(0);
+    await cli('list-user-roles', 'alice');
+    expect(out.slice(-1)).to.deep.equal(['revoked role editor from alice']);
+  });
+
+  it('refuses unknown names with the core’s codes and exit code 1', async () => {
+    expect(await cli('grant-role', 'alice', 'ghost')).to.equal(1);
+    expect(await cli('grant-role', 'nobody', 'ghost')).to.equal(1);
+    expect(await cli('create-role', 'bad name')).to.equal(1);
+    expect(err).to.deep.equal([
+      'gatehouse: unknown_role: Unknown role',
+      'gatehouse: account_error: Unknown user',
+      'gatehouse: invalid_role: Role name is invalid',
+    ]);
+  });
+
+  it('answers usage errors with exit code 2 and the command list', async () => {
+    expect(await cli()).to.equal(2);
+    expect(await cli('frobnicate')).to.equal(2);
+    expect(await cli('grant-role', 'alice')).to.equal(2);
+    expect(err.join('\n')).to.include('grant-role takes <username> <role>');
+    expect(await cli('help')).to.equal(0);
+    expect(out.join('\n')).to.include('create-permission <permission>');
+  });
+
+  it('migrates an empty database and reports configuration errors in one line', async () => {
+    env.GATEHOUSE_DATABASE_URL = `sqlite:${join(dir, 'fresh.db')}`;
+    expect(await cli('migrate')).to.equal(0);
+    expect(out).to.deep.equal(['database schema is up to date']);
+    env.GATEHOUSE_DATABASE_URL = 'redis://localhost';
+    expect(await cli('list-roles')).to.equal(2);
+    expect(err).to.have.length(1);
+    expect(err[0]).to.match(/^gatehouse: GATEHOUSE_DATABASE_URL has an unknown scheme "redis:"/);
+  });
+});
