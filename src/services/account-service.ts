@@ -147,17 +147,19 @@ export class AccountService {
       throw invalidCredentials();
     }
     if (!user.verified) throw new AccountError('unverified_user', 'Email address is not verified');
-    await this.rehashIfOutdated(user, candidate);
+    const passwordHash = await this.rehashIfOutdated(user, candidate);
 
     const token = this.tokens.generate();
     const now = this.clock.now();
-    await this.store.createSession({
+    const session = {
       tokenHash: this.tokens.hash(token),
       userId: user.id,
       createdAt: now,
       expiresAt: new Date(now.getTime() + this.options.sessionLifetimeMs),
       lastSeenAt: now,
-    });
+    };
+    // Conditional on the hash just verified: a reset, change or deletion that committed meanwhile wins.
+    if (!(await this.store.createSession(session, passwordHash))) throw invalidCredentials();
     this.logger.info({ event: 'login', outcome: 'success', userId: user.id }, 'login succeeded');
     return token;
   }
@@ -354,11 +356,15 @@ export class AccountService {
     if (!ok) throw new AccountError('invalid_credentials', message);
   }
 
-  /** Rehash on login when the parameters were raised; conditional, so a concurrent password change wins. */
-  private async rehashIfOutdated(user: StoredUser, password: string): Promise<void> {
-    if (!this.passwords.needsRehash(user.passwordHash)) return;
+  /**
+   * Rehash on login when the parameters were raised; conditional, so a concurrent password change wins. Returns the
+   * hash the user now has as far as this login knows.
+   */
+  private async rehashIfOutdated(user: StoredUser, password: string): Promise<string> {
+    if (!this.passwords.needsRehash(user.passwordHash)) return user.passwordHash;
     const newHash = await this.passwords.hash(password);
-    await this.store.rehashPassword(user.id, user.passwordHash, newHash, this.clock.now());
+    const replaced = await this.store.rehashPassword(user.id, user.passwordHash, newHash, this.clock.now());
+    return replaced ? newHash : user.passwordHash;
   }
 
   private async requireUser(username: string): Promise<StoredUser> {

@@ -41,8 +41,8 @@ export function describeUserStoreConformance<S extends UserStore>(
       return { user: result.user, verificationHash: verification.tokenHash };
     }
 
-    async function sessionFor(userId: string, label: string, overrides: Partial<StoredSession> = {}) {
-      const session: StoredSession = {
+    function sessionRow(userId: string, label: string, overrides: Partial<StoredSession> = {}): StoredSession {
+      return {
         tokenHash: `session-${label}`,
         userId,
         createdAt: new Date(T0),
@@ -50,7 +50,13 @@ export function describeUserStoreConformance<S extends UserStore>(
         lastSeenAt: new Date(T0),
         ...overrides,
       };
-      await store.createSession(session);
+    }
+
+    async function sessionFor(userId: string, label: string, overrides: Partial<StoredSession> = {}) {
+      const session = sessionRow(userId, label, overrides);
+      const user = await store.findUserById(userId);
+      assert.ok(user, `sessionFor(${label}) needs an existing user`);
+      assert.equal(await store.createSession(session, user.passwordHash), true);
       return session;
     }
 
@@ -313,6 +319,15 @@ export function describeUserStoreConformance<S extends UserStore>(
         assert.ok(await store.findUserByToken(resetHash, 'reset_password', T0));
       });
 
+      it('createSession refuses a stale password hash and a deleted user, inserting nothing', async () => {
+        const { user } = await registered('alice');
+        assert.equal(await store.createSession(sessionRow(user.id, 'stale'), 'not-the-hash'), false);
+        assert.equal(await store.getSessionAndUser('session-stale'), null);
+        assert.equal(await store.deleteUser(user.id), true);
+        assert.equal(await store.createSession(sessionRow(user.id, 'gone'), user.passwordHash), false);
+        assert.equal(await store.getSessionAndUser('session-gone'), null);
+      });
+
       it('rehashPassword with a stale expected hash returns false and changes nothing', async () => {
         const { user } = await registered('alice');
         assert.equal(await store.rehashPassword(user.id, 'stale-hash', 'stronger-hash', DAY_LATER), false);
@@ -323,7 +338,10 @@ export function describeUserStoreConformance<S extends UserStore>(
         // Sessions created up to the call, including ones started concurrently with it, must not outlive it.
         const { user } = await registered('alice');
         const resetHash = await resetTokenFor(user.id, 'alice');
-        const before = Array.from({ length: 5 }, (_, i) => sessionFor(user.id, `before-${i}`));
+        // Started with the old hash: each lands before the reset (and is ended by it) or is refused.
+        const before = Array.from({ length: 5 }, (_, i) =>
+          store.createSession(sessionRow(user.id, `before-${i}`), user.passwordHash),
+        );
         const reset = store.resetPassword(resetHash, 'hash-2', T0);
         await Promise.all(before);
         assert.ok(await reset);

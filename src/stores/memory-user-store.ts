@@ -117,10 +117,11 @@ export class MemoryUserStore implements UserStore {
     return true;
   }
 
-  async createSession(session: StoredSession): Promise<void> {
-    this.assertUserExists(session.userId);
+  async createSession(session: StoredSession, passwordHash: string): Promise<boolean> {
+    if (this.users.get(session.userId)?.passwordHash !== passwordHash) return false;
     if (this.sessions.has(session.tokenHash)) throw new Error('MemoryUserStore: duplicate session token hash');
     this.sessions.set(session.tokenHash, copySession(session));
+    return true;
   }
 
   async getSessionAndUser(tokenHash: string): Promise<{ session: StoredSession; user: StoredUser } | null> {

@@ -61,7 +61,12 @@ export interface UserStore {
   /** Atomically deletes the user with every session, token and role grant. False when already gone. */
   deleteUser(userId: string): Promise<boolean>;
 
-  createSession(session: StoredSession): Promise<void>;
+  /**
+   * Inserts the session only if its user still exists with exactly this password hash, in one atomic statement: a
+   * login that verified a password which a reset, change or deletion has just replaced creates no session. False
+   * when nothing was inserted.
+   */
+  createSession(session: StoredSession, passwordHash: string): Promise<boolean>;
   /** One indexed read: the session and its user, or null. Expiry is judged by the caller. */
   getSessionAndUser(tokenHash: string): Promise<{ session: StoredSession; user: StoredUser } | null>;
   /** Moves the idle window of a session. */

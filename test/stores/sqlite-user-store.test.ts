@@ -110,7 +110,7 @@ describe('SqliteUserStore on a real file', () => {
       const first = await open();
       const { user, verification } = await register(first, 'alice');
       const session = { tokenHash: 'session-1', userId: user.id, createdAt: T0, expiresAt: DAY_LATER, lastSeenAt: T0 };
-      await first.createSession(session);
+      await first.createSession(session, user.passwordHash);
       await first.createRole('admin');
       await first.createPermission('posts:write');
       await first.grantPermission('admin', 'posts:write');
@@ -363,8 +363,10 @@ function attemptRegistration(store: SqliteUserStore, label: string, overrides: P
   return store.createUser(user, token(user.id, 'verify_email', `verify-${label}`));
 }
 
-function openSession(store: SqliteUserStore, userId: string, tokenHash: string): Promise<void> {
-  return store.createSession({ tokenHash, userId, createdAt: T0, expiresAt: DAY_LATER, lastSeenAt: T0 });
+async function openSession(store: SqliteUserStore, userId: string, tokenHash: string): Promise<void> {
+  const user = await store.findUserById(userId);
+  const created = await store.createSession({ tokenHash, userId, createdAt: T0, expiresAt: DAY_LATER, lastSeenAt: T0 }, user!.passwordHash);
+  if (!created) throw new Error(`openSession: no session for ${userId}`);
 }
 
 function token(userId: string, purpose: StoredToken['purpose'], tokenHash: string): StoredToken {

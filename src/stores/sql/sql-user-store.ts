@@ -149,8 +149,30 @@ export class SqlUserStore implements UserStore {
     });
   }
 
-  async createSession(session: StoredSession): Promise<void> {
-    await this.write((trx) => trx.insertInto('sessions').values(toSessionRow(session)).execute());
+  async createSession(session: StoredSession, passwordHash: string): Promise<boolean> {
+    const row = toSessionRow(session);
+    // INSERT ... SELECT FROM users: the password check and the insert are one statement, so no reset, change or
+    // deletion can commit between them. Casts give the selected parameters a type on dialects that need one.
+    const result = await this.write((trx) =>
+      trx
+        .insertInto('sessions')
+        .columns(['token_hash', 'user_id', 'created_at', 'expires_at', 'last_seen_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('users')
+            .select([
+              eb.cast<string>(eb.val(row.token_hash), 'text').as('token_hash'),
+              'id as user_id',
+              eb.cast<number>(eb.val(row.created_at), 'bigint').as('created_at'),
+              eb.cast<number>(eb.val(row.expires_at), 'bigint').as('expires_at'),
+              eb.cast<number>(eb.val(row.last_seen_at), 'bigint').as('last_seen_at'),
+            ])
+            .where('id', '=', session.userId)
+            .where('password_hash', '=', passwordHash),
+        )
+        .executeTakeFirst(),
+    );
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
   }
 
   async getSessionAndUser(tokenHash: string): Promise<{ session: StoredSession; user: StoredUser } | null> {
