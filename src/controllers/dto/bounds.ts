@@ -1,0 +1,8 @@
+/**
+ * Upper bounds of request fields. They only keep huge strings away from the core (and its password hashing);
+ * the real rules (username syntax, email syntax, password policy) are the core's.
+ */
+export const MAX_USERNAME = 64;
+export const MAX_EMAIL = 320;
+export const MAX_PASSWORD = 1024;
+export const MAX_TOKEN = 512;

@@ -1,0 +1,9 @@
+import { IsString, MaxLength } from 'class-validator';
+import { MAX_PASSWORD } from './bounds';
+
+/** DELETE /account: the current password confirms the deletion. */
+export class PasswordBody {
+  @IsString()
+  @MaxLength(MAX_PASSWORD)
+  password!: string;
+}

@@ -1,0 +1,106 @@
+import { Container, Token } from 'typedi';
+import { ConsoleEmailSender } from '../email/console-email-sender';
+import { EmailLinks } from '../email/email-links';
+import type { EmailSender } from '../email/email-sender';
+import type { AccountOptions } from '../services/account-options';
+import { AccountService } from '../services/account-service';
+import { Clock, systemClock } from '../services/clock';
+import { jsonConsoleLogger, Logger } from '../services/logger';
+import type { UserSerializer } from '../services/types';
+import { defaultUserSerializer } from '../services/user-serializer';
+import type { UserStore } from '../stores/user-store';
+import { ACCOUNT_OPTIONS, CLOCK, EMAIL_SENDER, LOGGER, USER_SERIALIZER, USER_STORE } from './tokens';
+
+/** What the resolvers read: TypeDI's global `Container` or any `ContainerInstance`. */
+export interface TokenContainer {
+  has<T>(token: Token<T>): boolean;
+  get<T>(token: Token<T>): T;
+}
+
+/** The values a service was built from; a new service is built when any of them is a different object. */
+interface Built {
+  store: UserStore;
+  sender: EmailSender | undefined;
+  options: AccountOptions;
+  clock: Clock | undefined;
+  logger: Logger | undefined;
+  service: AccountService;
+}
+
+const built = new WeakMap<TokenContainer, Built>();
+// One development sender per container, so that an unset EMAIL_SENDER does not count as a change on every call.
+const defaultSenders = new WeakMap<TokenContainer, EmailSender>();
+
+/**
+ * The `AccountService` of the container's tokens. USER_STORE and ACCOUNT_OPTIONS are required; EMAIL_SENDER
+ * defaults to a console sender (development only: it prints the links), CLOCK to the system clock, LOGGER to JSON
+ * lines on stderr. The service is memoized on the identity of those values: a request costs five map lookups, and a
+ * host that sets a token again gets a service built from the new value on the next call.
+ *
+ * @example
+ * Container.set(USER_STORE, new MemoryUserStore());
+ * Container.set(ACCOUNT_OPTIONS, { secretKey: process.env.SECRET! });
+ * const accounts = resolveAccountService();
+ */
+export function resolveAccountService(container: TokenContainer = Container): AccountService {
+  const store = required(container, USER_STORE, 'USER_STORE');
+  const options = required(container, ACCOUNT_OPTIONS, 'ACCOUNT_OPTIONS');
+  const sender = optional(container, EMAIL_SENDER);
+  const clock = optional(container, CLOCK);
+  const logger = optional(container, LOGGER);
+  const last = built.get(container);
+  if (
+    last &&
+    last.store === store &&
+    last.options === options &&
+    last.sender === sender &&
+    last.clock === clock &&
+    last.logger === logger
+  ) {
+    return last.service;
+  }
+  const service = new AccountService({
+    store,
+    options,
+    sender: sender ?? defaultSender(container),
+    clock: clock ?? systemClock,
+    logger: logger ?? jsonConsoleLogger,
+  });
+  built.set(container, { store, options, sender, clock, logger, service });
+  return service;
+}
+
+/** The USER_SERIALIZER of the container, or the default public form `{ username, email, verified }`. */
+export function resolveSerializer(container: TokenContainer = Container): UserSerializer {
+  return optional(container, USER_SERIALIZER) ?? defaultUserSerializer;
+}
+
+/** The LOGGER of the container, or JSON lines on stderr. */
+export function resolveLogger(container: TokenContainer = Container): Logger {
+  return optional(container, LOGGER) ?? jsonConsoleLogger;
+}
+
+function required<T>(container: TokenContainer, token: Token<T>, exportName: string): T {
+  const value = optional(container, token);
+  if (value === undefined) {
+    throw new Error(
+      `Gatehouse: the TypeDI token ${exportName} ('${token.name}') is not set; call Container.set(${exportName}, ...) ` +
+        'before the first request',
+    );
+  }
+  return value;
+}
+
+function optional<T>(container: TokenContainer, token: Token<T>): T | undefined {
+  if (!container.has(token)) return undefined;
+  return container.get(token) ?? undefined;
+}
+
+function defaultSender(container: TokenContainer): EmailSender {
+  let sender = defaultSenders.get(container);
+  if (!sender) {
+    sender = new ConsoleEmailSender({ links: new EmailLinks({ publicUrl: 'http://localhost:8000', prefix: '/auth' }) });
+    defaultSenders.set(container, sender);
+  }
+  return sender;
+}

@@ -1,0 +1,114 @@
+import { HttpError } from 'routing-controllers';
+import { AccountError } from './account-error';
+import { statusForAccountError } from './status-table';
+
+/** One problem of a rejected request body. It names the field and the rule, never the submitted value. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** The error body of every Gatehouse answer but the missing-bearer one (spec section 7). */
+export interface ErrorBody {
+  detail: { detail: string; code: string; errors?: FieldError[] };
+}
+
+/**
+ * Base of the errors Gatehouse renders. `toJSON()` is the body: our error middleware sends it, and so does
+ * routing-controllers' default error handler (it uses `toJSON` when present), so a host that keeps that handler
+ * still answers our guard errors in our shape.
+ */
+export class GatehouseHttpError extends HttpError {
+  /** When true the answer carries `WWW-Authenticate: Bearer` (RFC 6750). */
+  readonly challenge: boolean;
+
+  constructor(
+    httpCode: number,
+    readonly code: string,
+    message: string,
+    options: { challenge?: boolean } = {},
+  ) {
+    super(httpCode, message);
+    // HttpError pins its own prototype, which would hide every subclass from instanceof.
+    Object.setPrototypeOf(this, new.target.prototype);
+    this.name = new.target.name;
+    this.challenge = options.challenge ?? false;
+  }
+
+  toJSON(): object {
+    const body: ErrorBody = { detail: { detail: this.message || this.code, code: this.code } };
+    return body;
+  }
+}
+
+/** An `AccountError` of the core, with the status of the one code→status table. */
+export class AccountHttpError extends GatehouseHttpError {
+  constructor(readonly accountError: AccountError) {
+    super(statusForAccountError(accountError), accountError.code, accountError.message, {
+      challenge: accountError.code === 'invalid_session_token',
+    });
+  }
+}
+
+/** No usable `Authorization: Bearer` header. The spec makes this body a plain string. */
+export class NotAuthenticatedError extends GatehouseHttpError {
+  constructor() {
+    super(401, 'not_authenticated', 'Not authenticated', { challenge: true });
+  }
+
+  override toJSON(): object {
+    return { detail: this.message };
+  }
+}
+
+/** A request body that failed its DTO's rules. */
+export class ValidationHttpError extends GatehouseHttpError {
+  constructor(
+    readonly errors: FieldError[],
+    message = 'Invalid request body',
+  ) {
+    super(400, 'validation_error', message);
+  }
+
+  override toJSON(): object {
+    const body: ErrorBody = { detail: { detail: this.message, code: this.code, errors: this.errors } };
+    return body;
+  }
+}
+
+/** Codes and default messages of answers that are about HTTP itself rather than the account core. */
+const HTTP_ERRORS: Record<number, { code: string; message: string }> = {
+  400: { code: 'bad_request', message: 'Bad request' },
+  401: { code: 'unauthorized', message: 'Unauthorized' },
+  403: { code: 'forbidden', message: 'Forbidden' },
+  404: { code: 'not_found', message: 'Not found' },
+  405: { code: 'method_not_allowed', message: 'Method not allowed' },
+  406: { code: 'not_acceptable', message: 'Not acceptable' },
+  409: { code: 'conflict', message: 'Conflict' },
+  413: { code: 'payload_too_large', message: 'Request body is too large' },
+  415: { code: 'unsupported_media_type', message: 'Request body must be application/json' },
+  422: { code: 'unprocessable_entity', message: 'Unprocessable entity' },
+  429: { code: 'too_many_requests', message: 'Too many requests' },
+  500: { code: 'internal_error', message: 'Internal server error' },
+  501: { code: 'not_implemented', message: 'Not implemented' },
+  503: { code: 'service_unavailable', message: 'Service unavailable' },
+};
+
+/**
+ * The error for an HTTP status, with the code of that status (`not_found`, `payload_too_large`, ...). A 5xx
+ * always gets the generic message of its status: whatever caused it is for the log, not the client.
+ */
+export function httpErrorForStatus(status: number, message?: string): GatehouseHttpError {
+  const known = HTTP_ERRORS[status] ?? (status >= 500 ? HTTP_ERRORS[500] : { code: 'client_error', message: 'Request failed' });
+  return new GatehouseHttpError(status, known.code, status < 500 && message ? message : known.message);
+}
+
+/** The body of a JSON that does not parse, or whose top level is not an object or array. */
+export function malformedJsonError(): GatehouseHttpError {
+  return new GatehouseHttpError(400, 'malformed_json', 'Request body is not valid JSON');
+}
+
+/** The generic 500: nothing of the cause reaches the client. */
+export function internalError(): GatehouseHttpError {
+  return httpErrorForStatus(500);
+}

@@ -1,0 +1,69 @@
+import type { Context } from 'koa';
+import { BadRequestError, ForbiddenError, HttpError, UnauthorizedError } from 'routing-controllers';
+import type { ValidationError } from 'class-validator';
+import { recordedAuthError } from '../guards/request-auth';
+import { AccountError, isAccountError } from './account-error';
+import {
+  AccountHttpError,
+  FieldError,
+  GatehouseHttpError,
+  httpErrorForStatus,
+  NotAuthenticatedError,
+  ValidationHttpError,
+} from './http-errors';
+
+// routing-controllers' own parameter errors; their messages can quote the submitted value, so only the kind is kept.
+const PARAMETER_ERRORS = new Set(['ParamRequiredError', 'ParamNormalizationError', 'ParameterParseJsonError']);
+
+/**
+ * The answer for a thrown error, or null when the error was not meant for the client (a bug, a store failure):
+ * the caller logs those and answers a generic 500.
+ */
+export async function toHttpError(error: unknown, ctx: Context): Promise<GatehouseHttpError | null> {
+  if (error instanceof GatehouseHttpError) return error;
+  if (isAccountError(error)) return new AccountHttpError(error);
+  if (error instanceof HttpError) return fromRoutingControllers(error, ctx);
+  if (isExposedHttpError(error)) return httpErrorForStatus(error.status, error.message);
+  return null;
+}
+
+async function fromRoutingControllers(error: HttpError, ctx: Context): Promise<GatehouseHttpError | null> {
+  if (error instanceof BadRequestError) {
+    const details = (error as { errors?: unknown }).errors;
+    if (Array.isArray(details)) return new ValidationHttpError(fieldErrors(details as ValidationError[]));
+    if (PARAMETER_ERRORS.has(error.name)) return new ValidationHttpError([], 'Invalid request parameters');
+  }
+  // A required @CurrentUser() that got no user: say why, as the guards would have.
+  if (error instanceof UnauthorizedError && error.name === 'AuthorizationRequiredError') {
+    return (await recordedAuthError(ctx)) ?? new NotAuthenticatedError();
+  }
+  // An authorizationChecker (not ours: ours throws) that answered false.
+  if (error instanceof ForbiddenError && error.name === 'AccessDeniedError') {
+    return new AccountHttpError(new AccountError('permission_denied', 'Permission denied'));
+  }
+  if (error.httpCode >= 400 && error.httpCode < 500) return httpErrorForStatus(error.httpCode, error.message);
+  return null;
+}
+
+/** class-validator errors as `{ field, message }`, nested properties dotted; values are never copied. */
+export function fieldErrors(errors: ValidationError[], parent = ''): FieldError[] {
+  return errors.flatMap((error) => {
+    const field = parent ? `${parent}.${error.property}` : error.property || 'body';
+    const own = Object.values(error.constraints ?? {}).map((message) => ({ field, message }));
+    return [...own, ...fieldErrors(error.children ?? [], field)];
+  });
+}
+
+/** A Koa `ctx.throw(4xx, message)` or `http-errors` error: its author marked the message as fit for the client. */
+function isExposedHttpError(error: unknown): error is { status: number; message: string } {
+  const candidate = error as { status?: unknown; expose?: unknown; message?: unknown } | null;
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    candidate.expose === true &&
+    typeof candidate.status === 'number' &&
+    candidate.status >= 400 &&
+    candidate.status < 500 &&
+    typeof candidate.message === 'string'
+  );
+}

@@ -1,0 +1,72 @@
+import type { Context } from 'koa';
+import type { Action } from 'routing-controllers';
+import { resolveAccountService } from '../di/resolve';
+import { isAccountError } from '../errors/account-error';
+import { AccountHttpError } from '../errors/http-errors';
+import type { StoredUser } from '../services/types';
+import { parseRequirement } from './access-requirements';
+import { authenticateRequest, authError } from './request-auth';
+
+/** The two checkers routing-controllers needs; spread them into `useKoaServer` options. */
+export interface AccountGuards {
+  authorizationChecker: (action: Action, requirements: unknown[]) => Promise<boolean>;
+  currentUserChecker: (action: Action) => Promise<StoredUser | undefined>;
+}
+
+/**
+ * Guards for routing-controllers actions, backed by the account core:
+ *
+ * - `@Authorized()`: a valid bearer session is required.
+ * - `@Authorized('role:editor')`: the user must hold the role (`'editor'` alone means the same).
+ * - `@Authorized('perm:posts.write')`: the user must hold the permission through one of their roles.
+ * - `@Authorized(['role:editor', 'perm:posts.publish'])`: ALL of the names must hold; they are checked in order
+ *   and the first failure answers.
+ * - `@CurrentUser()` gives the `StoredUser`. routing-controllers makes it optional unless it says
+ *   `{ required: true }` or the action is `@Authorized()`: then no valid session is a 401. Optional
+ *   (`@CurrentUser()` alone, `@CurrentUser({ required: false })`) gives `undefined` instead of failing when the
+ *   header is absent or the token is rejected.
+ *
+ * Answers: no bearer header 401 `{"detail": "Not authenticated"}`; rejected token 401 `invalid_session_token`
+ * (both with `WWW-Authenticate: Bearer`); role or permission not held 403 `permission_denied`; a role or permission
+ * that does not exist 404 `unknown_role` / `unknown_permission`. Each request authenticates once, and roles are read
+ * from the store on every request, so a demotion applies to the user's next request.
+ *
+ * @example
+ * useKoaServer(app, { controllers: [PostsController], ...accountGuards() });
+ */
+export function accountGuards(): AccountGuards {
+  return {
+    authorizationChecker: (action, requirements) =>
+      asHttpErrors(async () => {
+        const user = await requireUser(action.context);
+        const accounts = resolveAccountService();
+        for (const requirement of requirements) {
+          const { kind, name } = parseRequirement(requirement);
+          if (kind === 'role') await accounts.requireRole(user, name);
+          else await accounts.requirePermission(user, name);
+        }
+        return true;
+      }),
+    currentUserChecker: async (action) => {
+      const outcome = await authenticateRequest(action.context);
+      return outcome.kind === 'authenticated' ? outcome.user : undefined;
+    },
+  };
+}
+
+async function requireUser(ctx: Context): Promise<StoredUser> {
+  const outcome = await authenticateRequest(ctx);
+  if (outcome.kind === 'authenticated') return outcome.user;
+  // Set here, not only by our error middleware, so a host keeping routing-controllers' handler sends it too.
+  ctx.set('WWW-Authenticate', 'Bearer');
+  throw authError(outcome);
+}
+
+/** Core failures leave as HttpErrors, which routing-controllers' default handler renders with our body. */
+async function asHttpErrors<T>(check: () => Promise<T>): Promise<T> {
+  try {
+    return await check();
+  } catch (error) {
+    throw isAccountError(error) ? new AccountHttpError(error) : error;
+  }
+}

@@ -1,0 +1,56 @@
+import type Koa from 'koa';
+import { RoutingControllersOptions, useKoaServer } from 'routing-controllers';
+import { AccountController } from '../controllers/account-controller';
+import { accountGuards } from '../guards/account-guards';
+import { gatehouseHttp, GatehouseHttpOptions } from './gatehouse-http';
+
+/**
+ * routing-controllers registers EVERY `@Middleware`/`@Interceptor` class of the process as global when these lists
+ * are absent or empty, which would install a host's global middlewares a second time. An undecorated class
+ * matches none of them, so naming it registers nothing.
+ */
+class NoGlobalClasses {}
+
+/**
+ * The routing-controllers options of the account routes (spec section 4): `AccountController` only, validation
+ * that strips unknown fields and never copies submitted values into errors, errors left to `gatehouseHttp()`'s
+ * renderer, and the account guards.
+ *
+ * @example
+ * app.use(gatehouseHttp());
+ * useKoaServer(app, { routePrefix: '/auth', ...accountRoutes() });
+ */
+export function accountRoutes(): RoutingControllersOptions {
+  return {
+    controllers: [AccountController],
+    middlewares: [NoGlobalClasses],
+    interceptors: [NoGlobalClasses],
+    defaultErrorHandler: false,
+    validation: {
+      whitelist: true,
+      forbidUnknownValues: true,
+      // One message per field: a missing field is "must be a string", not also "must be shorter than 64 characters".
+      stopAtFirstError: true,
+      validationError: { target: false, value: false },
+    },
+    ...accountGuards(),
+  };
+}
+
+export interface MountAccountRoutesOptions extends GatehouseHttpOptions {
+  /** Route prefix; default `/auth`. */
+  prefix?: string;
+}
+
+/**
+ * The one-line setup: `gatehouseHttp()` then the account routes under `prefix`. A host that mounts its own
+ * controllers too calls it first, then `useKoaServer` for them.
+ *
+ * @example
+ * mountAccountRoutes(app, { prefix: '/auth' });
+ */
+export function mountAccountRoutes(app: Koa, options: MountAccountRoutesOptions = {}): Koa {
+  app.use(gatehouseHttp({ bodyLimit: options.bodyLimit }));
+  useKoaServer(app, { routePrefix: options.prefix ?? '/auth', ...accountRoutes() });
+  return app;
+}

@@ -1,0 +1,27 @@
+import type { Middleware } from 'koa';
+import { errorMiddleware } from '../errors/error-middleware';
+import { DEFAULT_BODY_LIMIT, jsonBody } from './json-body';
+import { securityHeaders } from './security-headers';
+
+export interface GatehouseHttpOptions {
+  /** Largest accepted JSON body after decoding, in bytes or as `'16kb'`. Default 16 KiB. */
+  bodyLimit?: string | number;
+}
+
+/**
+ * The HTTP groundwork of Gatehouse as one Koa middleware: security headers on every answer, JSON errors for every
+ * failure (see `errorMiddleware`), and strict JSON body parsing. Install it with `app.use()` BEFORE
+ * `useKoaServer()`: it must parse bodies before the koa-bodyparser routing-controllers adds, and catch what the
+ * routes below it throw.
+ *
+ * @example
+ * app.use(gatehouseHttp());
+ * useKoaServer(app, { routePrefix: '/auth', ...accountRoutes() });
+ */
+export function gatehouseHttp(options: GatehouseHttpOptions = {}): Middleware {
+  const headers = securityHeaders();
+  const errors = errorMiddleware();
+  const body = jsonBody({ limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
+  // Outermost first: headers are set before anything can fail, and body-parser failures reach the error renderer.
+  return (ctx, next) => headers(ctx, () => errors(ctx, () => body(ctx, next)));
+}

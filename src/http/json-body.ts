@@ -1,0 +1,60 @@
+import { bodyParser } from '@koa/bodyparser';
+import type { Context, Middleware } from 'koa';
+import { httpErrorForStatus, malformedJsonError } from '../errors/http-errors';
+
+/** 16 KiB: far above any account request, far below what would make parsing a cost. */
+export const DEFAULT_BODY_LIMIT = 16 * 1024;
+
+// DELETE is parsed too: DELETE /account carries the password.
+const PARSED_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
+
+export interface JsonBodyOptions {
+  /** Largest accepted body after decoding (gzip included): bytes, or a string such as `'16kb'`. */
+  limit?: string | number;
+}
+
+/**
+ * Parses JSON request bodies, and only JSON: a body of any other type is 415, one over the limit 413, one that is
+ * not JSON, or whose top level is not an object or array, 400 `malformed_json`. It always leaves
+ * `ctx.request.body` defined (`{}` when there was nothing to parse), which makes the koa-bodyparser that
+ * routing-controllers' Koa driver installs later stand aside, so its 1 MB limit and form parsing never apply.
+ */
+export function jsonBody(options: JsonBodyOptions = {}): Middleware {
+  const parse = bodyParser({
+    enableTypes: ['json'],
+    jsonLimit: options.limit ?? DEFAULT_BODY_LIMIT,
+    jsonStrict: true,
+    parsedMethods: PARSED_METHODS,
+    encoding: 'utf-8',
+  });
+  return async (ctx, next) => {
+    if (PARSED_METHODS.includes(ctx.method) && hasBody(ctx)) {
+      if (!ctx.request.is('application/json')) throw httpErrorForStatus(415);
+      try {
+        await parse(ctx, async () => {});
+      } catch (error) {
+        throw parserError(error);
+      }
+    }
+    if (ctx.request.body === undefined) ctx.request.body = {};
+    await next();
+  };
+}
+
+/** An empty body (`Content-Length: 0`, as an empty POST sends) is no body, whatever its type. */
+function hasBody(ctx: Context): boolean {
+  return ctx.get('transfer-encoding') !== '' || (ctx.request.length ?? 0) > 0;
+}
+
+/** raw-body and co-body errors, in our shapes; their messages (which may quote the body) are dropped. */
+function parserError(error: unknown): unknown {
+  const status = (error as { status?: unknown } | null)?.status;
+  if (status === 413) return httpErrorForStatus(413);
+  // An unknown charset or Content-Encoding.
+  if (status === 415) return httpErrorForStatus(415, 'Request body must be JSON in UTF-8, identity, gzip or deflate');
+  if (error instanceof SyntaxError || status === 400) return malformedJsonError();
+  // A body whose Content-Encoding does not match its bytes: zlib's own errors carry codes such as Z_DATA_ERROR.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('Z_')) return httpErrorForStatus(400, 'Request body could not be decoded');
+  return error;
+}

@@ -1,0 +1,24 @@
+import { Logger } from '../../src/services/logger';
+
+/** A Logger that keeps every line, so tests can prove what was logged and that no secret was. */
+export class CapturingLogger implements Logger {
+  readonly lines: { level: string; fields: object; message: string }[] = [];
+
+  info(fields: object, message: string) {
+    this.lines.push({ level: 'info', fields, message });
+  }
+  warn(fields: object, message: string) {
+    this.lines.push({ level: 'warn', fields, message });
+  }
+  error(fields: object, message: string) {
+    this.lines.push({ level: 'error', fields, message });
+  }
+
+  errors() {
+    return this.lines.filter((line) => line.level === 'error');
+  }
+
+  text(): string {
+    return this.lines.map((line) => JSON.stringify(line)).join('\n');
+  }
+}

@@ -1,0 +1,100 @@
+import Koa from 'koa';
+import { useContainer, useKoaServer } from 'routing-controllers';
+import request from 'supertest';
+import { Container } from 'typedi';
+import { resolveAccountService } from '../../src/di/resolve';
+import { ACCOUNT_OPTIONS, CLOCK, EMAIL_SENDER, LOGGER, USER_SERIALIZER, USER_STORE } from '../../src/di/tokens';
+import { accountRoutes } from '../../src/http/account-routes';
+import { gatehouseHttp, GatehouseHttpOptions } from '../../src/http/gatehouse-http';
+import { AccountService } from '../../src/services/account-service';
+import { UserSerializer } from '../../src/services/types';
+import { MemoryUserStore } from '../../src/stores/memory-user-store';
+import { CapturingLogger } from './capturing-logger';
+import { countingStore } from './counting-store';
+import { RecordingEmailSender } from './recording-email-sender';
+
+export const TEST_SECRET = 'http-test-secret-key-0123456789abcdef-0123456789';
+export const PASSWORD = 'violet staircase 42 umbrella';
+export const OTHER_PASSWORD = 'quiet lantern over 7 rivers';
+export const PREFIX = '/auth';
+
+export interface TestAppOptions extends GatehouseHttpOptions {
+  serializer?: UserSerializer;
+  /** Mounts more controllers after the account routes, as a host would (`useKoaServer` on the same app). */
+  mount?: (app: Koa) => void;
+}
+
+/** A Koa app with the account routes under /auth, wired to a fresh memory store, a recording sender and logger. */
+export interface TestApp {
+  app: Koa;
+  http: ReturnType<typeof request>;
+  accounts: AccountService;
+  store: MemoryUserStore;
+  /** Counts of store method calls, by name, since the app was built (or `calls.clear()`). */
+  calls: Map<string, number>;
+  sender: RecordingEmailSender;
+  logger: CapturingLogger;
+  /** Registers and verifies a user over HTTP. */
+  createUser(username: string, email?: string, password?: string): Promise<{ username: string; email: string; password: string }>;
+  /** Registers, verifies and logs in over HTTP; returns the bearer token. */
+  loginNewUser(username: string, email?: string, password?: string): Promise<string>;
+  login(username: string, password?: string): Promise<string>;
+}
+
+/** Sets the DI tokens a fresh set of doubles, so every test starts from an empty world. */
+export function resetContainer(options: { serializer?: UserSerializer } = {}) {
+  const memory = new MemoryUserStore();
+  const counted = countingStore(memory);
+  const sender = new RecordingEmailSender();
+  const logger = new CapturingLogger();
+  Container.set(USER_STORE, counted.store);
+  Container.set(EMAIL_SENDER, sender);
+  // Cheap argon2 parameters: these tests are about HTTP, and the core's own tests cover the real cost.
+  Container.set(ACCOUNT_OPTIONS, { secretKey: TEST_SECRET, hashing: { memoryCost: 1024, timeCost: 1 } });
+  Container.set(LOGGER, logger);
+  Container.remove(CLOCK);
+  if (options.serializer) Container.set(USER_SERIALIZER, options.serializer);
+  else Container.remove(USER_SERIALIZER);
+  return { memory, calls: counted.calls, sender, logger };
+}
+
+export function buildTestApp(options: TestAppOptions = {}): TestApp {
+  const { memory, calls, sender, logger } = resetContainer({ serializer: options.serializer });
+  // As a host does (and the standalone server): routing-controllers builds controllers through TypeDI.
+  useContainer(Container);
+  const app = new Koa();
+  app.use(gatehouseHttp({ bodyLimit: options.bodyLimit }));
+  useKoaServer(app, { routePrefix: PREFIX, ...accountRoutes() });
+  options.mount?.(app);
+  const http = request(app.callback());
+  const accounts = resolveAccountService();
+
+  const testApp: TestApp = {
+    app,
+    http,
+    accounts,
+    store: memory,
+    calls,
+    sender,
+    logger,
+    async createUser(username, email = `${username}@example.com`, password = PASSWORD) {
+      await http.post(`${PREFIX}/register`).send({ username, email, password }).expect(201);
+      await accounts.drain();
+      const token = sender.lastToken('sendVerification', email);
+      await http.post(`${PREFIX}/verify-email`).send({ token }).expect(200);
+      await accounts.drain();
+      return { username, email, password };
+    },
+    async login(username, password = PASSWORD) {
+      const response = await http.post(`${PREFIX}/login`).send({ username, password }).expect(200);
+      return response.body.access_token as string;
+    },
+    async loginNewUser(username, email, password = PASSWORD) {
+      await testApp.createUser(username, email, password);
+      return testApp.login(username, password);
+    },
+  };
+  return testApp;
+}
+
+export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
