@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { StoredUser } from '../../src/services/types';
-import { bearer, buildTestApp, OTHER_PASSWORD, PASSWORD, PREFIX, TestApp } from '../helpers/test-app';
+import { bearer, buildTestApp, OTHER_PASSWORD, PASSWORD, PREFIX, TestApp } from '../support/test-app';
 
 describe('HTTP: registration, verification, login and /me', () => {
   let t: TestApp;

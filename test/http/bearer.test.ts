@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { readBearerToken } from '../../src/guards/bearer-token';
-import { bearer, buildTestApp, PASSWORD, PREFIX, TestApp } from '../helpers/test-app';
+import { bearer, buildTestApp, PASSWORD, PREFIX, TestApp } from '../support/test-app';
 
 const NEW_PASSWORD = 'amber kettle sings 19 tunes';
 

@@ -5,7 +5,7 @@ import { useKoaServer } from 'routing-controllers';
 import { ACCOUNT_ERROR_CODES } from '../../src/errors/account-error';
 import { accountGuards } from '../../src/guards/account-guards';
 import { AccountService } from '../../src/services/account-service';
-import { bearer, buildTestApp, PASSWORD, PREFIX, TestApp } from '../helpers/test-app';
+import { bearer, buildTestApp, PASSWORD, PREFIX, TestApp } from '../support/test-app';
 import { FailingController, SECRET_IN_ERROR } from './fixtures/failing-controller';
 import { PostsController } from './fixtures/posts-controller';
 

@@ -3,7 +3,7 @@ import Koa from 'koa';
 import { useKoaServer } from 'routing-controllers';
 import request from 'supertest';
 import { accountGuards } from '../../src/guards/account-guards';
-import { bearer, buildTestApp, resetContainer, TestApp } from '../helpers/test-app';
+import { bearer, buildTestApp, resetContainer, TestApp } from '../support/test-app';
 import { PostsController } from './fixtures/posts-controller';
 
 /** The host mounts its own controller beside the account routes, keeping routing-controllers' default handler. */

@@ -4,7 +4,7 @@ import { useKoaServer } from 'routing-controllers';
 import request from 'supertest';
 import { accountGuards } from '../../src/guards/account-guards';
 import { mountAccountRoutes } from '../../src/http/account-routes';
-import { PASSWORD, resetContainer } from '../helpers/test-app';
+import { PASSWORD, resetContainer } from '../support/test-app';
 import { CountingMiddleware } from './fixtures/counting-middleware';
 import { PostsController } from './fixtures/posts-controller';
 

@@ -4,9 +4,9 @@ import { resolveAccountService, resolveSerializer } from '../../src/di/resolve';
 import { ACCOUNT_OPTIONS, CLOCK, EMAIL_SENDER, LOGGER, USER_SERIALIZER, USER_STORE } from '../../src/di/tokens';
 import { StoredUser } from '../../src/services/types';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
-import { CapturingLogger } from '../helpers/capturing-logger';
-import { RecordingEmailSender } from '../helpers/recording-email-sender';
-import { TEST_SECRET } from '../helpers/test-app';
+import { CapturingLogger } from '../support/capturing-logger';
+import { RecordingEmailSender } from '../support/recording-email-sender';
+import { TEST_SECRET } from '../support/test-app';
 
 const OPTIONS = { secretKey: TEST_SECRET, hashing: { memoryCost: 1024, timeCost: 1 } };
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { bearer, buildTestApp, OTHER_PASSWORD, PASSWORD, PREFIX, TestApp } from '../helpers/test-app';
+import { bearer, buildTestApp, OTHER_PASSWORD, PASSWORD, PREFIX, TestApp } from '../support/test-app';
 
 const NEW_PASSWORD = 'amber kettle sings 19 tunes';
 

@@ -6,7 +6,7 @@ import { runCli } from '../../src/cli/main';
 import { AccountService } from '../../src/services/account-service';
 import { silentLogger } from '../../src/services/logger';
 import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
-import { RecordingSender } from '../support/recording-sender';
+import { RecordingEmailSender } from '../support/recording-email-sender';
 
 const SECRET = 'cli-test-secret-key-0123456789-abcdefghij';
 
@@ -25,7 +25,7 @@ describe('admin CLI (gatehouse <command>)', () => {
     err = [];
     // A verified user, made through the core on the same database file the CLI opens.
     const store = await SqliteUserStore.open({ filename: join(dir, 'accounts.db') });
-    const sender = new RecordingSender();
+    const sender = new RecordingEmailSender();
     const accounts = new AccountService({ store, sender, options: { secretKey: SECRET }, logger: silentLogger });
     await accounts.register({ username: 'alice', email: 'alice@example.com', password: 'violet staircase 42 umbrella' });
     await accounts.drain();

@@ -1,36 +1,19 @@
 import { AccountOptions } from '../../src/services/account-options';
 import { AccountService } from '../../src/services/account-service';
-import { Logger } from '../../src/services/logger';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
 import { UserStore } from '../../src/stores/user-store';
 import { ManualClock } from './manual-clock';
-import { RecordingSender } from './recording-sender';
+import { CapturingLogger } from './capturing-logger';
+import { RecordingEmailSender } from './recording-email-sender';
 
 export const TEST_SECRET = 'test-secret-key-0123456789abcdef-0123456789';
 export const STRONG_PASSWORD = 'violet staircase 42 umbrella';
 export const OTHER_PASSWORD = 'quiet lantern over 7 rivers';
 
-/** A logger that keeps every line, so tests can prove what was (and was not) logged. */
-export class CapturingLogger implements Logger {
-  readonly lines: { level: string; fields: object; message: string }[] = [];
-  info(fields: object, message: string) {
-    this.lines.push({ level: 'info', fields, message });
-  }
-  warn(fields: object, message: string) {
-    this.lines.push({ level: 'warn', fields, message });
-  }
-  error(fields: object, message: string) {
-    this.lines.push({ level: 'error', fields, message });
-  }
-  text(): string {
-    return this.lines.map((line) => JSON.stringify(line)).join('\n');
-  }
-}
-
 export interface Harness {
   accounts: AccountService;
   store: UserStore;
-  sender: RecordingSender;
+  sender: RecordingEmailSender;
   clock: ManualClock;
   logger: CapturingLogger;
   /** Registers and verifies a user; returns its credentials. */
@@ -41,7 +24,7 @@ export interface Harness {
 
 export function makeHarness(overrides: { store?: UserStore; options?: Partial<AccountOptions> } = {}): Harness {
   const store = overrides.store ?? new MemoryUserStore();
-  const sender = new RecordingSender();
+  const sender = new RecordingEmailSender();
   const clock = new ManualClock();
   const logger = new CapturingLogger();
   const accounts = new AccountService({

@@ -1,6 +1,6 @@
 import { EmailSender } from '../../src/email/email-sender';
 
-export type SentOperation =
+export type EmailOperation =
   | 'sendVerification'
   | 'sendPasswordReset'
   | 'sendEmailVerified'
@@ -8,19 +8,22 @@ export type SentOperation =
   | 'sendAccountDeleted'
   | 'sendRegistrationAttempt';
 
-export interface SentMessage {
-  operation: SentOperation;
+export interface RecordedEmail {
+  operation: EmailOperation;
   username: string;
   email: string;
   token?: string;
 }
 
-/** An EmailSender double that records every call; `failWith` makes every call reject after recording it. */
-export class RecordingSender implements EmailSender {
-  readonly sent: SentMessage[] = [];
+/**
+ * An EmailSender double that keeps every call, so tests can read tokens and prove what was (not) sent. `failWith`
+ * makes every call reject after recording it.
+ */
+export class RecordingEmailSender implements EmailSender {
+  readonly sent: RecordedEmail[] = [];
   failWith?: Error;
   /** Runs inside each call, before it returns: lets a test look at the world as the sender sees it. */
-  onSend?: (message: SentMessage) => void | Promise<void>;
+  onSend?: (message: RecordedEmail) => void | Promise<void>;
 
   sendVerification(username: string, email: string, token: string) {
     return this.record({ operation: 'sendVerification', username, email, token });
@@ -42,7 +45,7 @@ export class RecordingSender implements EmailSender {
   }
 
   /** Every message of this kind, oldest first. */
-  of(operation: SentOperation, email?: string): SentMessage[] {
+  of(operation: EmailOperation, email?: string): RecordedEmail[] {
     return this.sent.filter((m) => m.operation === operation && (email === undefined || m.email === email));
   }
 
@@ -53,7 +56,7 @@ export class RecordingSender implements EmailSender {
     return message.token;
   }
 
-  private async record(message: SentMessage): Promise<void> {
+  private async record(message: RecordedEmail): Promise<void> {
     this.sent.push(message);
     await this.onSend?.(message);
     if (this.failWith) throw this.failWith;
