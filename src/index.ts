@@ -1,1 +1,39 @@
+/**
+ * Gatehouse: account management for routing-controllers on Koa.
+ *
+ * @example
+ * useContainer(Container);
+ * Container.set(USER_STORE, await SqliteUserStore.open({ filename: 'accounts.db' }));
+ * Container.set(EMAIL_SENDER, new SmtpEmailSender({ url, from, links: new EmailLinks({ publicUrl, prefix: '/auth' }) }));
+ * Container.set(ACCOUNT_OPTIONS, { secretKey: process.env.SECRET_KEY! });
+ * app.use(gatehouseHttp());
+ * useKoaServer(app, { routePrefix: '/auth', ...accountRoutes() });
+ * useKoaServer(app, { controllers: [PostsController], ...accountGuards() });
+ */
 import 'reflect-metadata';
+
+// Wiring a host app: the DI seams, the HTTP groundwork, the account routes and the guards.
+export { ACCOUNT_OPTIONS, CLOCK, EMAIL_SENDER, LOGGER, USER_SERIALIZER, USER_STORE } from './di/tokens';
+export { resolveAccountService, resolveSerializer } from './di/resolve';
+export { gatehouseHttp, type GatehouseHttpOptions } from './http/gatehouse-http';
+export { accountRoutes, mountAccountRoutes, type MountAccountRoutesOptions } from './http/account-routes';
+export { accountGuards, type AccountGuards } from './guards/account-guards';
+export { BearerToken, readBearerToken } from './guards/bearer-token';
+export { AccountController } from './controllers/account-controller';
+
+// The account core, usable without HTTP (scripts, jobs, other frameworks).
+export { AccountService, type AccountServiceDeps, type RegisterInput } from './services/account-service';
+export { DEFAULT_ACCOUNT_OPTIONS, type AccountOptions } from './services/account-options';
+export { systemClock, type Clock } from './services/clock';
+export { jsonConsoleLogger, silentLogger, type Logger } from './services/logger';
+export { defaultUserSerializer } from './services/user-serializer';
+export type { PublicUser, StoredSession, StoredToken, StoredUser, TokenPurpose, UserSerializer } from './services/types';
+
+// Errors: the core's one error class, its codes and their HTTP statuses.
+export { AccountError, ACCOUNT_ERROR_CODES, isAccountError, type AccountErrorCode } from './errors/account-error';
+export { statusForAccountError } from './errors/status-table';
+export { GatehouseHttpError } from './errors/http-errors';
+
+// Storage and email: the interfaces and the built-in implementations.
+export * from './stores';
+export * from './email';

@@ -1,6 +1,8 @@
 /**
  * Upper bounds of request fields. They only keep huge strings away from the core (and its password hashing);
- * the real rules (username syntax, email syntax, password policy) are the core's.
+ * the real rules (username syntax, email syntax, password policy) are the core's. In the DTOs `@IsString()` stands
+ * below `@MaxLength()`: decorators run bottom-up and validation stops at the first error, so a wrong type is
+ * reported as a wrong type.
  */
 export const MAX_USERNAME = 64;
 export const MAX_EMAIL = 320;

@@ -3,7 +3,7 @@ import { MAX_EMAIL } from './bounds';
 
 /** POST /resend-verification and POST /password-reset/request. */
 export class EmailBody {
-  @IsString()
   @MaxLength(MAX_EMAIL)
+  @IsString()
   email!: string;
 }

@@ -3,11 +3,11 @@ import { MAX_PASSWORD, MAX_USERNAME } from './bounds';
 
 /** POST /login */
 export class LoginBody {
-  @IsString()
   @MaxLength(MAX_USERNAME)
+  @IsString()
   username!: string;
 
-  @IsString()
   @MaxLength(MAX_PASSWORD)
+  @IsString()
   password!: string;
 }

@@ -3,7 +3,7 @@ import { MAX_PASSWORD } from './bounds';
 
 /** DELETE /account: the current password confirms the deletion. */
 export class PasswordBody {
-  @IsString()
   @MaxLength(MAX_PASSWORD)
+  @IsString()
   password!: string;
 }

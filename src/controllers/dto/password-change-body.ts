@@ -3,11 +3,11 @@ import { MAX_PASSWORD } from './bounds';
 
 /** POST /password/change */
 export class PasswordChangeBody {
-  @IsString()
   @MaxLength(MAX_PASSWORD)
+  @IsString()
   old_password!: string;
 
-  @IsString()
   @MaxLength(MAX_PASSWORD)
+  @IsString()
   new_password!: string;
 }

@@ -3,11 +3,11 @@ import { MAX_PASSWORD, MAX_TOKEN } from './bounds';
 
 /** POST /password-reset/confirm */
 export class PasswordResetConfirmBody {
-  @IsString()
   @MaxLength(MAX_TOKEN)
+  @IsString()
   token!: string;
 
-  @IsString()
   @MaxLength(MAX_PASSWORD)
+  @IsString()
   new_password!: string;
 }

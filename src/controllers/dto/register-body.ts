@@ -3,15 +3,15 @@ import { MAX_EMAIL, MAX_PASSWORD, MAX_USERNAME } from './bounds';
 
 /** POST /register */
 export class RegisterBody {
-  @IsString()
   @MaxLength(MAX_USERNAME)
+  @IsString()
   username!: string;
 
-  @IsString()
   @MaxLength(MAX_EMAIL)
+  @IsString()
   email!: string;
 
-  @IsString()
   @MaxLength(MAX_PASSWORD)
+  @IsString()
   password!: string;
 }

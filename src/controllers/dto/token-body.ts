@@ -3,7 +3,7 @@ import { MAX_TOKEN } from './bounds';
 
 /** POST /verify-email: the raw token from the verification email. */
 export class TokenBody {
-  @IsString()
   @MaxLength(MAX_TOKEN)
+  @IsString()
   token!: string;
 }
