@@ -1,0 +1,79 @@
+// A host application that mounts Gatehouse beside its own controllers: the README's example, kept compiling and
+// tested (test/examples/host-app.test.ts). In your app, import from 'gatehouse' instead of '../src'.
+import 'reflect-metadata';
+import Koa from 'koa';
+import { Authorized, Body, CurrentUser, Get, JsonController, Post, useContainer, useKoaServer } from 'routing-controllers';
+import { Container, Service } from 'typedi';
+import {
+  ACCOUNT_OPTIONS,
+  accountGuards,
+  accountRoutes,
+  EMAIL_SENDER,
+  EmailLinks,
+  gatehouseHttp,
+  SmtpEmailSender,
+  SqliteUserStore,
+  StoredUser,
+  USER_SERIALIZER,
+  USER_STORE,
+} from '../src';
+
+@Service()
+@JsonController('/posts')
+export class PostsController {
+  /** Anyone; signed-in readers are greeted by name. */
+  @Get('/')
+  list(@CurrentUser({ required: false }) user?: StoredUser) {
+    return { viewer: user?.username ?? null, posts: [] };
+  }
+
+  /** Any valid session. */
+  @Authorized()
+  @Get('/mine')
+  mine(@CurrentUser() user: StoredUser) {
+    return { author: user.username, posts: [] };
+  }
+
+  /** Holders of the posts.write permission, through any of their roles. */
+  @Authorized('perm:posts.write')
+  @Post('/')
+  create(@CurrentUser() user: StoredUser, @Body() post: { title?: string }) {
+    return { author: user.username, title: post.title ?? '' };
+  }
+
+  /** Editors only. */
+  @Authorized('role:editor')
+  @Get('/drafts')
+  drafts() {
+    return { drafts: [] };
+  }
+}
+
+export interface HostAppSettings {
+  databaseFile: string;
+  smtpUrl: string;
+  secretKey: string;
+  publicUrl: string;
+}
+
+export async function createHostApp(settings: HostAppSettings): Promise<Koa> {
+  useContainer(Container);
+  Container.set(USER_STORE, await SqliteUserStore.open({ filename: settings.databaseFile }));
+  Container.set(
+    EMAIL_SENDER,
+    new SmtpEmailSender({
+      url: settings.smtpUrl,
+      from: 'Example <no-reply@example.com>',
+      links: new EmailLinks({ publicUrl: settings.publicUrl, prefix: '/auth' }),
+    }),
+  );
+  Container.set(ACCOUNT_OPTIONS, { secretKey: settings.secretKey });
+  // Optional: what GET /auth/me returns (and nothing else).
+  Container.set(USER_SERIALIZER, (user: StoredUser) => ({ name: user.username, verified: user.verified }));
+
+  const app = new Koa();
+  app.use(gatehouseHttp()); // first: JSON errors, a 16 KiB JSON body limit, security headers
+  useKoaServer(app, { routePrefix: '/auth', ...accountRoutes() }); // the 11 account routes
+  useKoaServer(app, { routePrefix: '/api', controllers: [PostsController], ...accountGuards() });
+  return app;
+}

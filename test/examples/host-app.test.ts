@@ -1,0 +1,102 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { Container } from 'typedi';
+import { createHostApp } from '../../examples/host-app';
+import { EMAIL_SENDER, LOGGER, resolveAccountService, SmtpEmailSender, USER_STORE } from '../../src';
+import { CapturingLogger } from '../support/capturing-logger';
+import { parseMail, SmtpTestServer, startSmtpServer } from '../email/smtp-test-server';
+
+const PASSWORD = 'violet staircase 42 umbrella';
+
+/** The README's host app, built from the package entry point, on SQLite and a real SMTP server on loopback. */
+describe('the README host app (examples/host-app.ts)', () => {
+  let dir: string;
+  let smtp: SmtpTestServer;
+  let http: ReturnType<typeof request>;
+  let logger: CapturingLogger;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gatehouse-host-'));
+    smtp = await startSmtpServer();
+    const app = await createHostApp({
+      databaseFile: join(dir, 'accounts.db'),
+      smtpUrl: smtp.url,
+      secretKey: 'host-app-secret-key-0123456789-abcdefghijkl',
+      publicUrl: 'https://example.com',
+    });
+    // The example logs JSON lines to stderr; here they are kept instead, and checked for secrets.
+    logger = new CapturingLogger();
+    Container.set(LOGGER, logger);
+    http = request(app.callback());
+  });
+  afterEach(async () => {
+    await resolveAccountService().drain();
+    await (Container.get(EMAIL_SENDER) as SmtpEmailSender).close();
+    await Container.get(USER_STORE).close();
+    Container.remove(LOGGER);
+    await smtp.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function linkToken(to: string, path: string): Promise<string> {
+    await resolveAccountService().drain();
+    const mail = smtp.received.filter((m) => m.rcptTo.includes(to)).at(-1);
+    expect(mail, `an email to ${to}`).to.not.equal(undefined);
+    const text = (await parseMail(mail!)).text ?? '';
+    const match = new RegExp(`https://example\\.com/auth${path}\\?token=([A-Za-z0-9_-]{43})`).exec(text);
+    expect(match, `a ${path} link in the email`).to.not.equal(null);
+    return match![1];
+  }
+
+  async function signIn(username: string): Promise<string> {
+    await http.post('/auth/register').send({ username, email: `${username}@example.com`, password: PASSWORD }).expect(201);
+    const token = await linkToken(`${username}@example.com`, '/verify-email');
+    await http.post('/auth/verify-email').send({ token }).expect(200, { detail: 'Email verified' });
+    const login = await http.post('/auth/login').send({ username, password: PASSWORD }).expect(200);
+    expect(login.body.token_type).to.equal('bearer');
+    return `Bearer ${login.body.access_token}`;
+  }
+
+  it('serves the account routes under /auth, with the host serializer on /me only', async () => {
+    const auth = await signIn('alice');
+    await http.get('/auth/me').set('Authorization', auth).expect(200, { name: 'alice', verified: true });
+    expect(logger.text()).to.include('login succeeded');
+    expect(logger.text()).to.not.include(auth.slice('Bearer '.length));
+    expect(logger.text()).to.not.include(PASSWORD);
+  });
+
+  it('guards the host routes under /api with the four guards', async () => {
+    await http.get('/api/posts').expect(200, { viewer: null, posts: [] });
+    const missing = await http.get('/api/posts/mine').expect(401);
+    expect(missing.body).to.deep.equal({ detail: 'Not authenticated' });
+    expect(missing.headers['www-authenticate']).to.equal('Bearer');
+
+    const auth = await signIn('alice');
+    await http.get('/api/posts').set('Authorization', auth).expect(200, { viewer: 'alice', posts: [] });
+    await http.get('/api/posts/mine').set('Authorization', auth).expect(200, { author: 'alice', posts: [] });
+
+    const unknownPermission = await http.post('/api/posts').set('Authorization', auth).send({ title: 'Hi' }).expect(404);
+    expect(unknownPermission.body.detail.code).to.equal('unknown_permission');
+    const unknownRole = await http.get('/api/posts/drafts').set('Authorization', auth).expect(404);
+    expect(unknownRole.body.detail.code).to.equal('unknown_role');
+
+    const accounts = resolveAccountService();
+    await accounts.createRole('editor');
+    await accounts.createPermission('posts.write');
+    await accounts.grantPermission('editor', 'posts.write');
+    const denied = await http.post('/api/posts').set('Authorization', auth).send({ title: 'Hi' }).expect(403);
+    expect(denied.body).to.deep.equal({ detail: { detail: 'Permission denied', code: 'permission_denied' } });
+    await http.get('/api/posts/drafts').set('Authorization', auth).expect(403);
+
+    await accounts.grantRole('alice', 'editor');
+    await http.post('/api/posts').set('Authorization', auth).send({ title: 'Hi' }).expect(200, { author: 'alice', title: 'Hi' });
+    await http.get('/api/posts/drafts').set('Authorization', auth).expect(200, { drafts: [] });
+
+    await http.post('/auth/logout').set('Authorization', auth).expect(200);
+    const rejected = await http.get('/api/posts/mine').set('Authorization', auth).expect(401);
+    expect(rejected.body.detail.code).to.equal('invalid_session_token');
+  });
+});
