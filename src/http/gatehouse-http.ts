@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { errorMiddleware } from '../errors/error-middleware';
 import { DEFAULT_BODY_LIMIT, jsonBody } from './json-body';
 import { securityHeaders } from './security-headers';
@@ -23,5 +23,10 @@ export function gatehouseHttp(options: GatehouseHttpOptions = {}): Middleware {
   const errors = errorMiddleware();
   const body = jsonBody({ limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
   // Outermost first: headers are set before anything can fail, and body-parser failures reach the error renderer.
-  return (ctx, next) => headers(ctx, () => errors(ctx, () => body(ctx, next)));
+  return (ctx, next) => headers(ctx, () => errors(ctx, () => body(ctx, next).then(() => answerOptions(ctx))));
+}
+
+/** The router answers OPTIONS with an empty 200 and `Allow`; an answer without a body is a 204. */
+function answerOptions(ctx: Context): void {
+  if (ctx.method === 'OPTIONS' && ctx.status === 200 && !ctx.body) ctx.status = 204;
 }

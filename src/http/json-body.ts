@@ -7,6 +7,11 @@ export const DEFAULT_BODY_LIMIT = 16 * 1024;
 
 // DELETE is parsed too: DELETE /account carries the password.
 const PARSED_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
+// JSON is UTF-8 (RFC 8259); no charset parameter means UTF-8.
+const UTF8_CHARSETS = new Set(['', 'utf-8', 'utf8']);
+// What the decoder below understands; anything else (brotli included) is refused before it reaches it.
+const ENCODINGS = new Set(['', 'identity', 'gzip', 'deflate']);
+const UNSUPPORTED_ENCODING = 'Request body must be JSON in UTF-8, identity, gzip or deflate';
 
 export interface JsonBodyOptions {
   /** Largest accepted body after decoding (gzip included): bytes, or a string such as `'16kb'`. */
@@ -30,11 +35,15 @@ export function jsonBody(options: JsonBodyOptions = {}): Middleware {
   return async (ctx, next) => {
     if (PARSED_METHODS.includes(ctx.method) && hasBody(ctx)) {
       if (!ctx.request.is('application/json')) throw httpErrorForStatus(415);
+      if (!UTF8_CHARSETS.has(ctx.request.charset.toLowerCase())) throw httpErrorForStatus(415, UNSUPPORTED_ENCODING);
+      if (!ENCODINGS.has(ctx.get('content-encoding').toLowerCase())) throw httpErrorForStatus(415, UNSUPPORTED_ENCODING);
       try {
         await parse(ctx, async () => {});
       } catch (error) {
         throw parserError(error);
       }
+      // Invalid UTF-8 decodes to U+FFFD: refused, so that different bytes can never be the same password.
+      if (ctx.request.rawBody?.includes('\uFFFD')) throw httpErrorForStatus(400, 'Request body is not valid UTF-8');
     }
     if (ctx.request.body === undefined) ctx.request.body = {};
     await next();
@@ -51,7 +60,7 @@ function parserError(error: unknown): unknown {
   const status = (error as { status?: unknown } | null)?.status;
   if (status === 413) return httpErrorForStatus(413);
   // An unknown charset or Content-Encoding.
-  if (status === 415) return httpErrorForStatus(415, 'Request body must be JSON in UTF-8, identity, gzip or deflate');
+  if (status === 415) return httpErrorForStatus(415, UNSUPPORTED_ENCODING);
   if (error instanceof SyntaxError || status === 400) return malformedJsonError();
   // A body whose Content-Encoding does not match its bytes: zlib's own errors carry codes such as Z_DATA_ERROR.
   const code = (error as { code?: unknown } | null)?.code;

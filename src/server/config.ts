@@ -85,7 +85,11 @@ function loadSecretKey(
   cwd: string,
   warn: (message: string) => void = () => {},
 ): { secretKey: string; generated: boolean } {
-  const value = raw === undefined || raw === '' ? undefined : raw;
+  const value = raw;
+  if (value !== undefined && value.trim() === '') {
+    // Most often `GATEHOUSE_SECRET_KEY=$SOMETHING_UNSET`: a mistake to report, not a request for a generated key.
+    throw new ConfigError('GATEHOUSE_SECRET_KEY is set but empty; set it to at least 32 random bytes or unset it');
+  }
   if (value !== undefined) {
     const bytes = Buffer.byteLength(value);
     if (bytes < MIN_SECRET_KEY_BYTES) {
@@ -152,12 +156,17 @@ function parseEmailFrom(raw: string | undefined): string {
 }
 
 function parsePublicUrl(raw: string | undefined, host: string, port: number): string {
-  const value = nonEmpty(raw) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const configured = nonEmpty(raw);
+  const value = configured ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(`GATEHOUSE_PUBLIC_URL must be an absolute URL such as https://accounts.example.com`);
+    throw new ConfigError(
+      configured
+        ? 'GATEHOUSE_PUBLIC_URL must be an absolute URL such as https://accounts.example.com'
+        : `HOST "${host}" is not a valid host name or IP address`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError('GATEHOUSE_PUBLIC_URL must start with http:// or https://');

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { resolveAccountService } from '../di/resolve';
 import { ConsoleEmailSender } from '../email/console-email-sender';
 import { EmailLinks } from '../email/email-links';
@@ -10,6 +10,7 @@ import { jsonConsoleLogger } from '../services/logger';
 import type { UserStore } from '../stores/user-store';
 import { ConfigError, loadConfig, ServerConfig } from './config';
 import { createApp } from './create-app';
+import { createHttpServer } from './http-server';
 import { openStore } from './open-store';
 
 /** How long shutdown waits for in-flight requests and mail before giving up. */
@@ -62,7 +63,7 @@ async function main(): Promise<void> {
   const store = await openStore(config.database);
   const sender = buildSender(config);
   const app = createApp({ store, sender, options: { secretKey: config.secretKey }, prefix: config.prefix, logger });
-  const server = createServer(app.callback());
+  const server = createHttpServer(app);
   await listen(server, config);
   onShutdownSignals(server, store, sender);
   const address = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;

@@ -8,6 +8,12 @@ export interface PasswordContext {
   email?: string;
 }
 
+/**
+ * Control characters cannot be typed reliably, and U+FFFD is what undecodable input turns into: a password holding
+ * either could be matched by bytes its owner never chose.
+ */
+const UNTYPABLE = /[\p{Cc}\uFFFD]/u;
+
 /** Context words shorter than this are too common inside real passphrases to refuse. */
 const MIN_CONTEXT_WORD_LENGTH = 4;
 
@@ -44,6 +50,9 @@ export class PasswordPolicy {
       throw new AccountError('weak_password', `Password must be at least ${minLength} characters long`);
     }
     if (length > maxLength) throw tooLong(maxLength);
+    if (UNTYPABLE.test(normalized)) {
+      throw new AccountError('weak_password', 'Password must not contain control characters or U+FFFD');
+    }
     if (this.options.useBlocklist && isCommonPassword(normalized)) {
       throw new AccountError('weak_password', 'Password is too common; choose a less predictable one');
     }

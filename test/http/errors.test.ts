@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { Response, Test } from 'supertest';
 import { useKoaServer } from 'routing-controllers';
 import { ACCOUNT_ERROR_CODES } from '../../src/errors/account-error';
@@ -252,6 +252,39 @@ describe('HTTP: error answers', () => {
       expectJsonError(response, 400, 'bad_request');
     });
 
+    // Found by the black-box run: brotli garbage reached the decoder and came back as a 500.
+    it('a brotli body is 415, whether or not it is valid brotli', async () => {
+      for (const bytes of [Buffer.from('{}'), brotliCompressSync(JSON.stringify({ username: 'zed', password: PASSWORD }))]) {
+        const response = await sendRaw(
+          t.http.post(`${PREFIX}/login`).set('Content-Type', 'application/json').set('Content-Encoding', 'br'),
+          bytes,
+        );
+        expectJsonError(response, 415, 'unsupported_media_type');
+      }
+    });
+
+    it('a charset other than UTF-8 is 415', async () => {
+      for (const charset of ['iso-8859-1', 'utf-16', 'bogus']) {
+        const response = await sendRaw(
+          t.http.post(`${PREFIX}/login`).set('Content-Type', `application/json; charset=${charset}`),
+          Buffer.from(JSON.stringify({ username: 'zed', password: PASSWORD })),
+        );
+        expectJsonError(response, 415, 'unsupported_media_type');
+      }
+      const utf8 = await t.http
+        .post(`${PREFIX}/login`)
+        .set('Content-Type', 'application/json; charset=UTF-8')
+        .send(JSON.stringify({ username: 'zed', password: PASSWORD }));
+      expect(utf8.body.detail.code).to.equal('invalid_credentials');
+    });
+
+    it('invalid UTF-8 is 400, so that different bytes cannot decode to the same password', async () => {
+      const body = Buffer.concat([Buffer.from('{"username":"zed","password":"'), Buffer.from([0xff, 0xfe]), Buffer.from(' secret words here"}')]);
+      const response = await sendRaw(t.http.post(`${PREFIX}/login`).set('Content-Type', 'application/json'), body);
+      expectJsonError(response, 400, 'bad_request');
+      expect(t.calls.size).to.equal(0);
+    });
+
     it('the limit is configurable', async () => {
       t = buildTestApp({ bodyLimit: 64 });
       const response = await t.http.post(`${PREFIX}/login`).send({ username: 'zed', password: 'p'.repeat(80) });
@@ -317,6 +350,13 @@ describe('HTTP: error answers', () => {
       const put = await t.http.put(`${PREFIX}/me`).send({});
       expectJsonError(put, 405, 'method_not_allowed');
       expect(put.headers.allow).to.include('GET');
+    });
+
+    it('OPTIONS is 204 with the Allow header and the security headers', async () => {
+      const response = await t.http.options(`${PREFIX}/login`);
+      expect(response.status).to.equal(204);
+      expect(response.headers.allow).to.include('POST');
+      for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(response.headers[name], name).to.equal(value);
     });
 
     it('an unexpected error is 500 internal_error with nothing of the cause, and is logged without its message', async () => {

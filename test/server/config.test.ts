@@ -65,6 +65,8 @@ describe('server configuration', () => {
     ['GATEHOUSE_SMTP_URL', 'http://mail', /must start with smtp:\/\/ or smtps:\/\//],
     ['GATEHOUSE_PUBLIC_URL', 'ftp://example.com', /must start with http/],
     ['GATEHOUSE_EMAIL_FROM', 'a@b.c\r\nBcc: x@y.z', /GATEHOUSE_EMAIL_FROM/],
+    ['GATEHOUSE_SECRET_KEY', '', /GATEHOUSE_SECRET_KEY is set but empty/],
+    ['HOST', '999.1.1.1', /HOST "999\.1\.1\.1" is not a valid host name/],
   ] as const) {
     it(`refuses ${variable}=${JSON.stringify(value)} with one line saying what to fix`, () => {
       const env = { GATEHOUSE_SECRET_KEY: KEY, [variable]: value };

@@ -70,6 +70,16 @@ describe('AccountService: password policy and hashing', () => {
     );
   });
 
+  it('refuses control characters and U+FFFD, which undecodable input turns into', async () => {
+    const h = makeHarness();
+    for (const password of ['\uFFFD\uFFFD\uFFFD secret words here', 'tab\tseparated words here', 'nul\u0000 inside words here']) {
+      await expectAccountError(
+        h.accounts.register({ username: 'alice', email: 'alice@example.com', password }),
+        'weak_password',
+      );
+    }
+  });
+
   it('rehashes on login when the argon2 parameters were raised (P8)', async () => {
     const h = makeHarness();
     await h.createVerifiedUser('alice');

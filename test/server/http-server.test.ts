@@ -1,0 +1,78 @@
+import { expect } from 'chai';
+import Koa from 'koa';
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { SECURITY_HEADERS } from '../../src/http/security-headers';
+import { createHttpServer } from '../../src/server/http-server';
+
+/** Writes raw bytes to the server and resolves with everything it answers before closing. */
+function rawExchange(server: Server, bytes: string): Promise<string> {
+  const { port } = server.address() as AddressInfo;
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk));
+    socket.on('close', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
+function parse(answer: string): { status: number; headers: Record<string, string>; body: unknown } {
+  const [head, body] = answer.split('\r\n\r\n');
+  const [statusLine, ...lines] = head.split('\r\n');
+  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+  return { status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body) };
+}
+
+describe('the standalone HTTP server: requests Koa never sees', () => {
+  let server: Server;
+  beforeEach(async () => {
+    const app = new Koa();
+    app.silent = true; // the timed-out request's aborted body is expected here
+    app.use(async (ctx) => {
+      // Reads the whole body first, as the JSON body parser does.
+      for await (const chunk of ctx.req) void chunk;
+      ctx.body = { ok: true };
+    });
+    server = createHttpServer(app, { requestTimeoutMs: 1_000, headersTimeoutMs: 1_000 });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  afterEach(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  function expectJson(answer: string, status: number, code: string) {
+    const parsed = parse(answer);
+    expect(parsed.status).to.equal(status);
+    expect(parsed.headers['content-type']).to.match(/^application\/json/);
+    expect(parsed.body).to.have.nested.property('detail.code', code);
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(parsed.headers[name.toLowerCase()], name).to.equal(value);
+  }
+
+  it('answers a stalled body with 408 JSON instead of waiting for it (slowloris)', async () => {
+    const started = Date.now();
+    const answer = await rawExchange(
+      server,
+      'POST /auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":',
+    );
+    expectJson(answer, 408, 'request_timeout');
+    expect(Date.now() - started).to.be.below(5_000);
+  });
+
+  it('answers oversized headers with 431 JSON', async () => {
+    const answer = await rawExchange(server, `GET /auth/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expectJson(answer, 431, 'headers_too_large');
+  });
+
+  it('answers a malformed request with 400 JSON', async () => {
+    expectJson(await rawExchange(server, 'NOT A REQUEST\r\n\r\n'), 400, 'bad_request');
+    const smuggling =
+      'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n';
+    expectJson(await rawExchange(server, smuggling), 400, 'bad_request');
+  });
+
+  it('still serves ordinary requests', async () => {
+    const answer = await rawExchange(server, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(answer).to.match(/^HTTP\/1\.1 200/);
+    expect(answer).to.include('{"ok":true}');
+  });
+});
