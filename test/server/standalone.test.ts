@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { parseMail, startSmtpServer } from '../email/smtp-test-server';
 import { StandaloneServer } from './standalone-server';
 
 const PASSWORD = 'violet staircase 42 umbrella';
@@ -80,6 +81,38 @@ describe('standalone server (npm start)', function () {
     expect(server.stdout).to.match(/https:\/\/id\.example\.com\/accounts\/verify-email\?token=[A-Za-z0-9_-]{43}/);
     expect(server.stdout).to.not.include('evil.example.net');
     await request(server.url).post('/auth/register').send({}).expect(404);
+  });
+
+  it('sends real mail through GATEHOUSE_SMTP_URL, and a dead SMTP server does not change the answers', async () => {
+    const smtp = await startSmtpServer();
+    try {
+      server = await StandaloneServer.start(cwd, {
+        GATEHOUSE_SMTP_URL: smtp.url,
+        GATEHOUSE_EMAIL_FROM: 'Accounts <accounts@example.com>',
+        GATEHOUSE_PUBLIC_URL: 'https://id.example.com',
+      });
+      await request(server.url)
+        .post('/auth/register')
+        .send({ username: 'dave', email: 'dave@example.com', password: PASSWORD })
+        .expect(201);
+      await server.waitFor(() => smtp.received.length === 1, 'the SMTP server to receive the verification email');
+      const mail = await parseMail(smtp.received[0]);
+      expect(smtp.received[0].rcptTo).to.deep.equal(['dave@example.com']);
+      expect(mail.from?.value).to.deep.equal([{ address: 'accounts@example.com', name: 'Accounts' }]);
+      const token = /https:\/\/id\.example\.com\/auth\/verify-email\?token=([A-Za-z0-9_-]{43})/.exec(mail.text ?? '')?.[1];
+      expect(token, 'the verification link').to.be.a('string');
+      await request(server.url).post('/auth/verify-email').send({ token }).expect(200);
+      expect(server.stdout).to.not.include(token!);
+    } finally {
+      await smtp.close();
+    }
+    // SMTP is gone now: the request still succeeds, and the failure is logged without the address.
+    const before = await request(server.url).post('/auth/password-reset/request').send({ email: 'dave@example.com' });
+    const unknown = await request(server.url).post('/auth/password-reset/request').send({ email: 'erin@example.com' });
+    expect(before.status).to.equal(200);
+    expect(before.body).to.deep.equal(unknown.body);
+    await server.waitFor(() => server!.stderr.includes('background task failed'), 'the delivery failure to be logged');
+    expect(server.stderr).to.not.include('dave@example.com');
   });
 
   for (const [env, message] of [
