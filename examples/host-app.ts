@@ -2,7 +2,18 @@
 // tested (test/examples/host-app.test.ts). In your app, import from 'gatehouse' instead of '../src'.
 import 'reflect-metadata';
 import Koa from 'koa';
-import { Authorized, Body, CurrentUser, Get, JsonController, Post, useContainer, useKoaServer } from 'routing-controllers';
+import {
+  Authorized,
+  Body,
+  CurrentUser,
+  Get,
+  JsonController,
+  NotFoundError,
+  Param,
+  Post,
+  useContainer,
+  useKoaServer,
+} from 'routing-controllers';
 import { Container, Service } from 'typedi';
 import {
   ACCOUNT_OPTIONS,
@@ -11,6 +22,7 @@ import {
   EMAIL_SENDER,
   EmailLinks,
   gatehouseHttp,
+  resolveAccountService,
   SmtpEmailSender,
   SqliteUserStore,
   StoredUser,
@@ -47,6 +59,12 @@ export class PostsController {
   drafts() {
     return { drafts: [] };
   }
+
+  /** The host's own errors are rendered by gatehouseHttp() too: 404 {"detail": {"detail": "No such post", ...}}. */
+  @Get('/:id')
+  one(@Param('id') _id: string) {
+    throw new NotFoundError('No such post');
+  }
 }
 
 export interface HostAppSettings {
@@ -70,10 +88,16 @@ export async function createHostApp(settings: HostAppSettings): Promise<Koa> {
   Container.set(ACCOUNT_OPTIONS, { secretKey: settings.secretKey });
   // Optional: what GET /auth/me returns (and nothing else).
   Container.set(USER_SERIALIZER, (user: StoredUser) => ({ name: user.username, verified: user.verified }));
+  resolveAccountService(); // fails here, at boot, if a token is missing or an option is bad
 
   const app = new Koa();
   app.use(gatehouseHttp()); // first: JSON errors, a 16 KiB JSON body limit, security headers
   useKoaServer(app, { routePrefix: '/auth', ...accountRoutes() }); // the 11 account routes
-  useKoaServer(app, { routePrefix: '/api', controllers: [PostsController], ...accountGuards() });
+  useKoaServer(app, {
+    routePrefix: '/api',
+    controllers: [PostsController],
+    defaultErrorHandler: false, // let gatehouseHttp() render errors: JSON, no stack, no internal message
+    ...accountGuards(),
+  });
   return app;
 }

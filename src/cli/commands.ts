@@ -92,6 +92,7 @@ export function usage(): string {
     '',
     'Commands (on the database of GATEHOUSE_DATABASE_URL):',
     '  ' + 'migrate'.padEnd(width) + '  create or upgrade the database schema',
+    '  ' + 'help'.padEnd(width) + '  show this list',
     ...Object.entries(COMMANDS).map(([name, c]) => `  ${commandLine(name, c.args).padEnd(width)}  ${c.summary}`),
   ].join('\n');
 }

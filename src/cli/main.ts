@@ -26,7 +26,8 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, out = conso
   }
   let config;
   try {
-    config = loadConfig(env, { warn: (message) => err(`gatehouse: ${message}`) });
+    // No command hashes a token, so no development key is generated or kept for the CLI.
+    config = loadConfig(env, { warn: (message) => err(`gatehouse: ${message}`), ephemeralSecret: true });
   } catch (error) {
     if (error instanceof ConfigError) {
       err(`gatehouse: ${error.message}`);

@@ -1,5 +1,6 @@
 import { Container, Token } from 'typedi';
 import { ConsoleEmailSender } from '../email/console-email-sender';
+import { ConfigurationError } from '../errors/configuration-error';
 import { EmailLinks } from '../email/email-links';
 import type { EmailSender } from '../email/email-sender';
 import type { AccountOptions } from '../services/account-options';
@@ -62,7 +63,7 @@ export function resolveAccountService(container: TokenContainer = Container): Ac
   const service = new AccountService({
     store,
     options,
-    sender: sender ?? defaultSender(container),
+    sender: sender ?? defaultSender(container, logger ?? jsonConsoleLogger),
     clock: clock ?? systemClock,
     logger: logger ?? jsonConsoleLogger,
   });
@@ -83,7 +84,7 @@ export function resolveLogger(container: TokenContainer = Container): Logger {
 function required<T>(container: TokenContainer, token: Token<T>, exportName: string): T {
   const value = optional(container, token);
   if (value === undefined) {
-    throw new Error(
+    throw new ConfigurationError(
       `Gatehouse: the TypeDI token ${exportName} ('${token.name}') is not set; call Container.set(${exportName}, ...) ` +
         'before the first request',
     );
@@ -96,11 +97,19 @@ function optional<T>(container: TokenContainer, token: Token<T>): T | undefined 
   return container.get(token) ?? undefined;
 }
 
-function defaultSender(container: TokenContainer): EmailSender {
+/** Where the development sender's links point; a host that mounts elsewhere sets EMAIL_SENDER itself. */
+const DEFAULT_LINKS = { publicUrl: 'http://localhost:8000', prefix: '/auth' };
+
+function defaultSender(container: TokenContainer, logger: Logger): EmailSender {
   let sender = defaultSenders.get(container);
   if (!sender) {
-    sender = new ConsoleEmailSender({ links: new EmailLinks({ publicUrl: 'http://localhost:8000', prefix: '/auth' }) });
+    sender = new ConsoleEmailSender({ links: new EmailLinks(DEFAULT_LINKS) });
     defaultSenders.set(container, sender);
+    logger.warn(
+      { event: 'config', links: `${DEFAULT_LINKS.publicUrl}${DEFAULT_LINKS.prefix}` },
+      'EMAIL_SENDER is not set: emails are printed to stdout with links under http://localhost:8000/auth; ' +
+        'set EMAIL_SENDER (ConsoleEmailSender or SmtpEmailSender with your EmailLinks) to change that',
+    );
   }
   return sender;
 }

@@ -1,6 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import { resolveLogger } from '../di/resolve';
 import { recordedAuthError } from '../guards/request-auth';
+import { ConfigurationError } from './configuration-error';
 import { GatehouseHttpError, httpErrorForStatus, internalError } from './http-errors';
 import { toHttpError } from './to-http-error';
 
@@ -49,9 +50,14 @@ async function unrenderedError(ctx: Context): Promise<GatehouseHttpError | null>
 }
 
 function logUnexpected(ctx: Context, error: unknown): GatehouseHttpError {
-  // The class, code and stack frames only: driver and library messages can quote the data that caused them.
+  // The class, code and stack frames only: driver and library messages can quote the data that caused them. A
+  // configuration error's message is ours and says what to fix, so it is kept.
   const { name, code, frames } = summarize(error);
-  resolveLogger().error({ method: ctx.method, path: ctx.path, error: { name, code }, stack: frames }, 'unexpected error');
+  const message = error instanceof ConfigurationError ? { message: error.message } : {};
+  resolveLogger().error(
+    { method: ctx.method, path: ctx.path, error: { name, code, ...message }, stack: frames },
+    'unexpected error',
+  );
   return internalError();
 }
 

@@ -37,9 +37,11 @@ export function accountRoutes(): RoutingControllersOptions {
   };
 }
 
-export interface MountAccountRoutesOptions extends GatehouseHttpOptions {
+export interface MountAccountRoutesOptions extends Pick<GatehouseHttpOptions, 'bodyLimit'> {
   /** Route prefix; default `/auth`. */
   prefix?: string;
+  /** Apply `gatehouseHttp()` to the account routes only, not to the whole app (see `GatehouseHttpOptions.prefix`). */
+  scoped?: boolean;
 }
 
 /**
@@ -50,7 +52,8 @@ export interface MountAccountRoutesOptions extends GatehouseHttpOptions {
  * mountAccountRoutes(app, { prefix: '/auth' });
  */
 export function mountAccountRoutes(app: Koa, options: MountAccountRoutesOptions = {}): Koa {
-  app.use(gatehouseHttp({ bodyLimit: options.bodyLimit }));
-  useKoaServer(app, { routePrefix: options.prefix ?? '/auth', ...accountRoutes() });
+  const prefix = options.prefix ?? '/auth';
+  app.use(gatehouseHttp({ bodyLimit: options.bodyLimit, prefix: options.scoped ? prefix : undefined }));
+  useKoaServer(app, { routePrefix: prefix, ...accountRoutes() });
   return app;
 }

@@ -6,6 +6,11 @@ import { securityHeaders } from './security-headers';
 export interface GatehouseHttpOptions {
   /** Largest accepted JSON body after decoding, in bytes or as `'16kb'`. Default 16 KiB. */
   bodyLimit?: string | number;
+  /**
+   * Limit Gatehouse's handling to paths under this prefix (e.g. `'/auth'`): other requests pass through untouched,
+   * keeping the host's own body parsing, limits and error handling. Default: every request of the app.
+   */
+  prefix?: string;
 }
 
 /**
@@ -22,8 +27,22 @@ export function gatehouseHttp(options: GatehouseHttpOptions = {}): Middleware {
   const headers = securityHeaders();
   const errors = errorMiddleware();
   const body = jsonBody({ limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
+  const applies = appliesTo(options.prefix);
   // Outermost first: headers are set before anything can fail, and body-parser failures reach the error renderer.
-  return (ctx, next) => headers(ctx, () => errors(ctx, () => body(ctx, next).then(() => answerOptions(ctx))));
+  return (ctx, next) => {
+    if (!applies(ctx.path)) return next();
+    return headers(ctx, () => errors(ctx, () => body(ctx, next).then(() => answerOptions(ctx))));
+  };
+}
+
+/** Paths match the prefix as the router matches routes: case-insensitively, whole segments only. */
+function appliesTo(prefix: string | undefined): (path: string) => boolean {
+  const base = prefix?.replace(/\/+$/, '').toLowerCase();
+  if (!base) return () => true;
+  return (path) => {
+    const lower = path.toLowerCase();
+    return lower === base || lower.startsWith(`${base}/`);
+  };
 }
 
 /** The router answers OPTIONS with an empty 200 and `Allow`; an answer without a body is a 204. */

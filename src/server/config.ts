@@ -34,7 +34,17 @@ export const GENERATED_SECRET_FILE = './data/secret.key';
  * Reads the environment once, validates every variable, and returns the configuration or throws a ConfigError
  * naming the variable and what to do. This module is the only reader of `process.env` (through `main` and the CLI).
  */
-export function loadConfig(env: Env, options: { cwd?: string; warn?: (message: string) => void } = {}): ServerConfig {
+export interface LoadConfigOptions {
+  cwd?: string;
+  warn?: (message: string) => void;
+  /**
+   * For tools that never hash a token (the admin CLI): without a configured key, use a throwaway one instead of
+   * generating and keeping a development key. A configured key is still validated.
+   */
+  ephemeralSecret?: boolean;
+}
+
+export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerConfig {
   const cwd = options.cwd ?? process.cwd();
   const production = env.NODE_ENV === 'production';
   const port = parsePort(env.PORT);
@@ -50,7 +60,10 @@ export function loadConfig(env: Env, options: { cwd?: string; warn?: (message: s
     production,
   };
   // Last, so that a configuration refused for another reason writes no key file and prints no warning.
-  const { secretKey, generated } = loadSecretKey(env.GATEHOUSE_SECRET_KEY, production, cwd, options.warn);
+  const { secretKey, generated } =
+    options.ephemeralSecret && env.GATEHOUSE_SECRET_KEY === undefined
+      ? { secretKey: randomBytes(48).toString('base64url'), generated: true }
+      : loadSecretKey(env.GATEHOUSE_SECRET_KEY, production, cwd, options.warn);
   return { ...checked, secretKey, secretKeyGenerated: generated };
 }
 

@@ -1,3 +1,5 @@
+import { ConfigurationError } from '../errors/configuration-error';
+
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
@@ -55,11 +57,11 @@ export const DEFAULT_ACCOUNT_OPTIONS = {
 /** Fills defaults and refuses unusable options once, at start, with a message that says what to fix. */
 export function resolveAccountOptions(options: AccountOptions): ResolvedAccountOptions {
   if (!options || options.secretKey === undefined || options.secretKey === null) {
-    throw new TypeError('Gatehouse: ACCOUNT_OPTIONS.secretKey is required (at least 32 random bytes)');
+    throw new ConfigurationError('Gatehouse: ACCOUNT_OPTIONS.secretKey is required (at least 32 random bytes)');
   }
   const secretKey = Buffer.isBuffer(options.secretKey) ? options.secretKey : Buffer.from(options.secretKey, 'utf8');
   if (secretKey.length < MIN_SECRET_KEY_BYTES) {
-    throw new TypeError(
+    throw new ConfigurationError(
       `Gatehouse: the secret key is ${secretKey.length} bytes; it must be at least ${MIN_SECRET_KEY_BYTES} random bytes`,
     );
   }
@@ -81,12 +83,12 @@ export function resolveAccountOptions(options: AccountOptions): ResolvedAccountO
     'resetTokenTtlMs',
   ] as const) {
     if (!Number.isFinite(resolved[key]) || resolved[key] <= 0) {
-      throw new TypeError(`Gatehouse: ACCOUNT_OPTIONS.${key} must be a positive number of milliseconds`);
+      throw new ConfigurationError(`Gatehouse: ACCOUNT_OPTIONS.${key} must be a positive number of milliseconds`);
     }
   }
   const { minLength, maxLength } = resolved.password;
   if (!Number.isInteger(minLength) || !Number.isInteger(maxLength) || minLength < 8 || maxLength < minLength) {
-    throw new TypeError('Gatehouse: password.minLength must be an integer >= 8 and password.maxLength >= minLength');
+    throw new ConfigurationError('Gatehouse: password.minLength must be an integer >= 8 and password.maxLength >= minLength');
   }
   return resolved;
 }

@@ -95,6 +95,10 @@ describe('the README host app (examples/host-app.ts)', () => {
     await http.post('/api/posts').set('Authorization', auth).send({ title: 'Hi' }).expect(200, { author: 'alice', title: 'Hi' });
     await http.get('/api/posts/drafts').set('Authorization', auth).expect(200, { drafts: [] });
 
+    // The host's own errors come out in the same JSON shape, without a stack.
+    const notFound = await http.get('/api/posts/42').expect(404);
+    expect(notFound.body).to.deep.equal({ detail: { detail: 'No such post', code: 'not_found' } });
+
     await http.post('/auth/logout').set('Authorization', auth).expect(200);
     const rejected = await http.get('/api/posts/mine').set('Authorization', auth).expect(401);
     expect(rejected.body.detail.code).to.equal('invalid_session_token');

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import Koa from 'koa';
 import { useKoaServer } from 'routing-controllers';
 import request from 'supertest';
+import { Container } from 'typedi';
+import { ACCOUNT_OPTIONS } from '../../src/di/tokens';
 import { accountGuards } from '../../src/guards/account-guards';
 import { mountAccountRoutes } from '../../src/http/account-routes';
 import { PASSWORD, resetContainer } from '../support/test-app';
@@ -28,6 +30,42 @@ describe('HTTP: mounting', () => {
     const app = mountAccountRoutes(new Koa(), { bodyLimit: 32 });
     const response = await request(app.callback()).post('/auth/login').send({ username: 'alice', password: PASSWORD });
     expect(response.status).to.equal(413);
+  });
+
+  it('scoped to its prefix, Gatehouse leaves the host’s other routes to the host', async () => {
+    resetContainer();
+    const app = mountAccountRoutes(new Koa(), { prefix: '/accounts', scoped: true });
+    useKoaServer(app, { routePrefix: '/api', controllers: [PostsController], ...accountGuards() });
+    const http = request(app.callback());
+
+    // A form body and a large JSON body reach the host's route (routing-controllers' own parser reads them).
+    const form = await http.post('/api/posts/echo-body').type('form').send('a=1');
+    expect(form.status).to.equal(200);
+    expect(form.headers['cache-control']).to.not.equal('no-store');
+    const large = await http.post('/api/posts/echo-body').send({ text: 'x'.repeat(20_000) });
+    expect(large.status).to.equal(200);
+    expect(large.body.body.text).to.have.length(20_000);
+
+    // Under the prefix, in any case, Gatehouse still answers.
+    const refused = await http.post('/ACCOUNTS/login').type('form').send('a=1');
+    expect(refused.status).to.equal(415);
+    expect(refused.headers['cache-control']).to.equal('no-store');
+    const unknown = await http.get('/accounts/nope');
+    expect(unknown.body.detail.code).to.equal('not_found');
+    // Guards on host routes still answer in Gatehouse's shape (their errors render themselves).
+    const missing = await http.get('/api/posts/mine');
+    expect(missing.status).to.equal(401);
+    expect(missing.body).to.deep.equal({ detail: 'Not authenticated' });
+  });
+
+  it('logs a configuration mistake with its message, and answers a generic 500', async () => {
+    const { logger } = resetContainer();
+    Container.set(ACCOUNT_OPTIONS, { secretKey: 'short' });
+    const app = mountAccountRoutes(new Koa());
+    const response = await request(app.callback()).post('/auth/login').send({ username: 'alice', password: PASSWORD });
+    expect(response.status).to.equal(500);
+    expect(response.body).to.deep.equal({ detail: { detail: 'Internal server error', code: 'internal_error' } });
+    expect(logger.text()).to.include('the secret key is 5 bytes; it must be at least 32');
   });
 
   it('the account routes do not install a host’s global @Middleware; the host’s own mount does, once', async () => {

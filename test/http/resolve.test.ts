@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { Container } from 'typedi';
 import { resolveAccountService, resolveSerializer } from '../../src/di/resolve';
 import { ACCOUNT_OPTIONS, CLOCK, EMAIL_SENDER, LOGGER, USER_SERIALIZER, USER_STORE } from '../../src/di/tokens';
+import { ConfigurationError } from '../../src/errors/configuration-error';
 import { StoredUser } from '../../src/services/types';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
 import { CapturingLogger } from '../support/capturing-logger';
@@ -23,7 +24,7 @@ describe('resolveAccountService / resolveSerializer', () => {
 
   it('names the missing required token', () => {
     container.remove(USER_STORE);
-    expect(() => resolveAccountService(container)).to.throw(Error, /USER_STORE/);
+    expect(() => resolveAccountService(container)).to.throw(ConfigurationError, /USER_STORE/);
     container.set(USER_STORE, new MemoryUserStore());
     container.remove(ACCOUNT_OPTIONS);
     expect(() => resolveAccountService(container)).to.throw(Error, /ACCOUNT_OPTIONS/);
@@ -31,7 +32,7 @@ describe('resolveAccountService / resolveSerializer', () => {
 
   it('passes on the core’s refusal of bad options', () => {
     container.set(ACCOUNT_OPTIONS, { secretKey: 'short' });
-    expect(() => resolveAccountService(container)).to.throw(TypeError, /secret key/);
+    expect(() => resolveAccountService(container)).to.throw(ConfigurationError, /secret key/);
   });
 
   it('builds once and returns the same service while the tokens hold the same values', () => {
@@ -79,6 +80,10 @@ describe('resolveAccountService / resolveSerializer', () => {
     }
     expect(printed.join('')).to.include('To: alice@example.com');
     expect(printed.join('')).to.include('http://localhost:8000/auth/verify-email?token=');
+    // Said once, so that a host mounted elsewhere learns why its links point there.
+    const warnings = (container.get(LOGGER) as CapturingLogger).lines.filter((line) => line.level === 'warn');
+    expect(warnings).to.have.length(1);
+    expect(warnings[0].message).to.include('EMAIL_SENDER is not set');
   });
 
   it('the serializer defaults to { username, email, verified } and follows USER_SERIALIZER', () => {

@@ -85,6 +85,12 @@ describe('admin CLI (gatehouse <command>)', () => {
     expect(out.join('\n')).to.include('create-permission <permission>');
   });
 
+  it('needs no secret key, and generates none', async () => {
+    delete env.GATEHOUSE_SECRET_KEY;
+    expect(await cli('list-roles')).to.equal(0);
+    expect(err).to.deep.equal([]);
+  });
+
   it('migrates an empty database and reports configuration errors in one line', async () => {
     env.GATEHOUSE_DATABASE_URL = `sqlite:${join(dir, 'fresh.db')}`;
     expect(await cli('migrate')).to.equal(0);
