@@ -33,6 +33,7 @@ export type { PublicUser, StoredSession, StoredToken, StoredUser, TokenPurpose, 
 export { AccountError, ACCOUNT_ERROR_CODES, isAccountError, type AccountErrorCode } from './errors/account-error';
 export { statusForAccountError } from './errors/status-table';
 export { GatehouseHttpError } from './errors/http-errors';
+export { ConfigurationError } from './errors/configuration-error';
 
 // Storage and email: the interfaces and the built-in implementations.
 export * from './stores';
