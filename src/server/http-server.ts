@@ -1,6 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type Koa from 'koa';
+import { httpErrorForStatus } from '../errors/http-errors';
 import { SECURITY_HEADERS } from '../http/security-headers';
 
 /** A whole request (headers and the at most 16 KiB body) must arrive within this, or the connection is answered 408. */
@@ -30,10 +31,8 @@ export function createHttpServer(
   return server;
 }
 
-const CLIENT_ERRORS: Record<string, [number, string, string, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'Request headers are too large', 'headers_too_large'],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'The request took too long to arrive', 'request_timeout'],
-};
+/** Node's parser errors by code; anything else it refuses is a malformed request. */
+const CLIENT_ERROR_STATUS: Record<string, number> = { HPE_HEADER_OVERFLOW: 431, ERR_HTTP_REQUEST_TIMEOUT: 408 };
 
 function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   // A reset or an already-answered socket: nothing can be written, only released.
@@ -41,13 +40,8 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
     socket.destroy();
     return;
   }
-  const [status, reason, detail, code] = CLIENT_ERRORS[error.code ?? ''] ?? [
-    400,
-    'Bad Request',
-    'The request could not be parsed',
-    'bad_request',
-  ];
-  const body = JSON.stringify({ detail: { detail, code } });
+  const status = CLIENT_ERROR_STATUS[error.code ?? ''] ?? 400;
+  const body = JSON.stringify(httpErrorForStatus(status).toJSON());
   const headers = {
     ...SECURITY_HEADERS,
     'Content-Type': 'application/json; charset=utf-8',
@@ -57,5 +51,5 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   const head = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}`)
     .join('\r\n');
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\n${head}\r\n\r\n${body}`);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n\r\n${body}`);
 }
