@@ -1,3 +1,5 @@
+import { ConfigurationError } from '../errors/configuration-error';
+
 /** One name of `@Authorized(...)`, read as a role or a permission. */
 export interface AccessRequirement {
   kind: 'role' | 'permission';
@@ -10,7 +12,7 @@ export interface AccessRequirement {
  */
 export function parseRequirement(requirement: unknown): AccessRequirement {
   if (typeof requirement !== 'string') {
-    throw new TypeError('Gatehouse: @Authorized() takes role and permission names as strings');
+    throw new ConfigurationError('Gatehouse: @Authorized() takes role and permission names as strings');
   }
   if (requirement.startsWith('perm:')) return { kind: 'permission', name: requirement.slice('perm:'.length) };
   if (requirement.startsWith('role:')) return { kind: 'role', name: requirement.slice('role:'.length) };

@@ -98,20 +98,19 @@ function loadSecretKey(
   cwd: string,
   warn: (message: string) => void = () => {},
 ): { secretKey: string; generated: boolean } {
-  const value = raw;
-  if (value !== undefined && value.trim() === '') {
+  if (raw !== undefined && raw.trim() === '') {
     // Most often `GATEHOUSE_SECRET_KEY=$SOMETHING_UNSET`: a mistake to report, not a request for a generated key.
     throw new ConfigError('GATEHOUSE_SECRET_KEY is set but empty; set it to at least 32 random bytes or unset it');
   }
-  if (value !== undefined) {
-    const bytes = Buffer.byteLength(value);
+  if (raw !== undefined) {
+    const bytes = Buffer.byteLength(raw);
     if (bytes < MIN_SECRET_KEY_BYTES) {
       throw new ConfigError(
         `GATEHOUSE_SECRET_KEY is ${bytes} bytes; it must be at least ${MIN_SECRET_KEY_BYTES} random bytes ` +
           '(generate one with: openssl rand -base64 48)',
       );
     }
-    return { secretKey: value, generated: false };
+    return { secretKey: raw, generated: false };
   }
   if (production) {
     throw new ConfigError(

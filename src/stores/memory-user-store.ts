@@ -16,8 +16,8 @@ import {
  *
  * Every method does all of its checks and writes synchronously, with no `await` in between, so each one is atomic
  * with respect to every other call. Rows are copied on the way in and on the way out: callers can never reach a stored
- * object. Like a database with foreign keys, it refuses sessions and tokens of unknown users and duplicate token
- * hashes by throwing.
+ * object. Like a database with foreign keys, it throws on tokens of unknown users and on duplicate token hashes; a
+ * session whose user is gone or whose password hash changed is refused (`createSession` answers false).
  *
  * @example
  * const store = new MemoryUserStore();
