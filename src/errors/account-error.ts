@@ -14,6 +14,9 @@ export const ACCOUNT_ERROR_CODES = [
   'invalid_role',
   'invalid_permission',
   'account_error',
+  // Not in the spec's table: abuse limits and overload, both answered with a `Retry-After`.
+  'rate_limited',
+  'service_unavailable',
 ] as const;
 
 export type AccountErrorCode = (typeof ACCOUNT_ERROR_CODES)[number];
@@ -28,12 +31,17 @@ export const USERNAME_EXISTS_MESSAGE = 'Username already exists';
  * @example throw new AccountError('weak_password', 'Password must be at least 12 characters long');
  */
 export class AccountError extends Error {
+  /** For `rate_limited` and `service_unavailable`: whole seconds until trying again makes sense. */
+  readonly retryAfterSeconds?: number;
+
   constructor(
     readonly code: AccountErrorCode,
     message: string = code,
+    options: { retryAfterSeconds?: number } = {},
   ) {
     super(message);
     this.name = 'AccountError';
+    if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = Math.max(1, Math.ceil(options.retryAfterSeconds));
   }
 }
 

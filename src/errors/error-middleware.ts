@@ -33,6 +33,7 @@ export function renderError(ctx: Context, error: GatehouseHttpError): void {
   // A handler may have set another type before it failed; the error body is JSON whatever it was.
   ctx.type = 'application/json';
   if (error.challenge) ctx.set('WWW-Authenticate', 'Bearer');
+  if (error.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(error.retryAfterSeconds));
 }
 
 /**

@@ -21,18 +21,21 @@ export interface ErrorBody {
 export class GatehouseHttpError extends HttpError {
   /** When true the answer carries `WWW-Authenticate: Bearer` (RFC 6750). */
   readonly challenge: boolean;
+  /** When set, the answer carries `Retry-After` with these whole seconds (429, 503). */
+  readonly retryAfterSeconds?: number;
 
   constructor(
     httpCode: number,
     readonly code: string,
     message: string,
-    options: { challenge?: boolean } = {},
+    options: { challenge?: boolean; retryAfterSeconds?: number } = {},
   ) {
     super(httpCode, message);
     // HttpError pins its own prototype, which would hide every subclass from instanceof.
     Object.setPrototypeOf(this, new.target.prototype);
     this.name = new.target.name;
     this.challenge = options.challenge ?? false;
+    if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = Math.max(1, Math.ceil(options.retryAfterSeconds));
   }
 
   toJSON(): object {
@@ -46,6 +49,7 @@ export class AccountHttpError extends GatehouseHttpError {
   constructor(readonly accountError: AccountError) {
     super(statusForAccountError(accountError), accountError.code, accountError.message, {
       challenge: accountError.code === 'invalid_session_token',
+      retryAfterSeconds: accountError.retryAfterSeconds,
     });
   }
 }
@@ -108,6 +112,13 @@ export function httpErrorForStatus(status: number, message?: string): GatehouseH
 /** The body of a JSON that does not parse, or whose top level is not an object or array. */
 export function malformedJsonError(): GatehouseHttpError {
   return new GatehouseHttpError(400, 'malformed_json', 'Request body is not valid JSON');
+}
+
+/** A dependency (the database, say) is down or overloaded: the client may retry after a short wait. */
+export function serviceUnavailableError(retryAfterSeconds = 1): GatehouseHttpError {
+  return new GatehouseHttpError(503, 'service_unavailable', 'Service temporarily unavailable; retry shortly', {
+    retryAfterSeconds,
+  });
 }
 
 /** The generic 500: nothing of the cause reaches the client. */

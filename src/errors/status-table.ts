@@ -17,6 +17,8 @@ const STATUS_BY_CODE: Record<AccountErrorCode, number> = {
   invalid_role: 400,
   invalid_permission: 400,
   account_error: 400,
+  rate_limited: 429,
+  service_unavailable: 503,
 };
 
 export function statusForAccountError(error: AccountError): number {

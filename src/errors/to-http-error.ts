@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { BadRequestError, ForbiddenError, HttpError, UnauthorizedError } from 'routing-controllers';
 import type { ValidationError } from 'class-validator';
 import { recordedAuthError } from '../guards/request-auth';
+import { isStoreUnavailable } from '../stores/store-unavailable-error';
 import { AccountError, isAccountError } from './account-error';
 import {
   AccountHttpError,
@@ -9,6 +10,7 @@ import {
   GatehouseHttpError,
   httpErrorForStatus,
   NotAuthenticatedError,
+  serviceUnavailableError,
   ValidationHttpError,
 } from './http-errors';
 
@@ -22,6 +24,7 @@ const PARAMETER_ERRORS = new Set(['ParamRequiredError', 'ParamNormalizationError
 export async function toHttpError(error: unknown, ctx: Context): Promise<GatehouseHttpError | null> {
   if (error instanceof GatehouseHttpError) return error;
   if (isAccountError(error)) return new AccountHttpError(error);
+  if (isStoreUnavailable(error)) return serviceUnavailableError(error.retryAfterSeconds);
   if (error instanceof HttpError) return fromRoutingControllers(error, ctx);
   if (isExposedHttpError(error)) return httpErrorForStatus(error.status, error.message);
   return null;

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { ConfigurationError } from '../errors/configuration-error';
 
 const MINUTE = 60_000;
@@ -9,6 +10,17 @@ export interface HashingOptions {
   memoryCost: number;
   timeCost: number;
   parallelism: number;
+}
+
+/**
+ * How much password hashing may run at once and wait. Each running hash holds `memoryCost` KiB (19 MiB by default)
+ * and a thread of libuv's pool; waiting ones hold almost nothing, but make later callers wait longer.
+ */
+export interface HashingQueueOptions {
+  /** Hashes computed at once; default: the number of cores (`os.availableParallelism()`). */
+  concurrency: number;
+  /** Hashes allowed to wait for a slot; past it, 503 with `Retry-After`. Default 64 per running slot. */
+  maxQueued: number;
 }
 
 export interface PasswordPolicyOptions {
@@ -33,12 +45,14 @@ export interface AccountOptions {
   verificationTokenTtlMs?: number;
   resetTokenTtlMs?: number;
   hashing?: Partial<HashingOptions>;
+  hashingQueue?: Partial<HashingQueueOptions>;
   password?: Partial<PasswordPolicyOptions>;
 }
 
-export type ResolvedAccountOptions = Required<Omit<AccountOptions, 'hashing' | 'password' | 'secretKey'>> & {
+export type ResolvedAccountOptions = Required<Omit<AccountOptions, 'hashing' | 'hashingQueue' | 'password' | 'secretKey'>> & {
   secretKey: Buffer;
   hashing: HashingOptions;
+  hashingQueue: HashingQueueOptions;
   password: PasswordPolicyOptions;
 };
 
@@ -73,6 +87,7 @@ export function resolveAccountOptions(options: AccountOptions): ResolvedAccountO
     verificationTokenTtlMs: options.verificationTokenTtlMs ?? DEFAULT_ACCOUNT_OPTIONS.verificationTokenTtlMs,
     resetTokenTtlMs: options.resetTokenTtlMs ?? DEFAULT_ACCOUNT_OPTIONS.resetTokenTtlMs,
     hashing: { ...DEFAULT_ACCOUNT_OPTIONS.hashing, ...options.hashing },
+    hashingQueue: resolveHashingQueue(options.hashingQueue),
     password: { ...DEFAULT_ACCOUNT_OPTIONS.password, ...options.password },
   };
   for (const key of [
@@ -93,3 +108,12 @@ export function resolveAccountOptions(options: AccountOptions): ResolvedAccountO
   return resolved;
 }
 
+
+function resolveHashingQueue(options: Partial<HashingQueueOptions> = {}): HashingQueueOptions {
+  const concurrency = options.concurrency ?? Math.max(1, availableParallelism());
+  const maxQueued = options.maxQueued ?? 64 * concurrency;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || !Number.isInteger(maxQueued) || maxQueued < 0) {
+    throw new ConfigurationError('Gatehouse: hashingQueue.concurrency must be an integer >= 1 and maxQueued an integer >= 0');
+  }
+  return { concurrency, maxQueued };
+}

@@ -63,7 +63,7 @@ export class AccountService {
     this.clock = deps.clock ?? systemClock;
     this.logger = deps.logger ?? jsonConsoleLogger;
     this.tokens = new TokenHasher(this.options.secretKey);
-    this.passwords = new PasswordHasher(this.options.hashing);
+    this.passwords = new PasswordHasher(this.options.hashing, this.options.hashingQueue, this.logger);
     this.policy = new PasswordPolicy(this.options.password);
     this.background = new BackgroundTasks(this.logger);
   }

@@ -1,45 +1,93 @@
 import * as argon2 from 'argon2';
-import { HashingOptions } from './account-options';
+import { AccountError } from '../errors/account-error';
+import { HashingOptions, HashingQueueOptions } from './account-options';
+import { isAffordable, parseArgon2Parameters } from './argon2-parameters';
+import type { Logger } from './logger';
+import { BoundedWorkQueue } from './work-queue';
+
+const busy = () =>
+  new AccountError('service_unavailable', 'Too many sign-in attempts in progress; retry shortly', { retryAfterSeconds: 1 });
 
 /**
  * argon2id behind `{ hash, verify, needsRehash }`. Callers pass passwords already NFKC-normalized by the policy,
  * so the same password typed with composed or decomposed accents verifies alike.
+ *
+ * Every hash and verification, the dummy one included, goes through one bounded queue: past it the caller gets
+ * `service_unavailable` (503 with `Retry-After`) at once instead of waiting in an ever-growing line. Known and
+ * unknown users share the queue, so overload answers alike for both.
  */
 export class PasswordHasher {
   private dummyHash?: Promise<string>;
+  private readonly queue: BoundedWorkQueue;
 
-  constructor(private readonly params: HashingOptions) {}
-
-  hash(password: string): Promise<string> {
-    return argon2.hash(password, { type: argon2.argon2id, ...this.params });
+  constructor(
+    private readonly params: HashingOptions,
+    queue: HashingQueueOptions,
+    private readonly logger?: Logger,
+  ) {
+    this.queue = new BoundedWorkQueue(queue.concurrency, queue.maxQueued);
   }
 
-  /** False for a wrong password and for a stored value that is not an argon2 hash: neither may log anyone in. */
+  /** Running and waiting hash jobs. */
+  get load(): { running: number; queued: number } {
+    return this.queue.load;
+  }
+
+  hash(password: string): Promise<string> {
+    return this.scheduled(() => argon2.hash(password, { type: argon2.argon2id, ...this.params }));
+  }
+
+  /**
+   * False for a wrong password, for a stored value that is not an argon2 hash, and for one whose parameters would
+   * cost absurd memory or time: none of them may log anyone in.
+   */
   async verify(passwordHash: string, password: string): Promise<boolean> {
-    try {
-      return await argon2.verify(passwordHash, password);
-    } catch {
+    const stored = parseArgon2Parameters(passwordHash);
+    if (!stored) return false;
+    if (!isAffordable(stored, this.params)) {
+      this.logger?.warn(
+        { event: 'password_hash_refused', memoryCost: stored.memoryCost, timeCost: stored.timeCost, parallelism: stored.parallelism },
+        'a stored password hash has unaffordable argon2 parameters; it was not verified',
+      );
       return false;
     }
+    return this.scheduled(async () => {
+      try {
+        return await argon2.verify(passwordHash, password);
+      } catch {
+        return false;
+      }
+    });
   }
 
   /**
    * Burns the same work as a real verification, so that an unknown username costs what a wrong password costs
-   * (the dummy is hashed with the current parameters once, lazily).
+   * (the dummy is hashed with the current parameters once, lazily, outside the queue's accounting of callers).
    */
   async verifyDummy(password: string): Promise<false> {
-    this.dummyHash ??= this.hash('gatehouse dummy password, never matches');
+    this.dummyHash ??= argon2.hash('gatehouse dummy password, never matches', { type: argon2.argon2id, ...this.params });
     await this.verify(await this.dummyHash, password);
     return false;
   }
 
   /** True when the stored hash is not argon2id or was made with other parameters than the current ones. */
   needsRehash(passwordHash: string): boolean {
-    if (!passwordHash.startsWith('$argon2id$')) return true;
-    try {
-      return argon2.needsRehash(passwordHash, { ...this.params });
-    } catch {
-      return true;
+    const stored = parseArgon2Parameters(passwordHash);
+    return (
+      !stored ||
+      stored.type !== 'argon2id' ||
+      stored.memoryCost !== this.params.memoryCost ||
+      stored.timeCost !== this.params.timeCost ||
+      stored.parallelism !== this.params.parallelism
+    );
+  }
+
+  private scheduled<T>(work: () => Promise<T>): Promise<T> {
+    const running = this.queue.tryRun(work);
+    if (!running) {
+      this.logger?.warn({ event: 'hashing_overloaded', ...this.queue.load }, 'password hashing queue full; answered 503');
+      return Promise.reject(busy());
     }
+    return running;
   }
 }

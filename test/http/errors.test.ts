@@ -25,6 +25,9 @@ const SPEC_STATUS: Record<string, number> = {
   invalid_role: 400,
   invalid_permission: 400,
   account_error: 400,
+  // Ours, beyond the spec's table.
+  rate_limited: 429,
+  service_unavailable: 503,
 };
 
 const SECURITY_HEADERS = {
@@ -74,6 +77,21 @@ describe('HTTP: error answers', () => {
         expect(response.headers['www-authenticate']).to.equal(code === 'invalid_session_token' ? 'Bearer' : undefined);
       });
     }
+
+    it('rate_limited and service_unavailable carry Retry-After in whole seconds, rounded up', async () => {
+      for (const code of ['rate_limited', 'service_unavailable']) {
+        const response = await t.http.get(`/failing/retry-later/${code}`);
+        expectJsonError(response, SPEC_STATUS[code], code);
+        expect(response.headers['retry-after']).to.equal('3');
+      }
+    });
+
+    it('an unreachable store is a 503 with Retry-After whose body says nothing of the cause', async () => {
+      const response = await t.http.get('/failing/store-unavailable');
+      expectJsonError(response, 503, 'service_unavailable');
+      expect(response.headers['retry-after']).to.equal('2');
+      expect(response.text).not.to.include('hunter2');
+    });
 
     it('an empty message is replaced by the name of the error kind', async () => {
       const response = await t.http.get('/failing/account-error-without-message/weak_password');
