@@ -25,7 +25,8 @@ export { AccountController } from './controllers/account-controller';
 export { AccountService, type AccountServiceDeps, type RegisterInput } from './services/account-service';
 export { DEFAULT_ACCOUNT_OPTIONS, type AccountOptions } from './services/account-options';
 export { systemClock, type Clock } from './services/clock';
-export { jsonConsoleLogger, silentLogger, type Logger } from './services/logger';
+export { silentLogger, type Logger } from './services/logger';
+export { createPinoLogger, type PinoLoggerOptions } from './logging/pino-logger';
 export { defaultUserSerializer } from './services/user-serializer';
 export type { PublicUser, StoredSession, StoredToken, StoredUser, TokenPurpose, UserSerializer } from './services/types';
 

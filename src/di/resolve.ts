@@ -6,7 +6,9 @@ import type { EmailSender } from '../email/email-sender';
 import type { AccountOptions } from '../services/account-options';
 import { AccountService } from '../services/account-service';
 import { Clock, systemClock } from '../services/clock';
-import { jsonConsoleLogger, Logger } from '../services/logger';
+import { withLogContext } from '../logging/contextual-logger';
+import { defaultLogger } from '../logging/pino-logger';
+import { Logger } from '../services/logger';
 import type { UserSerializer } from '../services/types';
 import { defaultUserSerializer } from '../services/user-serializer';
 import type { UserStore } from '../stores/user-store';
@@ -63,9 +65,9 @@ export function resolveAccountService(container: TokenContainer = Container): Ac
   const service = new AccountService({
     store,
     options,
-    sender: sender ?? defaultSender(container, logger ?? jsonConsoleLogger),
+    sender: sender ?? defaultSender(container, logger ?? defaultLogger()),
     clock: clock ?? systemClock,
-    logger: logger ?? jsonConsoleLogger,
+    logger: logger ?? defaultLogger(),
   });
   built.set(container, { store, options, sender, clock, logger, service });
   return service;
@@ -76,9 +78,9 @@ export function resolveSerializer(container: TokenContainer = Container): UserSe
   return optional(container, USER_SERIALIZER) ?? defaultUserSerializer;
 }
 
-/** The LOGGER of the container, or JSON lines on stderr. */
+/** The LOGGER of the container (or pino on stderr), adding the current request's id and IP to every line. */
 export function resolveLogger(container: TokenContainer = Container): Logger {
-  return optional(container, LOGGER) ?? jsonConsoleLogger;
+  return withLogContext(optional(container, LOGGER) ?? defaultLogger());
 }
 
 function required<T>(container: TokenContainer, token: Token<T>, exportName: string): T {

@@ -15,3 +15,8 @@ export const ACCOUNT_OPTIONS = new Token<AccountOptions>('gatehouse.AccountOptio
 export const USER_SERIALIZER = new Token<UserSerializer>('gatehouse.UserSerializer');
 export const CLOCK = new Token<Clock>('gatehouse.Clock');
 export const LOGGER = new Token<Logger>('gatehouse.Logger');
+/**
+ * The reverse proxies whose `X-Forwarded-For` is believed, in proxy-addr syntax: IPs, CIDRs, or `loopback`,
+ * `linklocal`, `uniquelocal`. Unset: nobody's, so the client is the socket's peer (see `clientIp`).
+ */
+export const TRUSTED_PROXIES = new Token<string | string[]>('gatehouse.TrustedProxies');

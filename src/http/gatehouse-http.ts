@@ -1,6 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import { errorMiddleware } from '../errors/error-middleware';
 import { DEFAULT_BODY_LIMIT, jsonBody } from './json-body';
+import { requestContext } from './request-context';
 import { securityHeaders } from './security-headers';
 
 export interface GatehouseHttpOptions {
@@ -14,8 +15,8 @@ export interface GatehouseHttpOptions {
 }
 
 /**
- * The HTTP groundwork of Gatehouse as one Koa middleware: security headers on every answer, JSON errors for every
- * failure (see `errorMiddleware`), and strict JSON body parsing. Install it with `app.use()` BEFORE
+ * The HTTP groundwork of Gatehouse as one Koa middleware: a request id in every answer and log line, security
+ * headers on every answer, JSON errors for every failure (see `errorMiddleware`), and strict JSON body parsing. Install it with `app.use()` BEFORE
  * `useKoaServer()`: it must parse bodies before the koa-bodyparser routing-controllers adds, and catch what the
  * routes below it throw.
  *
@@ -24,14 +25,16 @@ export interface GatehouseHttpOptions {
  * useKoaServer(app, { routePrefix: '/auth', ...accountRoutes() });
  */
 export function gatehouseHttp(options: GatehouseHttpOptions = {}): Middleware {
+  const context = requestContext();
   const headers = securityHeaders();
   const errors = errorMiddleware();
   const body = jsonBody({ limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
   const applies = appliesTo(options.prefix);
-  // Outermost first: headers are set before anything can fail, and body-parser failures reach the error renderer.
+  // Outermost first: the request id and headers are set before anything can fail, and body-parser failures reach
+  // the error renderer.
   return (ctx, next) => {
     if (!applies(ctx.path)) return next();
-    return headers(ctx, () => errors(ctx, () => body(ctx, next).then(() => answerOptions(ctx))));
+    return context(ctx, () => headers(ctx, () => errors(ctx, () => body(ctx, next).then(() => answerOptions(ctx)))));
   };
 }
 

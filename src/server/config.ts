@@ -186,3 +186,16 @@ function parsePublicUrl(raw: string | undefined, host: string, port: number): st
   if (url.search || url.hash) throw new ConfigError('GATEHOUSE_PUBLIC_URL must not carry a query or fragment');
   return value.replace(/\/+$/, '');
 }
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** `GATEHOUSE_LOG_LEVEL`; read before the rest of the configuration, so that its warnings are logged at that level. */
+export function parseLogLevel(raw: string | undefined): LogLevel {
+  const value = nonEmpty(raw)?.toLowerCase();
+  if (value === undefined) return 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(value)) {
+    throw new ConfigError(`GATEHOUSE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  }
+  return value as LogLevel;
+}

@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type Koa from 'koa';
 import { httpErrorForStatus } from '../errors/http-errors';
+import { REQUEST_ID_HEADER } from '../http/request-context';
 import { SECURITY_HEADERS } from '../http/security-headers';
 
 /** A whole request (headers and the at most 16 KiB body) must arrive within this, or the connection is answered 408. */
@@ -44,6 +46,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   const body = JSON.stringify(httpErrorForStatus(status).toJSON());
   const headers = {
     ...SECURITY_HEADERS,
+    [REQUEST_ID_HEADER]: randomUUID(),
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(body)),
     Connection: 'close',

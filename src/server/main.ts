@@ -6,9 +6,10 @@ import { ConsoleEmailSender } from '../email/console-email-sender';
 import { EmailLinks } from '../email/email-links';
 import type { EmailSender } from '../email/email-sender';
 import { SmtpEmailSender } from '../email/smtp-email-sender';
-import { jsonConsoleLogger } from '../services/logger';
+import { createPinoLogger } from '../logging/pino-logger';
+import type { Logger } from '../services/logger';
 import type { UserStore } from '../stores/user-store';
-import { ConfigError, loadConfig, ServerConfig } from './config';
+import { ConfigError, loadConfig, parseLogLevel, ServerConfig } from './config';
 import { createApp } from './create-app';
 import { createHttpServer } from './http-server';
 import { openStore } from './open-store';
@@ -16,7 +17,8 @@ import { openStore } from './open-store';
 /** How long shutdown waits for in-flight requests and mail before giving up. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-const logger = jsonConsoleLogger;
+// Replaced by one at the configured level as soon as main() has read it.
+let logger: Logger = createPinoLogger();
 
 function buildSender(config: ServerConfig): EmailSender & { close?(): Promise<void> } {
   const links = new EmailLinks({ publicUrl: config.publicUrl, prefix: config.prefix });
@@ -59,6 +61,7 @@ function onShutdownSignals(server: Server, store: UserStore, sender: { close?():
 }
 
 async function main(): Promise<void> {
+  logger = createPinoLogger({ level: parseLogLevel(process.env.GATEHOUSE_LOG_LEVEL) });
   const config = loadConfig(process.env, { warn: (message) => logger.warn({ event: 'config' }, message) });
   const store = await openStore(config.database);
   const sender = buildSender(config);

@@ -6,7 +6,9 @@ import { AccountOptions, ResolvedAccountOptions, resolveAccountOptions } from '.
 import { BackgroundTasks } from './background-tasks';
 import { Clock, systemClock } from './clock';
 import { canonicalEmail, canonicalUsername, checkPermissionName, checkRoleName, emailKeyOf, usernameKeyOf } from './identity';
-import { jsonConsoleLogger, Logger } from './logger';
+import { withLogContext } from '../logging/contextual-logger';
+import { defaultLogger } from '../logging/pino-logger';
+import { Logger } from './logger';
 import { PasswordHasher } from './password-hasher';
 import { PasswordPolicy } from './password-policy';
 import { TokenHasher } from './token-hasher';
@@ -61,7 +63,7 @@ export class AccountService {
     this.sender = deps.sender;
     this.options = resolveAccountOptions(deps.options);
     this.clock = deps.clock ?? systemClock;
-    this.logger = deps.logger ?? jsonConsoleLogger;
+    this.logger = withLogContext(deps.logger ?? defaultLogger());
     this.tokens = new TokenHasher(this.options.secretKey);
     this.passwords = new PasswordHasher(this.options.hashing, this.options.hashingQueue, this.logger);
     this.policy = new PasswordPolicy(this.options.password);
@@ -105,7 +107,10 @@ export class AccountService {
   async verifyEmail(token: string): Promise<void> {
     if (!isRawToken(token)) throw invalidVerificationToken();
     const user = await this.store.verifyEmail(this.tokens.hash(token), this.clock.now());
-    if (!user) throw invalidVerificationToken();
+    if (!user) {
+      this.logger.info({ event: 'verify_email', outcome: 'invalid_token' }, 'email verification refused');
+      throw invalidVerificationToken();
+    }
     this.logger.info({ event: 'verify_email', outcome: 'verified', userId: user.id }, 'email verified');
     this.send('send_email_verified', user.id, () => this.sender.sendEmailVerified(user.username, user.email));
   }
@@ -146,7 +151,10 @@ export class AccountService {
       this.logger.info({ event: 'login', outcome: 'wrong_password', userId: user.id }, 'login failed');
       throw invalidCredentials();
     }
-    if (!user.verified) throw new AccountError('unverified_user', 'Email address is not verified');
+    if (!user.verified) {
+      this.logger.info({ event: 'login', outcome: 'unverified', userId: user.id }, 'login refused');
+      throw new AccountError('unverified_user', 'Email address is not verified');
+    }
     const passwordHash = await this.rehashIfOutdated(user, candidate);
 
     const token = this.tokens.generate();
@@ -219,10 +227,13 @@ export class AccountService {
     if (emailKey === null) return;
     this.background.run('request_password_reset', {}, async () => {
       const user = await this.store.findUserByEmailKey(emailKey);
-      if (!user) return;
+      if (!user) {
+        this.logger.info({ event: 'password_reset_requested', outcome: 'unknown_email' }, 'password reset requested');
+        return;
+      }
       const token = this.tokens.generate();
       await this.store.replaceToken(this.tokenRow(token, user.id, 'reset_password', this.clock.now()));
-      this.logger.info({ event: 'password_reset_requested', userId: user.id }, 'password reset requested');
+      this.logger.info({ event: 'password_reset_requested', outcome: 'sent', userId: user.id }, 'password reset requested');
       await this.sender.sendPasswordReset(user.username, user.email, token);
     });
   }
@@ -236,7 +247,10 @@ export class AccountService {
     if (!isRawToken(token)) throw invalidResetToken();
     const tokenHash = this.tokens.hash(token);
     const owner = await this.store.findUserByToken(tokenHash, 'reset_password', this.clock.now());
-    if (!owner) throw invalidResetToken();
+    if (!owner) {
+      this.logger.info({ event: 'password_reset', outcome: 'invalid_token' }, 'password reset refused');
+      throw invalidResetToken();
+    }
     const password = this.policy.check(newPassword, { username: owner.username, email: owner.email });
     const passwordHash = await this.passwords.hash(password);
     const user = await this.store.resetPassword(tokenHash, passwordHash, this.clock.now());
@@ -249,7 +263,7 @@ export class AccountService {
   /** Replaces the password of the session's user after checking the current one; every session ends with it. */
   async changePassword(token: string, oldPassword: string, newPassword: string): Promise<void> {
     const user = await this.authenticate(token);
-    await this.checkPassword(user, oldPassword, 'Current password is incorrect');
+    await this.checkPassword(user, oldPassword, 'Current password is incorrect', 'password_change');
     const password = this.policy.check(newPassword, { username: user.username, email: user.email });
     if (password === this.policy.normalize(oldPassword)) {
       throw new AccountError('weak_password', 'New password must differ from the current one');
@@ -266,7 +280,7 @@ export class AccountService {
   /** Deletes the session's user, with every session, token and grant, after checking the password. */
   async deleteAccount(token: string, password: string): Promise<void> {
     const user = await this.authenticate(token);
-    await this.checkPassword(user, password, 'Password is incorrect');
+    await this.checkPassword(user, password, 'Password is incorrect', 'account_deleted');
     if (!(await this.store.deleteUser(user.id))) throw invalidSession();
     this.logger.info({ event: 'account_deleted', outcome: 'success', userId: user.id }, 'account deleted');
     this.send('send_account_deleted', user.id, () => this.sender.sendAccountDeleted(user.username, user.email));
@@ -349,11 +363,15 @@ export class AccountService {
     return { tokenHash: this.tokens.hash(token), userId, purpose, expiresAt: new Date(now.getTime() + ttl) };
   }
 
-  private async checkPassword(user: StoredUser, password: string, message: string): Promise<void> {
+  /** Re-authentication before a sensitive change; a failure is a security event of that change (`event`). */
+  private async checkPassword(user: StoredUser, password: string, message: string, event: string): Promise<void> {
     const ok =
       !this.policy.isOverlong(password) &&
       (await this.passwords.verify(user.passwordHash, this.policy.normalize(password)));
-    if (!ok) throw new AccountError('invalid_credentials', message);
+    if (!ok) {
+      this.logger.info({ event, outcome: 'wrong_password', userId: user.id }, 'current password refused');
+      throw new AccountError('invalid_credentials', message);
+    }
   }
 
   /**

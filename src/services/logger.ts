@@ -8,16 +8,5 @@ export interface Logger {
   error(fields: object, message: string): void;
 }
 
-function line(level: string, fields: object, message: string): string {
-  return JSON.stringify({ level, time: new Date().toISOString(), msg: message, ...fields });
-}
-
-/** One JSON line per event on stderr. */
-export const jsonConsoleLogger: Logger = {
-  info: (fields, message) => process.stderr.write(line('info', fields, message) + '\n'),
-  warn: (fields, message) => process.stderr.write(line('warn', fields, message) + '\n'),
-  error: (fields, message) => process.stderr.write(line('error', fields, message) + '\n'),
-};
-
 /** Discards everything; for tests that assert on behaviour, not logs. */
 export const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };

@@ -46,6 +46,7 @@ describe('the standalone HTTP server: requests Koa never sees', () => {
     expect(parsed.headers['content-type']).to.match(/^application\/json/);
     expect(parsed.body).to.have.nested.property('detail.code', code);
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(parsed.headers[name.toLowerCase()], name).to.equal(value);
+    expect(parsed.headers['x-request-id'], 'X-Request-Id').to.match(/^[0-9a-f-]{36}$/);
   }
 
   it('answers a stalled body with 408 JSON instead of waiting for it (slowloris)', async () => {

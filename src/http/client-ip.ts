@@ -1,0 +1,53 @@
+import type { Context } from 'koa';
+import proxyAddr from 'proxy-addr';
+import { Container } from 'typedi';
+import { TRUSTED_PROXIES } from '../di/tokens';
+import { ConfigurationError } from '../errors/configuration-error';
+
+/** Whether the hop at `address`, `hop` steps from us (0 = the socket's peer), may speak for the client. */
+export type ProxyTrust = (address: string, hop: number) => boolean;
+
+const trustNobody: ProxyTrust = () => false;
+
+let memo: { proxies: string | string[] | undefined; trust: ProxyTrust } = { proxies: undefined, trust: trustNobody };
+
+/**
+ * The address of the client that sent the request. Without TRUSTED_PROXIES this is the socket's peer and
+ * `X-Forwarded-For` is ignored (anyone can write it). With them, the forwarded chain is walked from the right, past
+ * trusted proxies only, and the first address not trusted is the client: a client that prepends its own
+ * `X-Forwarded-For: 1.2.3.4` gets its real address behind it, which the trusted proxy appended. IPv4-mapped IPv6
+ * (`::ffff:10.0.0.1`) is reported as plain IPv4. Koa's `ctx.ip` is not used: with `app.proxy` it trusts the
+ * left-most entry, the one the client chose.
+ *
+ * @example
+ * Container.set(TRUSTED_PROXIES, ['10.0.0.0/8']);   // the load balancer's subnet
+ * clientIp(ctx);                                   // '203.0.113.7'
+ */
+export function clientIp(ctx: Context): string {
+  const address = proxyAddr(ctx.req, currentTrust()) as string | undefined;
+  if (!address) return 'unknown';
+  return address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+}
+
+/**
+ * Compiles a TRUSTED_PROXIES value, refusing an entry proxy-addr cannot read with a message that says which.
+ * Called by `clientIp` (memoized on the value) and by configuration checks at start.
+ */
+export function compileTrustedProxies(proxies: string | string[] | undefined): ProxyTrust {
+  const list = (Array.isArray(proxies) ? proxies : proxies === undefined ? [] : [proxies]).map((entry) => String(entry).trim());
+  if (list.length === 0) return trustNobody;
+  try {
+    return proxyAddr.compile(list);
+  } catch (error) {
+    throw new ConfigurationError(
+      `Gatehouse: TRUSTED_PROXIES: ${error instanceof Error ? error.message : String(error)} ` +
+        '(use IPs, CIDRs such as 10.0.0.0/8, or loopback, linklocal, uniquelocal)',
+    );
+  }
+}
+
+function currentTrust(): ProxyTrust {
+  const proxies = Container.has(TRUSTED_PROXIES) ? (Container.get(TRUSTED_PROXIES) ?? undefined) : undefined;
+  if (proxies !== memo.proxies) memo = { proxies, trust: compileTrustedProxies(proxies) };
+  return memo.trust;
+}
