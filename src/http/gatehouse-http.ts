@@ -1,6 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import { errorMiddleware } from '../errors/error-middleware';
 import { DEFAULT_BODY_LIMIT, jsonBody } from './json-body';
+import { refuseTokensInQuery } from './query-token';
 import { requestContext } from './request-context';
 import { securityHeaders } from './security-headers';
 
@@ -28,13 +29,16 @@ export function gatehouseHttp(options: GatehouseHttpOptions = {}): Middleware {
   const context = requestContext();
   const headers = securityHeaders();
   const errors = errorMiddleware();
+  const queryTokens = refuseTokensInQuery();
   const body = jsonBody({ limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
   const applies = appliesTo(options.prefix);
   // Outermost first: the request id and headers are set before anything can fail, and body-parser failures reach
   // the error renderer.
   return (ctx, next) => {
     if (!applies(ctx.path)) return next();
-    return context(ctx, () => headers(ctx, () => errors(ctx, () => body(ctx, next).then(() => answerOptions(ctx)))));
+    return context(ctx, () =>
+      headers(ctx, () => errors(ctx, () => queryTokens(ctx, () => body(ctx, next).then(() => answerOptions(ctx))))),
+    );
   };
 }
 

@@ -72,11 +72,20 @@ describe('HTTP: bearer authentication of the account routes', () => {
     }
   });
 
-  it('a token in the query string is not a credential', async () => {
+  it('a token in the query string is refused with 400, even beside a valid header (T7)', async () => {
     const token = await t.loginNewUser('alice');
-    const response = await t.http.get(`${PREFIX}/me?access_token=${token}`);
-    expect(response.status).to.equal(401);
-    expect(response.body).to.deep.equal({ detail: 'Not authenticated' });
+    for (const query of [`access_token=${token}`, `ACCESS_TOKEN=${token}`, `a=1&%61ccess_token=${token}`]) {
+      for (const headers of [{}, bearer(token)]) {
+        const response = await t.http.get(`${PREFIX}/me?${query}`).set(headers);
+        expect(response.status, query).to.equal(400);
+        expect(response.body).to.deep.equal({
+          detail: { detail: 'Send the bearer token in the Authorization header, never in the URL', code: 'token_in_query' },
+        });
+        expect(response.headers['cache-control']).to.equal('no-store');
+      }
+    }
+    // A parameter merely containing the words is somebody else's business.
+    await t.http.get(`${PREFIX}/me?my_access_token_hint=1`).set(bearer(token)).expect(200);
   });
 
   it('a dead session after logout answers 401, never 500', async () => {
