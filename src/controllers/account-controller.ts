@@ -2,6 +2,7 @@ import { Body, Delete, Get, HttpCode, JsonController, Post, UseBefore } from 'ro
 import { Service } from 'typedi';
 import { resolveAccountService, resolveSerializer } from '../di/resolve';
 import { BearerToken } from '../guards/bearer-token';
+import { rateLimit } from '../http/rate-limit';
 import type { AccountService } from '../services/account-service';
 import { EmailBody } from './dto/email-body';
 import { LoginBody } from './dto/login-body';
@@ -30,6 +31,7 @@ export class AccountController {
 
   @Post('/register')
   @HttpCode(201)
+  @UseBefore(rateLimit('register.ip'))
   async register(@Body() body: RegisterBody) {
     await this.accounts.register({ username: body.username, email: body.email, password: body.password });
     // The same words when the email already had an account: registration must not tell who has one.
@@ -37,18 +39,21 @@ export class AccountController {
   }
 
   @Post('/verify-email')
+  @UseBefore(rateLimit('verify-email.ip'))
   async verifyEmail(@Body() body: TokenBody) {
     await this.accounts.verifyEmail(body.token);
     return done('Email verified');
   }
 
   @Post('/resend-verification')
+  @UseBefore(rateLimit('resend-verification.ip'))
   async resendVerification(@Body() body: EmailBody) {
     await this.accounts.resendVerification(body.email);
     return done('If the address belongs to an unverified account, a new verification email is on its way');
   }
 
   @Post('/login')
+  @UseBefore(rateLimit('login.ip'))
   async login(@Body() body: LoginBody) {
     const token = await this.accounts.login(body.username, body.password);
     return { access_token: token, token_type: 'bearer' };
@@ -72,18 +77,21 @@ export class AccountController {
   }
 
   @Post('/password-reset/request')
+  @UseBefore(rateLimit('reset-request.ip'))
   async requestPasswordReset(@Body() body: EmailBody) {
     await this.accounts.requestPasswordReset(body.email);
     return done('If the address belongs to an account, a password reset email is on its way');
   }
 
   @Post('/password-reset/confirm')
+  @UseBefore(rateLimit('reset-confirm.ip'))
   async confirmPasswordReset(@Body() body: PasswordResetConfirmBody) {
     await this.accounts.confirmPasswordReset(body.token, body.new_password);
     return done('Password reset; sign in with the new password');
   }
 
   @Post('/password/change')
+  @UseBefore(rateLimit('password-change.ip'))
   async changePassword(@BearerToken() token: string, @Body() body: PasswordChangeBody) {
     await this.accounts.changePassword(token, body.old_password, body.new_password);
     return done('Password changed; sign in again');

@@ -2,6 +2,9 @@ import { Container, Token } from 'typedi';
 import { ConsoleEmailSender } from '../email/console-email-sender';
 import { ConfigurationError } from '../errors/configuration-error';
 import { EmailLinks } from '../email/email-links';
+import { compileTrustedProxies } from '../http/client-ip';
+import { RateLimits } from '../limits/rate-limits';
+import type { RateLimitOptions } from '../limits/rate-limit-options';
 import type { EmailSender } from '../email/email-sender';
 import type { AccountOptions } from '../services/account-options';
 import { AccountService } from '../services/account-service';
@@ -12,7 +15,16 @@ import { Logger } from '../services/logger';
 import type { UserSerializer } from '../services/types';
 import { defaultUserSerializer } from '../services/user-serializer';
 import type { UserStore } from '../stores/user-store';
-import { ACCOUNT_OPTIONS, CLOCK, EMAIL_SENDER, LOGGER, USER_SERIALIZER, USER_STORE } from './tokens';
+import {
+  ACCOUNT_OPTIONS,
+  CLOCK,
+  EMAIL_SENDER,
+  LOGGER,
+  RATE_LIMITS,
+  TRUSTED_PROXIES,
+  USER_SERIALIZER,
+  USER_STORE,
+} from './tokens';
 
 /** What the resolvers read: TypeDI's global `Container` or any `ContainerInstance`. */
 export interface TokenContainer {
@@ -27,10 +39,12 @@ interface Built {
   options: AccountOptions;
   clock: Clock | undefined;
   logger: Logger | undefined;
+  limiter: RateLimits;
   service: AccountService;
 }
 
 const built = new WeakMap<TokenContainer, Built>();
+const builtLimits = new WeakMap<TokenContainer, { options: RateLimitOptions | undefined; limits: RateLimits }>();
 // One development sender per container, so that an unset EMAIL_SENDER does not count as a change on every call.
 const defaultSenders = new WeakMap<TokenContainer, EmailSender>();
 
@@ -51,6 +65,7 @@ export function resolveAccountService(container: TokenContainer = Container): Ac
   const sender = optional(container, EMAIL_SENDER);
   const clock = optional(container, CLOCK);
   const logger = optional(container, LOGGER);
+  const limiter = resolveRateLimits(container);
   const last = built.get(container);
   if (
     last &&
@@ -58,19 +73,43 @@ export function resolveAccountService(container: TokenContainer = Container): Ac
     last.options === options &&
     last.sender === sender &&
     last.clock === clock &&
-    last.logger === logger
+    last.logger === logger &&
+    last.limiter === limiter
   ) {
     return last.service;
   }
+  // Checked here so that a bad proxy list fails the host's boot-time call, not its first request.
+  compileTrustedProxies(optional(container, TRUSTED_PROXIES));
   const service = new AccountService({
     store,
     options,
     sender: sender ?? defaultSender(container, logger ?? defaultLogger()),
     clock: clock ?? systemClock,
     logger: logger ?? defaultLogger(),
+    limiter,
   });
-  built.set(container, { store, options, sender, clock, logger, service });
+  built.set(container, { store, options, sender, clock, logger, limiter, service });
   return service;
+}
+
+/**
+ * The rate limits of the container's RATE_LIMITS options; unset, the defaults in this process's memory (on: the
+ * limits are part of the security defaults). Memoized on the options object, so the counters live as long as it:
+ * setting RATE_LIMITS again starts from empty (memory) budgets.
+ */
+export function resolveRateLimits(container: TokenContainer = Container): RateLimits {
+  const options = optional(container, RATE_LIMITS);
+  const last = builtLimits.get(container);
+  if (last && last.options === options) return last.limits;
+  // The logger is looked up on each use, so that setting LOGGER later does not cost the counters.
+  const logger: Logger = {
+    info: (fields, message) => resolveLogger(container).info(fields, message),
+    warn: (fields, message) => resolveLogger(container).warn(fields, message),
+    error: (fields, message) => resolveLogger(container).error(fields, message),
+  };
+  const limits = new RateLimits(options, logger);
+  builtLimits.set(container, { options, limits });
+  return limits;
 }
 
 /** The USER_SERIALIZER of the container, or the default public form `{ username, email, verified }`. */

@@ -1,5 +1,6 @@
 import { Token } from 'typedi';
 import type { EmailSender } from '../email/email-sender';
+import type { RateLimitOptions } from '../limits/rate-limit-options';
 import type { AccountOptions } from '../services/account-options';
 import type { Clock } from '../services/clock';
 import type { Logger } from '../services/logger';
@@ -19,4 +20,9 @@ export const LOGGER = new Token<Logger>('gatehouse.Logger');
  * The reverse proxies whose `X-Forwarded-For` is believed, in proxy-addr syntax: IPs, CIDRs, or `loopback`,
  * `linklocal`, `uniquelocal`. Unset: nobody's, so the client is the socket's peer (see `clientIp`).
  */
+/**
+ * Rate limits (per IP, per account, per email address): on by default, in this process's memory. Set it to tune
+ * them, to keep them in Redis (shared by every instance), or to turn them off.
+ */
+export const RATE_LIMITS = new Token<RateLimitOptions>('gatehouse.RateLimits');
 export const TRUSTED_PROXIES = new Token<string | string[]>('gatehouse.TrustedProxies');

@@ -34,7 +34,8 @@ export function clientIp(ctx: Context): string {
  * Called by `clientIp` (memoized on the value) and by configuration checks at start.
  */
 export function compileTrustedProxies(proxies: string | string[] | undefined): ProxyTrust {
-  const list = (Array.isArray(proxies) ? proxies : proxies === undefined ? [] : [proxies]).map((entry) => String(entry).trim());
+  const entries = Array.isArray(proxies) ? proxies : proxies === undefined ? [] : [proxies];
+  const list = entries.map((entry) => String(entry).trim());
   if (list.length === 0) return trustNobody;
   try {
     return proxyAddr.compile(list);
@@ -48,6 +49,18 @@ export function compileTrustedProxies(proxies: string | string[] | undefined): P
 
 function currentTrust(): ProxyTrust {
   const proxies = Container.has(TRUSTED_PROXIES) ? (Container.get(TRUSTED_PROXIES) ?? undefined) : undefined;
-  if (proxies !== memo.proxies) memo = { proxies, trust: compileTrustedProxies(proxies) };
+  if (proxies !== memo.proxies) memo = { proxies, trust: trustOrNobody(proxies) };
   return memo.trust;
+}
+
+/**
+ * `clientIp` runs before the error renderer (for the log context), so it must not throw: an unreadable list trusts
+ * nobody, the safe side, and `resolveAccountService()` reports it (at the host's boot, or on every account route).
+ */
+function trustOrNobody(proxies: string | string[] | undefined): ProxyTrust {
+  try {
+    return compileTrustedProxies(proxies);
+  } catch {
+    return trustNobody;
+  }
 }

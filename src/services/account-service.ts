@@ -3,6 +3,7 @@ import { EmailSender } from '../email/email-sender';
 import { AccountError, USERNAME_EXISTS_MESSAGE } from '../errors/account-error';
 import { GrantResult, RoleSummary, UserStore } from '../stores/user-store';
 import { AccountOptions, ResolvedAccountOptions, resolveAccountOptions } from './account-options';
+import { AccountLimit, AttemptLimiter, noAttemptLimits } from './attempt-limiter';
 import { BackgroundTasks } from './background-tasks';
 import { Clock, systemClock } from './clock';
 import { canonicalEmail, canonicalUsername, checkPermissionName, checkRoleName, emailKeyOf, usernameKeyOf } from './identity';
@@ -20,6 +21,8 @@ export interface AccountServiceDeps {
   options: AccountOptions;
   clock?: Clock;
   logger?: Logger;
+  /** Per-account and per-address limits (see `AttemptLimiter`); without one, nothing is counted. */
+  limiter?: AttemptLimiter;
 }
 
 export interface RegisterInput {
@@ -53,6 +56,7 @@ export class AccountService {
   private readonly options: ResolvedAccountOptions;
   private readonly clock: Clock;
   private readonly logger: Logger;
+  private readonly limiter: AttemptLimiter;
   private readonly tokens: TokenHasher;
   private readonly passwords: PasswordHasher;
   private readonly policy: PasswordPolicy;
@@ -64,6 +68,7 @@ export class AccountService {
     this.options = resolveAccountOptions(deps.options);
     this.clock = deps.clock ?? systemClock;
     this.logger = withLogContext(deps.logger ?? defaultLogger());
+    this.limiter = deps.limiter ?? noAttemptLimits;
     this.tokens = new TokenHasher(this.options.secretKey);
     this.passwords = new PasswordHasher(this.options.hashing, this.options.hashingQueue, this.logger);
     this.policy = new PasswordPolicy(this.options.password);
@@ -123,6 +128,7 @@ export class AccountService {
     const emailKey = emailKeyOf(email);
     if (emailKey === null) return;
     this.background.run('resend_verification', {}, async () => {
+      if (!(await this.mayMail('resend-verification.email', emailKey))) return;
       const user = await this.store.findUserByEmailKey(emailKey);
       if (!user || user.verified) return;
       const token = this.tokens.generate();
@@ -141,7 +147,10 @@ export class AccountService {
     // Nobody's password is this long, so refusing it without hashing reveals nothing and bounds the work.
     if (this.policy.isOverlong(password)) throw invalidCredentials();
     const candidate = this.policy.normalize(password);
-    const user = await this.store.findUserByUsernameKey(usernameKeyOf(username));
+    const usernameKey = usernameKeyOf(username);
+    // Keyed by the name asked for, not the user: unknown and existing names are throttled alike.
+    await this.takePasswordGuess(usernameKey);
+    const user = await this.store.findUserByUsernameKey(usernameKey);
     if (!user) {
       await this.passwords.verifyDummy(candidate);
       this.logger.info({ event: 'login', outcome: 'unknown_user' }, 'login failed');
@@ -151,6 +160,7 @@ export class AccountService {
       this.logger.info({ event: 'login', outcome: 'wrong_password', userId: user.id }, 'login failed');
       throw invalidCredentials();
     }
+    await this.forgetPasswordGuesses(usernameKey);
     if (!user.verified) {
       this.logger.info({ event: 'login', outcome: 'unverified', userId: user.id }, 'login refused');
       throw new AccountError('unverified_user', 'Email address is not verified');
@@ -226,6 +236,7 @@ export class AccountService {
     const emailKey = emailKeyOf(email);
     if (emailKey === null) return;
     this.background.run('request_password_reset', {}, async () => {
+      if (!(await this.mayMail('reset-request.email', emailKey))) return;
       const user = await this.store.findUserByEmailKey(emailKey);
       if (!user) {
         this.logger.info({ event: 'password_reset_requested', outcome: 'unknown_email' }, 'password reset requested');
@@ -257,6 +268,8 @@ export class AccountService {
     // Spent by a concurrent confirm between the two reads: exactly one of them wins.
     if (!user) throw invalidResetToken();
     this.logger.info({ event: 'password_reset', outcome: 'success', userId: user.id }, 'password reset');
+    // The owner got back in through their mailbox: a guesser's failures no longer hold them back.
+    await this.forgetPasswordGuesses(user.usernameKey);
     this.send('send_password_changed', user.id, () => this.sender.sendPasswordChanged(user.username, user.email));
   }
 
@@ -365,6 +378,8 @@ export class AccountService {
 
   /** Re-authentication before a sensitive change; a failure is a security event of that change (`event`). */
   private async checkPassword(user: StoredUser, password: string, message: string, event: string): Promise<void> {
+    // A stolen session must not make the current-password check an unthrottled oracle: it shares login's budget.
+    await this.takePasswordGuess(user.usernameKey, user.id);
     const ok =
       !this.policy.isOverlong(password) &&
       (await this.passwords.verify(user.passwordHash, this.policy.normalize(password)));
@@ -372,6 +387,42 @@ export class AccountService {
       this.logger.info({ event, outcome: 'wrong_password', userId: user.id }, 'current password refused');
       throw new AccountError('invalid_credentials', message);
     }
+    await this.forgetPasswordGuesses(user.usernameKey);
+  }
+
+  /**
+   * Counts a password guess against the account (`login.account`) before the password is checked, so concurrent
+   * guesses cannot outrun the count; over budget or backing off, `rate_limited` without checking anything.
+   */
+  private async takePasswordGuess(usernameKey: string, userId?: string): Promise<void> {
+    const decision = await this.limiter.consume('login.account', this.limitKey(usernameKey));
+    if (decision.allowed) return;
+    this.logger.warn(
+      { event: 'rate_limited', outcome: 'refused', limit: 'login.account', ...(userId ? { userId } : {}) },
+      'too many password attempts',
+    );
+    throw new AccountError('rate_limited', 'Too many attempts; try again later', {
+      retryAfterSeconds: decision.retryAfterMs / 1000,
+    });
+  }
+
+  /** The right password was given (or a reset proved the mailbox): failures and backoff start over. */
+  private forgetPasswordGuesses(usernameKey: string): Promise<void> {
+    return this.limiter.reset('login.account', this.limitKey(usernameKey));
+  }
+
+  /** Whether one more message of this kind may go to the address; over budget it is skipped, unseen by the client. */
+  private async mayMail(limit: AccountLimit, emailKey: string): Promise<boolean> {
+    const decision = await this.limiter.consume(limit, this.limitKey(emailKey));
+    if (!decision.allowed) {
+      this.logger.warn({ event: 'rate_limited', outcome: 'mail_skipped', limit }, 'mail skipped: address over its limit');
+    }
+    return decision.allowed;
+  }
+
+  /** Limiter keys are keyed hashes: no username or address sits in Redis or memory in the clear. */
+  private limitKey(value: string): string {
+    return this.tokens.hash(`limit:${value}`);
   }
 
   /**
@@ -395,6 +446,7 @@ export class AccountService {
     const notify = this.sender.sendRegistrationAttempt?.bind(this.sender);
     if (!notify) return;
     this.background.run('send_registration_attempt', {}, async () => {
+      if (!(await this.mayMail('register.email', emailKey))) return;
       const owner = await this.store.findUserByEmailKey(emailKey);
       if (owner) await notify(owner.username, owner.email);
     });

@@ -1,5 +1,6 @@
 import { AccountOptions } from '../../src/services/account-options';
 import { AccountService } from '../../src/services/account-service';
+import type { AttemptLimiter } from '../../src/services/attempt-limiter';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
 import { UserStore } from '../../src/stores/user-store';
 import { ManualClock } from './manual-clock';
@@ -22,7 +23,10 @@ export interface Harness {
   loginNewUser(username: string, email?: string, password?: string): Promise<string>;
 }
 
-export function makeHarness(overrides: { store?: UserStore; options?: Partial<AccountOptions> } = {}): Harness {
+/** Without `limiter`, the core counts nothing (as when built without one); test/limits passes one. */
+export function makeHarness(
+  overrides: { store?: UserStore; options?: Partial<AccountOptions>; limiter?: AttemptLimiter } = {},
+): Harness {
   const store = overrides.store ?? new MemoryUserStore();
   const sender = new RecordingEmailSender();
   const clock = new ManualClock();
@@ -32,6 +36,7 @@ export function makeHarness(overrides: { store?: UserStore; options?: Partial<Ac
     sender,
     clock,
     logger,
+    limiter: overrides.limiter,
     options: { secretKey: TEST_SECRET, ...overrides.options },
   });
   const harness: Harness = {

@@ -3,14 +3,25 @@ import { useContainer, useKoaServer } from 'routing-controllers';
 import request from 'supertest';
 import { Container } from 'typedi';
 import { resolveAccountService } from '../../src/di/resolve';
-import { ACCOUNT_OPTIONS, CLOCK, EMAIL_SENDER, LOGGER, USER_SERIALIZER, USER_STORE } from '../../src/di/tokens';
+import {
+  ACCOUNT_OPTIONS,
+  CLOCK,
+  EMAIL_SENDER,
+  LOGGER,
+  RATE_LIMITS,
+  TRUSTED_PROXIES,
+  USER_SERIALIZER,
+  USER_STORE,
+} from '../../src/di/tokens';
 import { accountRoutes } from '../../src/http/account-routes';
 import { gatehouseHttp, GatehouseHttpOptions } from '../../src/http/gatehouse-http';
+import type { RateLimitOptions } from '../../src/limits/rate-limit-options';
 import { AccountService } from '../../src/services/account-service';
 import { UserSerializer } from '../../src/services/types';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
 import { CapturingLogger } from './capturing-logger';
 import { countingStore } from './counting-store';
+import { generousRateLimits } from './generous-rate-limits';
 import { RecordingEmailSender } from './recording-email-sender';
 
 export const TEST_SECRET = 'http-test-secret-key-0123456789abcdef-0123456789';
@@ -22,6 +33,8 @@ export interface TestAppOptions extends GatehouseHttpOptions {
   serializer?: UserSerializer;
   /** Mounts more controllers after the account routes, as a host would (`useKoaServer` on the same app). */
   mount?: (app: Koa) => void;
+  /** Default: `generousRateLimits()`. */
+  rateLimits?: RateLimitOptions;
 }
 
 /** A Koa app with the account routes under /auth, wired to a fresh memory store, a recording sender and logger. */
@@ -42,7 +55,7 @@ export interface TestApp {
 }
 
 /** Sets the DI tokens a fresh set of doubles, so every test starts from an empty world. */
-export function resetContainer(options: { serializer?: UserSerializer } = {}) {
+export function resetContainer(options: { serializer?: UserSerializer; rateLimits?: RateLimitOptions } = {}) {
   const memory = new MemoryUserStore();
   const counted = countingStore(memory);
   const sender = new RecordingEmailSender();
@@ -52,6 +65,9 @@ export function resetContainer(options: { serializer?: UserSerializer } = {}) {
   // Cheap argon2 parameters: these tests are about HTTP, and the core's own tests cover the real cost.
   Container.set(ACCOUNT_OPTIONS, { secretKey: TEST_SECRET, hashing: { memoryCost: 1024, timeCost: 1 } });
   Container.set(LOGGER, logger);
+  // Many logins from one address in a few seconds: see generousRateLimits (test/limits proves the defaults).
+  Container.set(RATE_LIMITS, options.rateLimits ?? generousRateLimits());
+  Container.remove(TRUSTED_PROXIES);
   Container.remove(CLOCK);
   if (options.serializer) Container.set(USER_SERIALIZER, options.serializer);
   else Container.remove(USER_SERIALIZER);
@@ -59,7 +75,8 @@ export function resetContainer(options: { serializer?: UserSerializer } = {}) {
 }
 
 export function buildTestApp(options: TestAppOptions = {}): TestApp {
-  const { memory, calls, sender, logger } = resetContainer({ serializer: options.serializer });
+  const { serializer, rateLimits } = options;
+  const { memory, calls, sender, logger } = resetContainer({ serializer, rateLimits });
   // As a host does (and the standalone server): routing-controllers builds controllers through TypeDI.
   useContainer(Container);
   const app = new Koa();

@@ -1,0 +1,29 @@
+import type { Middleware } from 'koa';
+import { resolveLogger, resolveRateLimits } from '../di/resolve';
+import { AccountError } from '../errors/account-error';
+import { ipLimitKey } from '../limits/ip-key';
+import type { IpLimit } from '../limits/rate-limit-options';
+import { clientIp } from './client-ip';
+
+/**
+ * The per-IP budget of one action, as route middleware (`@UseBefore(rateLimit('login.ip'))`). The budget is named
+ * for the action, not the path, so every spelling the router sends to the action (`/login/`, `/LOGIN`) spends the
+ * same one. Over it: 429 `rate_limited` with `Retry-After`, before the body is validated or any work is done.
+ *
+ * @example
+ * @Post('/login')
+ * @UseBefore(rateLimit('login.ip'))
+ * async login(@Body() body: LoginBody) { ... }
+ */
+export function rateLimit(limit: IpLimit): Middleware {
+  return async (ctx, next) => {
+    const decision = await resolveRateLimits().consume(limit, ipLimitKey(clientIp(ctx)));
+    if (!decision.allowed) {
+      resolveLogger().warn({ event: 'rate_limited', outcome: 'refused', limit }, 'too many requests from this address');
+      throw new AccountError('rate_limited', 'Too many requests; try again later', {
+        retryAfterSeconds: decision.retryAfterMs / 1000,
+      });
+    }
+    await next();
+  };
+}

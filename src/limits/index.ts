@@ -1,0 +1,17 @@
+/** Rate limits: the budgets and their defaults, the limiter (memory or Redis), and a Redis client set up for it. */
+export {
+  ACCOUNT_LIMITS,
+  DEFAULT_LIMITS,
+  DEFAULT_LOGIN_BACKOFF,
+  IP_LIMITS,
+  LIMIT_NAMES,
+  type IpLimit,
+  type Limit,
+  type LimitName,
+  type LoginBackoff,
+  type RateLimitOptions,
+} from './rate-limit-options';
+export { RateLimits } from './rate-limits';
+export { parseRateLimitSpec } from './rate-limit-spec';
+export { connectRedis } from './redis-client';
+export type { AccountLimit, AttemptLimiter, LimitDecision } from '../services/attempt-limiter';

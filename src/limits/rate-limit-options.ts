@@ -1,0 +1,145 @@
+import type { Redis } from 'ioredis';
+import { ConfigurationError } from '../errors/configuration-error';
+import type { AccountLimit } from '../services/attempt-limiter';
+
+/** Per-IP budgets, one per route, named for the action (so every spelling of a path shares one). */
+export const IP_LIMITS = [
+  'login.ip',
+  'register.ip',
+  'verify-email.ip',
+  'resend-verification.ip',
+  'reset-request.ip',
+  'reset-confirm.ip',
+  'password-change.ip',
+] as const;
+export type IpLimit = (typeof IP_LIMITS)[number];
+
+export const ACCOUNT_LIMITS = [
+  'login.account',
+  'register.email',
+  'resend-verification.email',
+  'reset-request.email',
+] as const satisfies readonly AccountLimit[];
+
+export type LimitName = IpLimit | AccountLimit;
+export const LIMIT_NAMES: readonly LimitName[] = [...IP_LIMITS, ...ACCOUNT_LIMITS];
+
+/** At most `points` attempts per key in a fixed window of `duration` seconds (starting at the key's first one). */
+export interface Limit {
+  points: number;
+  /** Seconds, a whole number of at least 1. */
+  duration: number;
+}
+
+/**
+ * Failed password guesses against one account: the first `freeFailures` of a window cost nothing, then each one
+ * makes the next wait `initialDelay` seconds, doubling up to `maxDelay`. Counted in `login.account`'s window.
+ */
+export interface LoginBackoff {
+  freeFailures: number;
+  initialDelay: number;
+  maxDelay: number;
+}
+
+/** The subset of an ioredis client the limits use; any ioredis `Redis` instance fits. */
+export type RedisClient = Redis;
+
+/**
+ * What a host sets as the RATE_LIMITS token (every field optional; unset, the defaults below apply in this process's
+ * memory). With `redis`, every instance sharing that Redis shares the budgets, and they survive restarts.
+ *
+ * @example
+ * Container.set(RATE_LIMITS, {
+ *   redis: new Redis(process.env.REDIS_URL!),
+ *   limits: { 'login.ip': { points: 60, duration: 60 } },
+ * });
+ */
+export interface RateLimitOptions {
+  /** `false` turns every limit off (benchmarks, load tests); a warning is logged. Default `true`. */
+  enabled?: boolean;
+  /** Keep the counters in this Redis (ioredis). Default: this process's memory. */
+  redis?: RedisClient;
+  /** Prefix of the Redis keys; give each deployment sharing a Redis its own. Default `gatehouse:rl`. */
+  keyPrefix?: string;
+  /** How long one Redis call may take before the in-memory fallback answers instead. Default 500 ms. */
+  redisTimeoutMs?: number;
+  /** Overrides of the default budgets, by name (see `DEFAULT_LIMITS`). */
+  limits?: Partial<Record<LimitName, Limit>>;
+  loginBackoff?: Partial<LoginBackoff>;
+}
+
+const MINUTE = 60;
+const HOUR = 60 * MINUTE;
+
+/**
+ * The defaults. Per IP they leave room for an office behind one NAT address; per account, the backoff holds a
+ * guesser to a few dozen tries an hour, and the cap of 50 per (fixed) hour means no 60 minutes ever see more than
+ * 100 failures, even with the backoff turned down (ASVS 2.2.1). Mail to one address: 5 an hour per kind.
+ */
+export const DEFAULT_LIMITS: Readonly<Record<LimitName, Limit>> = {
+  'login.ip': { points: 30, duration: MINUTE },
+  'register.ip': { points: 20, duration: HOUR },
+  'verify-email.ip': { points: 60, duration: HOUR },
+  'resend-verification.ip': { points: 20, duration: HOUR },
+  'reset-request.ip': { points: 20, duration: HOUR },
+  'reset-confirm.ip': { points: 30, duration: HOUR },
+  'password-change.ip': { points: 30, duration: HOUR },
+  'login.account': { points: 50, duration: HOUR },
+  'register.email': { points: 5, duration: HOUR },
+  'resend-verification.email': { points: 5, duration: HOUR },
+  'reset-request.email': { points: 5, duration: HOUR },
+};
+
+export const DEFAULT_LOGIN_BACKOFF: Readonly<LoginBackoff> = { freeFailures: 5, initialDelay: 1, maxDelay: 5 * MINUTE };
+
+export const DEFAULT_KEY_PREFIX = 'gatehouse:rl';
+export const DEFAULT_REDIS_TIMEOUT_MS = 500;
+
+export interface ResolvedRateLimitOptions {
+  enabled: boolean;
+  redis?: RedisClient;
+  keyPrefix: string;
+  redisTimeoutMs: number;
+  limits: Record<LimitName, Limit>;
+  loginBackoff: LoginBackoff;
+}
+
+/** Fills the defaults and refuses unusable values with a message naming the field. */
+export function resolveRateLimitOptions(options: RateLimitOptions = {}): ResolvedRateLimitOptions {
+  const limits = { ...DEFAULT_LIMITS } as Record<LimitName, Limit>;
+  for (const [name, limit] of Object.entries(options.limits ?? {})) {
+    if (!(LIMIT_NAMES as readonly string[]).includes(name)) {
+      throw new ConfigurationError(
+        `Gatehouse: RATE_LIMITS.limits has no limit "${name}"; known: ${LIMIT_NAMES.join(', ')}`,
+      );
+    }
+    if (limit === undefined) continue;
+    if (!isWhole(limit?.points, 1) || !isWhole(limit?.duration, 1)) {
+      throw new ConfigurationError(
+        `Gatehouse: RATE_LIMITS.limits["${name}"] needs whole numbers points >= 1 and duration >= 1 (seconds)`,
+      );
+    }
+    limits[name as LimitName] = { points: limit.points, duration: limit.duration };
+  }
+  const loginBackoff = { ...DEFAULT_LOGIN_BACKOFF, ...options.loginBackoff };
+  const { freeFailures, initialDelay, maxDelay } = loginBackoff;
+  if (!isWhole(freeFailures, 0) || !isWhole(initialDelay, 1) || !isWhole(maxDelay, initialDelay)) {
+    throw new ConfigurationError(
+      'Gatehouse: RATE_LIMITS.loginBackoff needs whole numbers freeFailures >= 0, initialDelay >= 1 and ' +
+        'maxDelay >= initialDelay (seconds)',
+    );
+  }
+  const redisTimeoutMs = options.redisTimeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
+  if (!isWhole(redisTimeoutMs, 1)) {
+    throw new ConfigurationError('Gatehouse: RATE_LIMITS.redisTimeoutMs must be a whole number of milliseconds >= 1');
+  }
+  const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+  if (typeof keyPrefix !== 'string' || keyPrefix === '') {
+    throw new ConfigurationError('Gatehouse: RATE_LIMITS.keyPrefix must be a non-empty string');
+  }
+  return { enabled: options.enabled !== false, redis: options.redis, keyPrefix, redisTimeoutMs, limits, loginBackoff };
+}
+
+function isWhole(value: unknown, min: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min;
+}
