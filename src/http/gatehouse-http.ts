@@ -37,7 +37,7 @@ export function gatehouseHttp(options: GatehouseHttpOptions = {}): Middleware {
   return (ctx, next) => {
     if (!applies(ctx.path)) return next();
     return context(ctx, () =>
-      headers(ctx, () => errors(ctx, () => queryTokens(ctx, () => body(ctx, next).then(() => answerOptions(ctx))))),
+      headers(ctx, () => errors(ctx, () => queryTokens(ctx, () => body(ctx, next).then(() => answerMethods(ctx))))),
     );
   };
 }
@@ -52,7 +52,17 @@ function appliesTo(prefix: string | undefined): (path: string) => boolean {
   };
 }
 
-/** The router answers OPTIONS with an empty 200 and `Allow`; an answer without a body is a 204. */
-function answerOptions(ctx: Context): void {
+// The methods @koa/router implements; it answers any other (PROPFIND, SEARCH...) on a known path with 501.
+const ROUTER_METHODS = new Set(['HEAD', 'OPTIONS', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE']);
+
+/**
+ * The router answers OPTIONS with an empty 200 and `Allow`; an answer without a body is a 204. A method it does not
+ * know gets a bodiless 501, a server error any scanner could cause: it is answered like any other method the path
+ * does not take, 405 with `Allow` (found by the fuzz suite, test/fuzz).
+ */
+function answerMethods(ctx: Context): void {
   if (ctx.method === 'OPTIONS' && ctx.status === 200 && !ctx.body) ctx.status = 204;
+  if (ctx.status === 501 && !ctx.body && !ROUTER_METHODS.has(ctx.method)) {
+    ctx.status = ctx.response.get('Allow') ? 405 : 404;
+  }
 }

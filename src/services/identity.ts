@@ -45,6 +45,8 @@ const EMAIL_LOCAL_MAX_BYTES = 64;
 /** Dot-atom local part (RFC 5322) without quoted strings: no spaces, quotes, commas, angle brackets or controls. */
 const LOCAL_PART_PATTERN = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
 const DOMAIN_LABEL_PATTERN = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+/** C0 and C1 controls (CR, LF, TAB, NUL, NEL...) and the Unicode line and paragraph separators. */
+const LINE_BREAK_OR_CONTROL = /[\p{Cc}\u2028\u2029]/u;
 
 export interface CanonicalEmail {
   email: string;
@@ -54,13 +56,17 @@ export interface CanonicalEmail {
 const invalidEmail = () => new AccountError('invalid_email', 'Email address is invalid');
 
 /**
- * NFKC first (so a fullwidth `＠` becomes `@` and is then judged like any other), then strict validation:
- * exactly one `@`, an ASCII dot-atom local part, a domain with at least two labels (internationalized domains are
- * accepted and stored in their ASCII form), at most 254 bytes. Quoted local parts are refused on purpose: they
- * allow the commas, quotes and spaces that mail-header injection relies on.
+ * NFKC first (so a fullwidth `＠` becomes `@` and is then judged like any other), then strict validation: no
+ * control character or line break anywhere, surrounding spaces trimmed, exactly one `@`, an ASCII dot-atom local
+ * part, a domain with at least two labels (internationalized domains are accepted and stored in their ASCII form),
+ * at most 254 bytes in that canonical form. Quoted local parts are refused on purpose: they allow the commas, quotes
+ * and spaces that mail-header injection relies on.
  */
 export function canonicalEmail(raw: string): CanonicalEmail {
-  const normalized = raw.normalize('NFKC').trim();
+  const folded = raw.normalize('NFKC');
+  // Before trimming, which would quietly drop a trailing CR/LF: a line break anywhere is refused, not repaired.
+  if (LINE_BREAK_OR_CONTROL.test(folded)) throw invalidEmail();
+  const normalized = folded.trim();
   const at = normalized.indexOf('@');
   if (at <= 0 || at !== normalized.lastIndexOf('@')) throw invalidEmail();
   const local = normalized.slice(0, at);

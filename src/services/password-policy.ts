@@ -10,9 +10,10 @@ export interface PasswordContext {
 
 /**
  * Control characters cannot be typed reliably, and U+FFFD is what undecodable input turns into: a password holding
- * either could be matched by bytes its owner never chose.
+ * either could be matched by bytes its owner never chose. An unpaired surrogate (`"\ud800"` is valid JSON) is
+ * hashed as the UTF-8 of U+FFFD, so every unpaired surrogate would be the same password: refused too.
  */
-const UNTYPABLE = /[\p{Cc}\uFFFD]/u;
+const UNTYPABLE = /[\p{Cc}\p{Cs}\uFFFD]/u;
 
 /** Context words shorter than this are too common inside real passphrases to refuse. */
 const MIN_CONTEXT_WORD_LENGTH = 4;
@@ -51,7 +52,10 @@ export class PasswordPolicy {
     }
     if (length > maxLength) throw tooLong(maxLength);
     if (UNTYPABLE.test(normalized)) {
-      throw new AccountError('weak_password', 'Password must not contain control characters or U+FFFD');
+      throw new AccountError(
+        'weak_password',
+        'Password must not contain control characters, unpaired surrogates or U+FFFD',
+      );
     }
     if (this.options.useBlocklist && isCommonPassword(normalized)) {
       throw new AccountError('weak_password', 'Password is too common; choose a less predictable one');

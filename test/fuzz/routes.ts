@@ -1,0 +1,21 @@
+/** The eleven account routes of spec section 4, with their body fields and whether they need a session. */
+export interface FuzzRoute {
+  method: 'get' | 'post' | 'delete';
+  path: string;
+  fields: readonly string[];
+  bearer: boolean;
+}
+
+export const ROUTES: readonly FuzzRoute[] = [
+  { method: 'post', path: '/register', fields: ['username', 'email', 'password'], bearer: false },
+  { method: 'post', path: '/verify-email', fields: ['token'], bearer: false },
+  { method: 'post', path: '/resend-verification', fields: ['email'], bearer: false },
+  { method: 'post', path: '/login', fields: ['username', 'password'], bearer: false },
+  { method: 'post', path: '/logout', fields: [], bearer: true },
+  { method: 'post', path: '/logout-all', fields: [], bearer: true },
+  { method: 'get', path: '/me', fields: [], bearer: true },
+  { method: 'post', path: '/password-reset/request', fields: ['email'], bearer: false },
+  { method: 'post', path: '/password-reset/confirm', fields: ['token', 'new_password'], bearer: false },
+  { method: 'post', path: '/password/change', fields: ['old_password', 'new_password'], bearer: true },
+  { method: 'delete', path: '/account', fields: ['password'], bearer: true },
+];
