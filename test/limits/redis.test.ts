@@ -8,7 +8,7 @@ import { CapturingLogger } from '../support/capturing-logger';
 import { describeWithService, serviceUrl } from '../support/services';
 import { buildTestApp, PREFIX } from '../support/test-app';
 import { expectRateLimited } from './expect-rate-limited';
-import { TcpProxy } from './tcp-proxy';
+import { TcpProxy } from '../support/tcp-proxy';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -88,8 +88,7 @@ describeWithService('redis', 'rate limits in Redis (L5)', function () {
 
   it('falls back to memory, at once and without errors, when Redis goes away; and back to Redis when it returns', async () => {
     const { hostname, port } = new URL(serviceUrl('redis'));
-    const proxy = new TcpProxy(hostname, Number(port) || 6379);
-    await proxy.up();
+    const proxy = await TcpProxy.start({ host: hostname, port: Number(port) || 6379 });
     const logger = new CapturingLogger();
     const redis = client(`redis://127.0.0.1:${proxy.port}`, logger);
     await ready(redis);
@@ -97,7 +96,7 @@ describeWithService('redis', 'rate limits in Redis (L5)', function () {
     const limits = new RateLimits(options, logger);
     try {
       expect((await limits.consume('login.ip', 'x')).allowed).to.equal(true);
-      await proxy.down();
+      await proxy.cut();
       await sleep(50);
 
       const started = Date.now();
@@ -112,20 +111,19 @@ describeWithService('redis', 'rate limits in Redis (L5)', function () {
       expect(warnings[0].level).to.equal('warn');
       expect(logger.text()).to.not.include(String(proxy.port));
 
-      await proxy.up();
+      await proxy.restore();
       await ready(redis);
       expect((await limits.consume('login.ip', 'x')).allowed, 'Redis remembers 1 of 2').to.equal(true);
       expect((await limits.consume('login.ip', 'x')).allowed).to.equal(false);
       expect(logger.lines.some((line) => (line.fields as { outcome?: string }).outcome === 'recovered')).to.equal(true);
     } finally {
-      await proxy.down();
+      await proxy.cut();
     }
   });
 
   it('answers within the timeout when Redis hangs', async () => {
     const { hostname, port } = new URL(serviceUrl('redis'));
-    const proxy = new TcpProxy(hostname, Number(port) || 6379);
-    await proxy.up();
+    const proxy = await TcpProxy.start({ host: hostname, port: Number(port) || 6379 });
     const logger = new CapturingLogger();
     const redis = new Redis(`redis://127.0.0.1:${proxy.port}`, { maxRetriesPerRequest: null });
     redis.on('error', () => {});
@@ -140,14 +138,13 @@ describeWithService('redis', 'rate limits in Redis (L5)', function () {
       expect(Date.now() - started).to.be.within(90, 400);
       expect(logger.lines.some((line) => (line.fields as { outcome?: string }).outcome === 'unavailable')).to.equal(true);
     } finally {
-      await proxy.down();
+      await proxy.cut();
     }
   });
 
   it('keeps answering HTTP requests (401 or 429, never 5xx) while Redis is down', async () => {
     const { hostname, port } = new URL(serviceUrl('redis'));
-    const proxy = new TcpProxy(hostname, Number(port) || 6379);
-    await proxy.up();
+    const proxy = await TcpProxy.start({ host: hostname, port: Number(port) || 6379 });
     const redis = client(`redis://127.0.0.1:${proxy.port}`);
     await ready(redis);
     const rateLimits = { redis, keyPrefix: `${prefix}:http`, limits: { 'login.ip': { points: 3, duration: 60 } } };
@@ -155,7 +152,7 @@ describeWithService('redis', 'rate limits in Redis (L5)', function () {
     try {
       const login = () => t.http.post(`${PREFIX}/login`).send({ username: 'nobody', password: 'wrong password here' });
       expect((await login()).status).to.equal(401);
-      await proxy.down();
+      await proxy.cut();
       const statuses = [];
       for (let i = 0; i < 5; i++) statuses.push((await login()).status);
       expect(statuses).to.deep.equal([401, 401, 401, 429, 429]);
@@ -164,7 +161,7 @@ describeWithService('redis', 'rate limits in Redis (L5)', function () {
       await t.accounts.drain();
       expect(t.logger.errors()).to.deep.equal([]);
     } finally {
-      await proxy.down();
+      await proxy.cut();
     }
   });
 });

@@ -1,7 +1,7 @@
 import { createServer, connect, Server, Socket } from 'node:net';
 
 /**
- * A TCP proxy on a loopback port in front of a server (the machine's PostgreSQL), which a test can take down and bring
+ * A TCP proxy on a loopback port in front of a server (the machine's PostgreSQL or Redis), which a test can take down and bring
  * back: a database restart or a network cut, seen from the client, without touching the real server that other test
  * runs share.
  *
@@ -39,10 +39,20 @@ export class TcpProxy {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  /** Listens again on the same port and forwards new connections. */
+  /** Listens again on the same port and forwards new connections (and frozen ones again). */
   async restore(): Promise<void> {
     this.mode = 'forward';
+    for (const socket of this.sockets) socket.resume();
     if (!this.server) await this.listen(this.port);
+  }
+
+  /**
+   * As a server that stops answering mid-conversation: open connections stay open but carry nothing, and new ones
+   * are accepted and left silent.
+   */
+  freeze(): void {
+    this.mode = 'hang';
+    for (const socket of this.sockets) socket.pause();
   }
 
   /**
