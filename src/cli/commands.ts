@@ -1,4 +1,6 @@
+import { removeExpired } from '../server/expired-cleanup';
 import { AccountService } from '../services/account-service';
+import type { UserStore } from '../stores/user-store';
 
 /** One admin command: its argument names (for usage) and what it does with the core. */
 interface Command {
@@ -85,13 +87,35 @@ export const COMMANDS: Record<string, Command> = {
   },
 };
 
+/** Commands on the database itself rather than through the core; they take no arguments. */
+interface DatabaseCommand {
+  summary: string;
+  run(store: UserStore, out: (line: string) => void): Promise<void>;
+}
+
+export const DATABASE_COMMANDS: Record<string, DatabaseCommand> = {
+  migrate: {
+    summary: 'create or upgrade the database schema',
+    // Opening the store runs the migrations, which is all there is to do.
+    async run(_store, out) {
+      out('database schema is up to date');
+    },
+  },
+  cleanup: {
+    summary: 'remove expired sessions and tokens (for cron; the server also does it hourly)',
+    async run(store, out) {
+      out(`removed ${await removeExpired(store)} expired sessions and tokens`);
+    },
+  },
+};
+
 export function usage(): string {
   const width = Math.max(...Object.entries(COMMANDS).map(([name, c]) => commandLine(name, c.args).length));
   return [
     'usage: gatehouse <command> [arguments]',
     '',
     'Commands (on the database of GATEHOUSE_DATABASE_URL):',
-    '  ' + 'migrate'.padEnd(width) + '  create or upgrade the database schema',
+    ...Object.entries(DATABASE_COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
     '  ' + 'help'.padEnd(width) + '  show this list',
     ...Object.entries(COMMANDS).map(([name, c]) => `  ${commandLine(name, c.args).padEnd(width)}  ${c.summary}`),
   ].join('\n');

@@ -6,7 +6,7 @@ import { silentLogger } from '../services/logger';
 import { ConfigError, loadConfig } from '../server/config';
 import { openStore } from '../server/open-store';
 import { NullEmailSender } from '../email/null-email-sender';
-import { COMMANDS, usage } from './commands';
+import { COMMANDS, DATABASE_COMMANDS, usage } from './commands';
 
 /**
  * `gatehouse <command>`: admin work on the same database as the server, configured by the same variables.
@@ -18,9 +18,17 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, out = conso
     out(usage());
     return name ? 0 : 2;
   }
-  const command = COMMANDS[name];
-  if (name !== 'migrate' && (!command || args.length !== command.args.length)) {
-    err(command ? `gatehouse: ${name} takes ${command.args.map((a) => `<${a}>`).join(' ')}` : `gatehouse: unknown command "${name}"`);
+  // Own properties only: `gatehouse toString` is an unknown command, not Object.prototype's.
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  const databaseCommand = Object.hasOwn(DATABASE_COMMANDS, name) ? DATABASE_COMMANDS[name] : undefined;
+  if (databaseCommand ? args.length > 0 : !command || args.length !== command.args.length) {
+    err(
+      databaseCommand
+        ? `gatehouse: ${name} takes no arguments`
+        : command
+          ? `gatehouse: ${name} takes ${command.args.map((a) => `<${a}>`).join(' ')}`
+          : `gatehouse: unknown command "${name}"`,
+    );
     err(usage());
     return 2;
   }
@@ -35,11 +43,11 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, out = conso
     }
     throw error;
   }
-  // Opening the store runs the migrations, which is all `migrate` has to do.
+  // Opening the store runs the migrations.
   const store = await openStore(config.database);
   try {
-    if (name === 'migrate') {
-      out('database schema is up to date');
+    if (!command) {
+      await databaseCommand!.run(store, out);
       return 0;
     }
     // The CLI sends no mail: no command it offers triggers any.

@@ -1,15 +1,22 @@
+import { PostgresUserStore } from '../stores/postgres-user-store';
 import { SqliteUserStore } from '../stores/sqlite-user-store';
 import { UserStore } from '../stores/user-store';
-import { ConfigError, DatabaseConfig } from './config';
+import { DatabaseConfig } from './config';
 
-/** Opens (and migrates) the store the configuration names. */
-export async function openStore(database: DatabaseConfig): Promise<UserStore> {
+export interface OpenStoreOptions {
+  /** Told about connections a database restart ended while idle (PostgreSQL); harmless, worth a log line. */
+  onConnectionError?: (error: Error) => void;
+}
+
+/** Opens (and migrates) the store the configuration names; fails if the database cannot be reached or migrated. */
+export async function openStore(database: DatabaseConfig, options: OpenStoreOptions = {}): Promise<UserStore> {
   switch (database.kind) {
     case 'sqlite':
       return SqliteUserStore.open({ filename: database.filename });
     case 'postgres':
-      throw new ConfigError(
-        'GATEHOUSE_DATABASE_URL names PostgreSQL, which this version does not support yet; use sqlite:<file>',
-      );
+      return PostgresUserStore.open({
+        connectionString: database.connectionString,
+        onConnectionError: options.onConnectionError,
+      });
   }
 }

@@ -99,6 +99,13 @@ export function describeUserStoreConformance<S extends UserStore>(
         assert.equal(await store.findUserByEmailKey('nobody@example.com'), null);
       });
 
+      it('answers null, not an error, for keys as typed that no store could hold (a NUL character)', async () => {
+        const { user } = await registered('alice');
+        assert.equal(await store.findUserByUsernameKey(`${user.usernameKey}\u0000`), null);
+        assert.equal(await store.findUserByEmailKey(`\u0000${user.emailKey}`), null);
+        assert.equal(await store.findUserById(`${user.id}\u0000`), null);
+      });
+
       it('refuses a taken username key, whatever the display case, and stores nothing of the loser', async () => {
         await registered('alice', { username: 'alice', usernameKey: 'alice' });
         const loser = newUser('alice2', { username: 'ALICE', usernameKey: 'alice' });
@@ -597,6 +604,81 @@ export function describeUserStoreConformance<S extends UserStore>(
       it('lists nothing on an empty store', async () => {
         assert.deepEqual(await store.listRoles(), []);
         assert.deepEqual(await store.listPermissions(), []);
+      });
+    });
+
+    describe('atomic couplings, as concurrent readers see them', () => {
+      // Readers poll while the operation runs, each read one indexed query. Were the operation two separate steps,
+      // some read would land between them and see the forbidden state; done atomically, none ever can.
+      const ROUNDS = 10;
+      const READERS = 4;
+
+      /** Polls `forbidden` from several readers until `operation` settles; returns how many reads saw it hold. */
+      async function watch(operation: () => Promise<unknown>, forbidden: () => Promise<boolean>): Promise<number> {
+        let settled = false;
+        let seen = 0;
+        const readers = Array.from({ length: READERS }, async () => {
+          do {
+            if (await forbidden()) seen++;
+          } while (!settled);
+        });
+        try {
+          await operation();
+        } finally {
+          settled = true;
+          await Promise.all(readers);
+        }
+        return seen;
+      }
+
+      it('a password change and the end of the sessions land together: never a new hash beside a session', async () => {
+        const { user } = await registered('alice');
+        let current = user.passwordHash;
+        for (let round = 0; round < ROUNDS; round++) {
+          await sessionFor(user.id, `round-${round}`);
+          const next = `hash-${round}`;
+          const seen = await watch(
+            async () => assert.equal(await store.changePassword(user.id, current, next, T0), true),
+            async () => (await store.getSessionAndUser(`session-round-${round}`))?.user.passwordHash === next,
+          );
+          assert.equal(seen, 0, `round ${round}: a session outlived the password change`);
+          current = next;
+        }
+      });
+
+      it('a reset and the end of the sessions land together: never a new hash beside a session', async () => {
+        const { user } = await registered('alice');
+        for (let round = 0; round < ROUNDS; round++) {
+          await sessionFor(user.id, `round-${round}`);
+          const resetHash = await resetTokenFor(user.id, `round-${round}`);
+          const next = `hash-${round}`;
+          const seen = await watch(
+            async () => assert.ok(await store.resetPassword(resetHash, next, T0)),
+            async () => (await store.getSessionAndUser(`session-round-${round}`))?.user.passwordHash === next,
+          );
+          assert.equal(seen, 0, `round ${round}: a session outlived the reset`);
+        }
+      });
+
+      it('a deletion and the end of the grants land together: never one without the other', async () => {
+        await store.createRole('admin');
+        for (let round = 0; round < ROUNDS; round++) {
+          const { user } = await registered(`user-${round}`);
+          await store.grantRole(user.id, 'admin');
+          const seen = await watch(
+            async () => assert.equal(await store.deleteUser(user.id), true),
+            async () => {
+              // Read in both orders: once the user is gone the grants must be too, and while the grants are there, so
+              // is the user. (The deletion lands between two reads at most once, and then in the allowed direction.)
+              const userGone = (await store.findUserById(user.id)) === null;
+              const grantsLeft = (await store.listUserRoles(user.id)).length > 0;
+              const grantsGone = (await store.listUserRoles(user.id)).length === 0;
+              const userThere = (await store.findUserById(user.id)) !== null;
+              return (userGone && grantsLeft) || (grantsGone && userThere);
+            },
+          );
+          assert.equal(seen, 0, `round ${round}: the user and their grants were deleted separately`);
+        }
       });
     });
 

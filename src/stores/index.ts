@@ -14,8 +14,11 @@ export type {
 } from './user-store';
 export { MemoryUserStore } from './memory-user-store';
 export { SqliteUserStore, type SqliteUserStoreOptions } from './sqlite-user-store';
+export { PostgresUserStore, type PostgresUserStoreOptions } from './postgres-user-store';
+export { StoreUnavailableError, isStoreUnavailable } from './store-unavailable-error';
 export { SqlUserStore } from './sql/sql-user-store';
 export type { SqlCapabilities } from './sql/sql-capabilities';
 export { sqliteCapabilities } from './sql/sqlite-capabilities';
+export { postgresCapabilities } from './sql/postgres-capabilities';
 export { migrateToLatest, migrations } from './sql/migrate';
 export type { Database } from './sql/schema';

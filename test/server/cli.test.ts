@@ -91,6 +91,44 @@ describe('admin CLI (gatehouse <command>)', () => {
     expect(err).to.deep.equal([]);
   });
 
+  it('cleanup removes expired sessions and tokens, and keeps live ones', async () => {
+    const store = await SqliteUserStore.open({ filename: join(dir, 'accounts.db') });
+    const alice = (await store.findUserByUsernameKey('alice'))!;
+    const longAgo = new Date(Date.now() - 40 * 86_400_000);
+    const session = (tokenHash: string, createdAt: Date) => ({
+      tokenHash,
+      userId: alice.id,
+      createdAt,
+      expiresAt: new Date(createdAt.getTime() + 30 * 86_400_000),
+      lastSeenAt: createdAt,
+    });
+    await store.createSession(session('expired', longAgo), alice.passwordHash);
+    await store.createSession(session('live', new Date()), alice.passwordHash);
+    await store.replaceToken({ tokenHash: 'old-reset', userId: alice.id, purpose: 'reset_password', expiresAt: longAgo });
+    await store.close();
+
+    expect(await cli('cleanup')).to.equal(0);
+    expect(await cli('cleanup')).to.equal(0);
+    expect(out).to.deep.equal(['removed 2 expired sessions and tokens', 'removed 0 expired sessions and tokens']);
+    const after = await SqliteUserStore.open({ filename: join(dir, 'accounts.db') });
+    try {
+      expect(await after.getSessionAndUser('live')).to.not.equal(null);
+      expect(await after.getSessionAndUser('expired')).to.equal(null);
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('refuses arguments to migrate and cleanup, and names inherited properties as unknown commands', async () => {
+    expect(await cli('cleanup', 'now')).to.equal(2);
+    expect(await cli('toString')).to.equal(2);
+    expect(err.filter((line) => line.startsWith('gatehouse:'))).to.deep.equal([
+      'gatehouse: cleanup takes no arguments',
+      'gatehouse: unknown command "toString"',
+    ]);
+    expect(err.join('\n')).to.include('cleanup ');
+  });
+
   it('migrates an empty database and reports configuration errors in one line', async () => {
     env.GATEHOUSE_DATABASE_URL = `sqlite:${join(dir, 'fresh.db')}`;
     expect(await cli('migrate')).to.equal(0);

@@ -69,6 +69,11 @@ export class StandaloneServer {
     }
   }
 
+  /** Whether the process is still alive. */
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
   /** Sends the signal and resolves with the exit code. */
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
     if (this.child.exitCode === null) this.child.kill(signal);

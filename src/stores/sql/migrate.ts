@@ -1,5 +1,6 @@
 import { Kysely, Migration, MigrationProvider, MigrationResult, Migrator } from 'kysely';
 import * as initial from './migrations/2026-11-22-initial';
+import * as expiryIndexes from './migrations/2026-11-23-expiry-indexes';
 import { SqlCapabilities } from './sql-capabilities';
 
 /**
@@ -8,6 +9,7 @@ import { SqlCapabilities } from './sql-capabilities';
  */
 export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-22-initial': initial,
+  '2026-11-23-expiry-indexes': expiryIndexes,
 };
 
 const staticProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -7,11 +7,21 @@ import { Kysely } from 'kysely';
 export interface SqlCapabilities {
   /**
    * Runs `work` as one transaction that writes, and commits it, or rolls it back if `work` throws. Implementations
-   * take whatever lock the database needs so that concurrent writers wait rather than fail (SQLite: `BEGIN IMMEDIATE`).
+   * take whatever lock the database needs so that concurrent writers wait rather than fail (SQLite: `BEGIN IMMEDIATE`),
+   * and may run `work` again when the database aborted it only to resolve a conflict (PostgreSQL: a deadlock), so
+   * `work` must do nothing but queries on `trx`.
    */
   writeTransaction<DB, T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>): Promise<T>;
   /** Runs the migrator so that several processes migrating the same database at once cannot collide. */
   migrationScope<DB, T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): Promise<T>;
   /** Whether a driver error is a violated UNIQUE or PRIMARY KEY constraint. */
   isUniqueViolation(error: unknown): boolean;
+  /**
+   * Whether to take PostgreSQL's row locks (`FOR SHARE`, `FOR NO KEY UPDATE`, `FOR KEY SHARE`, `SKIP LOCKED`). Where
+   * writers lock rows rather than the whole database, the store uses them so that a check and the write that depends
+   * on it cannot interleave with a concurrent change of the checked row, and so that every transaction locks a user
+   * before their sessions and tokens (one lock order, no deadlocks). SQLite has no such clauses and needs none: one
+   * writer at a time holds the whole database.
+   */
+  rowLocks: boolean;
 }

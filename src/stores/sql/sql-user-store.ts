@@ -15,6 +15,9 @@ import { fromSessionRow, fromUserRow, toSessionRow, toTokenRow, toUserRow } from
 import { Database } from './schema';
 import { SqlCapabilities } from './sql-capabilities';
 
+/** Rows removed per transaction by `deleteExpired`. */
+const CLEANUP_BATCH_SIZE = 1000;
+
 /**
  * The `UserStore` over SQL, written once with Kysely; the database is chosen by the Kysely dialect and the
  * `SqlCapabilities` passed in. The schema must be migrated first (`migrateToLatest`). Every write runs in
@@ -90,6 +93,7 @@ export class SqlUserStore implements UserStore {
 
   async replaceToken(token: StoredToken): Promise<void> {
     await this.write(async (trx) => {
+      if (this.capabilities.rowLocks) await lockUser(trx, token.userId);
       await deleteTokensOf(trx, token.userId, token.purpose);
       await trx.insertInto('tokens').values(toTokenRow(token)).execute();
     });
@@ -97,7 +101,7 @@ export class SqlUserStore implements UserStore {
 
   async verifyEmail(tokenHash: string, now: Date): Promise<StoredUser | null> {
     return this.write(async (trx) => {
-      const userId = await consumeToken(trx, tokenHash, 'verify_email', now);
+      const userId = await consumeToken(trx, tokenHash, 'verify_email', now, this.capabilities.rowLocks);
       if (userId === null) return null;
       const row = await trx
         .updateTable('users')
@@ -111,7 +115,7 @@ export class SqlUserStore implements UserStore {
 
   async resetPassword(tokenHash: string, newPasswordHash: string, now: Date): Promise<StoredUser | null> {
     return this.write(async (trx) => {
-      const userId = await consumeToken(trx, tokenHash, 'reset_password', now);
+      const userId = await consumeToken(trx, tokenHash, 'reset_password', now, this.capabilities.rowLocks);
       if (userId === null) return null;
       const row = await trx
         .updateTable('users')
@@ -138,21 +142,24 @@ export class SqlUserStore implements UserStore {
   }
 
   async deleteUser(userId: string): Promise<boolean> {
-    // The foreign keys cascade too; deleting the dependents explicitly keeps this right on a connection where foreign
-    // key enforcement is off (SQLite's default).
+    // The user row goes first, as in every transaction that changes a user and what hangs off it: one lock order
+    // keeps row-locking databases from deadlocking. The foreign keys cascade; deleting the dependents explicitly as
+    // well keeps this right on a connection where foreign key enforcement is off (SQLite's default).
     return this.write(async (trx) => {
+      const result = await trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst();
       await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
       await trx.deleteFrom('tokens').where('user_id', '=', userId).execute();
       await trx.deleteFrom('user_roles').where('user_id', '=', userId).execute();
-      const result = await trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst();
       return result.numDeletedRows > 0n;
     });
   }
 
   async createSession(session: StoredSession, passwordHash: string): Promise<boolean> {
     const row = toSessionRow(session);
-    // INSERT ... SELECT FROM users: the password check and the insert are one statement, so no reset, change or
-    // deletion can commit between them. Casts give the selected parameters a type on dialects that need one.
+    // INSERT ... SELECT FROM users: the password check and the insert are one statement. Where writers lock rows
+    // (PostgreSQL), FOR SHARE makes it wait for a reset, change or deletion of the user that is under way and then
+    // judge the row as that left it; otherwise it could read the old hash and insert after the change had already
+    // ended the user's sessions. Casts give the selected parameters a type on dialects that need one.
     const result = await this.write((trx) =>
       trx
         .insertInto('sessions')
@@ -168,7 +175,8 @@ export class SqlUserStore implements UserStore {
               eb.cast<number>(eb.val(row.last_seen_at), 'bigint').as('last_seen_at'),
             ])
             .where('id', '=', session.userId)
-            .where('password_hash', '=', passwordHash),
+            .where('password_hash', '=', passwordHash)
+            .$if(this.capabilities.rowLocks, (query) => query.forShare()),
         )
         .executeTakeFirst(),
     );
@@ -218,14 +226,34 @@ export class SqlUserStore implements UserStore {
   }
 
   async deleteExpired(now: Date, idleCutoff: Date): Promise<number> {
-    return this.write(async (trx) => {
-      const sessions = await trx
-        .deleteFrom('sessions')
-        .where((eb) => eb.or([eb('expires_at', '<=', now.getTime()), eb('last_seen_at', '<=', idleCutoff.getTime())]))
-        .executeTakeFirst();
-      const tokens = await trx.deleteFrom('tokens').where('expires_at', '<=', now.getTime()).executeTakeFirst();
-      return Number(sessions.numDeletedRows + tokens.numDeletedRows);
-    });
+    // In batches, each its own short transaction, so that a large backlog never holds a lock (SQLite: the whole
+    // database) for long. The expiry columns are indexed, so each batch is found without a scan.
+    let deleted = 0;
+    for (const table of ['sessions', 'tokens'] as const) {
+      for (;;) {
+        const batch = await this.write((trx) =>
+          trx
+            .deleteFrom(table)
+            .where('token_hash', 'in', (eb) =>
+              eb
+                .selectFrom(table)
+                .select('token_hash')
+                .where((eb) =>
+                  table === 'sessions'
+                    ? eb.or([eb('expires_at', '<=', now.getTime()), eb('last_seen_at', '<=', idleCutoff.getTime())])
+                    : eb('expires_at', '<=', now.getTime()),
+                )
+                .limit(CLEANUP_BATCH_SIZE)
+                // Instances cleaning up at the same moment take disjoint batches instead of waiting on each other.
+                .$if(this.capabilities.rowLocks, (query) => query.forUpdate().skipLocked()),
+            )
+            .executeTakeFirst(),
+        );
+        deleted += Number(batch.numDeletedRows);
+        if (batch.numDeletedRows < BigInt(CLEANUP_BATCH_SIZE)) break;
+      }
+    }
+    return deleted;
   }
 
   async createRole(name: string): Promise<boolean> {
@@ -262,7 +290,7 @@ export class SqlUserStore implements UserStore {
 
   async grantRole(userId: string, role: string): Promise<GrantResult> {
     return this.writeUnlessDuplicate(async (trx) => {
-      const unknown = await unknownUserOrRole(trx, userId, role);
+      const unknown = await unknownUserOrRole(trx, userId, role, this.capabilities.rowLocks);
       if (unknown) return unknown;
       await trx.insertInto('user_roles').values({ user_id: userId, role }).execute();
       return 'ok';
@@ -271,7 +299,7 @@ export class SqlUserStore implements UserStore {
 
   async revokeRole(userId: string, role: string): Promise<GrantResult> {
     return this.write(async (trx) => {
-      const unknown = await unknownUserOrRole(trx, userId, role);
+      const unknown = await unknownUserOrRole(trx, userId, role, this.capabilities.rowLocks);
       if (unknown) return unknown;
       await trx.deleteFrom('user_roles').where('user_id', '=', userId).where('role', '=', role).execute();
       return 'ok';
@@ -365,18 +393,35 @@ export class SqlUserStore implements UserStore {
   }
 
   private async findUserBy(column: 'id' | 'username_key' | 'email_key', value: string): Promise<StoredUser | null> {
+    // These are looked up with text as typed (a username at login). PostgreSQL text cannot hold NUL, so no stored key
+    // has one, and asking would be an error there rather than the absence it is everywhere.
+    if (value.includes('\u0000')) return null;
     const row = await this.db.selectFrom('users').selectAll().where(column, '=', value).executeTakeFirst();
     return row ? fromUserRow(row) : null;
   }
 }
 
-/** Claims a token: exactly one of several concurrent callers gets the user id, the others get null. */
+/**
+ * Claims a token: exactly one of several concurrent callers gets the user id, the others get null. With `rowLocks`,
+ * the token's user is locked first (see `lockUser`).
+ */
 async function consumeToken(
   trx: Kysely<Database>,
   tokenHash: string,
   purpose: TokenPurpose,
   now: Date,
+  rowLocks: boolean,
 ): Promise<string | null> {
+  if (rowLocks) {
+    const owner = await trx
+      .selectFrom('tokens as t')
+      .innerJoin('users as u', 'u.id', 't.user_id')
+      .select('u.id')
+      .where('t.token_hash', '=', tokenHash)
+      .forNoKeyUpdate('u')
+      .executeTakeFirst();
+    if (!owner) return null;
+  }
   const claimed = await trx
     .deleteFrom('tokens')
     .where('token_hash', '=', tokenHash)
@@ -404,6 +449,16 @@ async function replacePasswordHash(
   return result.numUpdatedRows > 0n;
 }
 
+/**
+ * Where writers lock rows (PostgreSQL), every transaction that changes a user together with their sessions or tokens
+ * locks the user row before any of those: one lock order, so two such transactions queue instead of deadlocking (a
+ * reset that claimed its token and then wanted the user, against a deletion that held the user and then cascaded to
+ * the token). Updating or deleting the user row takes this lock by itself, which is why those statements come first.
+ */
+async function lockUser(trx: Kysely<Database>, userId: string): Promise<void> {
+  await trx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();
+}
+
 /** What every password replacement must do in the same transaction: end all sessions and outstanding resets. */
 async function endSessionsAndResets(trx: Kysely<Database>, userId: string): Promise<void> {
   await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
@@ -424,8 +479,19 @@ async function unknownRoleOrPermission(
   return null;
 }
 
-async function unknownUserOrRole(trx: Kysely<Database>, userId: string, role: string): Promise<GrantResult | null> {
-  const user = await trx.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
+async function unknownUserOrRole(
+  trx: Kysely<Database>,
+  userId: string,
+  role: string,
+  rowLocks: boolean,
+): Promise<GrantResult | null> {
+  // FOR KEY SHARE: a deletion of the user waits for the grant (and then removes it) or has already happened.
+  const user = await trx
+    .selectFrom('users')
+    .select('id')
+    .where('id', '=', userId)
+    .$if(rowLocks, (query) => query.forKeyShare())
+    .executeTakeFirst();
   if (!user) return 'unknown_user';
   if (!(await rowExists(trx, 'roles', role))) return 'unknown_role';
   return null;

@@ -43,6 +43,7 @@ export function sqliteCapabilities(filename: string): SqlCapabilities {
     // the run all-or-nothing as well.
     migrationScope: immediateTransaction,
     isUniqueViolation,
+    rowLocks: false,
   };
 }
 

@@ -1,0 +1,61 @@
+import { expect } from 'chai';
+import { startExpiredCleanup } from '../../src/server/expired-cleanup';
+import { StoreUnavailableError } from '../../src/stores/store-unavailable-error';
+import { MemoryUserStore } from '../../src/stores/memory-user-store';
+import { CapturingLogger } from '../support/capturing-logger';
+
+describe('periodic removal of expired sessions and tokens', () => {
+  it('runs at the interval, off the request path, and stop() waits for a run in progress', async () => {
+    const store = new MemoryUserStore();
+    const calls: Array<{ now: Date; idleCutoff: Date }> = [];
+    let finishRun!: () => void;
+    store.deleteExpired = (now, idleCutoff) => {
+      calls.push({ now, idleCutoff });
+      return new Promise((resolve) => (finishRun = () => resolve(3)));
+    };
+    const logger = new CapturingLogger();
+    const cleanup = startExpiredCleanup({ store, intervalMs: 20, idleTimeoutMs: 1_000, logger });
+
+    await waitUntil(() => calls.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(calls, 'a run still going makes the next ticks skip').to.have.length(1);
+    expect(calls[0].now.getTime() - calls[0].idleCutoff.getTime()).to.equal(1_000);
+
+    let stopped = false;
+    const stopping = cleanup.stop().then(() => (stopped = true));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(stopped, 'stop() waits for the run').to.equal(false);
+    finishRun();
+    await stopping;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(calls, 'no run after stop()').to.have.length(1);
+    expect(logger.lines.map((entry) => entry.fields)).to.deep.include({ event: 'cleanup', removed: 3 });
+  });
+
+  it('logs a failed run and tries again at the next tick', async () => {
+    const store = new MemoryUserStore();
+    let attempts = 0;
+    store.deleteExpired = async () => {
+      attempts++;
+      if (attempts === 1) throw new StoreUnavailableError('PostgreSQL is unreachable: ECONNREFUSED');
+      return 0;
+    };
+    const logger = new CapturingLogger();
+    const cleanup = startExpiredCleanup({ store, intervalMs: 10, logger });
+    await waitUntil(() => attempts >= 2);
+    await cleanup.stop();
+    expect(logger.lines.find((entry) => entry.level === 'warn')?.fields).to.deep.equal({
+      event: 'cleanup',
+      outcome: 'failed',
+      reason: 'PostgreSQL is unreachable: ECONNREFUSED',
+    });
+  });
+});
+
+async function waitUntil(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

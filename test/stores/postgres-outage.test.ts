@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { PostgresUserStore, PostgresUserStoreOptions } from '../../src/stores/postgres-user-store';
+import { SqlUserStore } from '../../src/stores/sql/sql-user-store';
+import { postgresCapabilities } from '../../src/stores/sql/postgres-capabilities';
+import { StoreUnavailableError } from '../../src/stores/store-unavailable-error';
+import { createTestDatabase, TestDatabase } from '../support/postgres-database';
+import { describeWithService, serviceUrl } from '../support/services';
+import { TcpProxy } from '../support/tcp-proxy';
+import { deletesFrom, PauseAfterQuery } from './pause-plugin';
+import { openSession, register, T0 } from './sql-fixtures';
+
+// A database restart, as the store sees it: connections end, new ones are refused or hang, then it is back. The real
+// server is shared with other test runs, so the outage is played by a proxy between the store and it, or by ending
+// only this store's own connections.
+
+describeWithService('postgres', 'PostgresUserStore when the database goes away and comes back', function () {
+  this.timeout(30_000);
+  let database: TestDatabase;
+  let proxy: TcpProxy;
+  const stores: PostgresUserStore[] = [];
+
+  function open(options: Partial<PostgresUserStoreOptions> = {}, url = proxiedUrl()): PostgresUserStore {
+    const store = new PostgresUserStore({ connectionString: url, ...options });
+    stores.push(store);
+    return store;
+  }
+
+  function proxiedUrl(): string {
+    const url = new URL(database.url);
+    url.hostname = '127.0.0.1';
+    url.port = String(proxy.port);
+    return url.toString();
+  }
+
+  /** The rejection of `operation`, and how long it took to come. */
+  async function failure(operation: Promise<unknown>): Promise<{ error: unknown; ms: number }> {
+    const started = Date.now();
+    try {
+      await operation;
+    } catch (error) {
+      return { error, ms: Date.now() - started };
+    }
+    assert.fail('the operation succeeded during the outage');
+  }
+
+  before(async () => {
+    const server = new URL(serviceUrl('postgres'));
+    proxy = await TcpProxy.start({ host: server.hostname, port: Number(server.port) || 5432 });
+  });
+  after(async () => {
+    await proxy?.close();
+  });
+  beforeEach(async () => {
+    database = await createTestDatabase('outage');
+  });
+  afterEach(async () => {
+    await proxy.restore();
+    for (const store of stores.splice(0)) await store.close();
+    await database.drop();
+  });
+
+  it('fails fast with StoreUnavailableError while the database is down, then recovers by itself', async () => {
+    const store = open();
+    const { user } = await register(store, 'alice');
+    await openSession(store, user.id, 's');
+
+    await proxy.cut();
+    for (const operation of [
+      store.getSessionAndUser('s'),
+      store.createSession({ tokenHash: 't', userId: user.id, createdAt: T0, expiresAt: T0, lastSeenAt: T0 }, 'h'),
+      store.changePassword(user.id, user.passwordHash, 'new-hash', T0),
+    ]) {
+      const { error, ms } = await failure(operation);
+      assert.ok(error instanceof StoreUnavailableError, `unavailable, not ${String(error)}`);
+      assert.equal(error.retryAfterSeconds, 1);
+      assert.ok(ms < 1_000, `failed within a second (took ${ms} ms)`);
+    }
+
+    await proxy.restore();
+    assert.equal((await store.getSessionAndUser('s'))?.user.id, user.id);
+    assert.equal(await store.changePassword(user.id, user.passwordHash, 'new-hash', T0), true);
+  });
+
+  it('a connection cut in the middle of a transaction: unavailable, nothing committed, nothing crashed', async () => {
+    const store = open();
+    const { user } = await register(store, 'alice');
+    await openSession(store, user.id, 's');
+    const pause = new PauseAfterQuery(deletesFrom('sessions'));
+    const paused = new SqlUserStore(store.db.withPlugin(pause), postgresCapabilities());
+
+    const change = paused.changePassword(user.id, user.passwordHash, 'new-hash', T0);
+    await pause.reached;
+    await proxy.cut();
+    // A checked-out client whose connection ends emits 'error'; without a listener that would end the process here.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    pause.resume();
+    const { error } = await failure(change);
+    assert.ok(error instanceof StoreUnavailableError, `unavailable, not ${String(error)}`);
+
+    await proxy.restore();
+    assert.equal((await store.findUserById(user.id))?.passwordHash, user.passwordHash, 'nothing was committed');
+    assert.ok(await store.getSessionAndUser('s'));
+  });
+
+  it('a database that accepts connections but never answers is unavailable after connectionTimeoutMillis', async () => {
+    await proxy.hang();
+    const store = open({ connectionTimeoutMillis: 300 });
+    const { error, ms } = await failure(store.findUserById('id-alice'));
+    assert.ok(error instanceof StoreUnavailableError, `unavailable, not ${String(error)}`);
+    assert.ok(ms >= 250 && ms < 2_000, `after the timeout (took ${ms} ms)`);
+
+    await proxy.restore();
+    assert.equal(await store.findUserById('id-alice'), null, 'migrated and answering once the database is back');
+  });
+
+  it('a server ending every connection (pg_terminate_backend, as a restart does): survived and reported', async () => {
+    const applicationName = `gatehouse-test-${randomBytes(4).toString('hex')}`;
+    const reported: Error[] = [];
+    const store = open(
+      { onConnectionError: (error) => reported.push(error) },
+      database.urlWith({ application_name: applicationName }),
+    );
+    const { user } = await register(store, 'alice');
+    await Promise.all(Array.from({ length: 5 }, () => store.findUserById(user.id)));
+    assert.ok(store.pool.idleCount > 0, 'the pool holds idle connections');
+
+    const admin = new Client({ connectionString: serviceUrl('postgres') });
+    await admin.connect();
+    try {
+      const { rowCount } = await admin.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
+        [applicationName],
+      );
+      assert.ok(rowCount && rowCount > 0);
+    } finally {
+      await admin.end();
+    }
+    await waitUntil(() => store.pool.idleCount === 0);
+
+    assert.ok(reported.length > 0, 'the lost connections were reported');
+    assert.ok(reported.every((error) => /terminating connection|Connection terminated/.test(error.message)));
+    assert.equal((await store.findUserById(user.id))?.username, 'alice', 'new connections serve at once');
+  });
+
+  it('migration waits for the database: the first query after it is back migrates and answers', async () => {
+    await proxy.cut();
+    const store = open();
+    const { error } = await failure(store.migrate());
+    assert.ok(error instanceof StoreUnavailableError);
+    await assert.rejects(store.findUserById('x'), StoreUnavailableError);
+
+    await proxy.restore();
+    await register(store, 'alice');
+    assert.ok(await store.findUserByUsernameKey('alice'));
+  });
+});
+
+async function waitUntil(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

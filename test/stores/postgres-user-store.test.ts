@@ -1,0 +1,179 @@
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { Pool } from 'pg';
+import { PostgresUserStore } from '../../src/stores/postgres-user-store';
+import { describeUserStoreConformance } from '../../src/stores/conformance';
+import { migrations } from '../../src/stores/sql/migrate';
+import { postgresCapabilities } from '../../src/stores/sql/postgres-capabilities';
+import { SqlUserStore } from '../../src/stores/sql/sql-user-store';
+import { createTestDatabase, TestDatabase } from '../support/postgres-database';
+import { describeWithService } from '../support/services';
+import { openSession, register, T0 } from './sql-fixtures';
+import { describeSqlStore } from './sql-store-suite';
+
+/** Children before parents. */
+const TABLES = ['user_roles', 'role_permissions', 'sessions', 'tokens', 'users', 'roles', 'permissions'];
+
+describeWithService('postgres', 'PostgresUserStore (on a database of its own)', function () {
+  this.timeout(60_000);
+  let database: TestDatabase;
+  /** Keeps the schema migrated and empties it between tests. */
+  let keeper: PostgresUserStore;
+
+  before(async () => {
+    database = await createTestDatabase('stores');
+    keeper = await PostgresUserStore.open({ connectionString: database.url });
+  });
+  after(async () => {
+    await keeper?.close();
+    await database?.drop();
+  });
+
+  /** DELETE rather than TRUNCATE: on tables this small it is ten times faster (no new files to create and sync). */
+  async function emptied(): Promise<void> {
+    for (const table of TABLES) await sql`delete from ${sql.table(table)}`.execute(keeper.db);
+  }
+
+  describeUserStoreConformance('PostgresUserStore', async () => {
+    await emptied();
+    return PostgresUserStore.open({ connectionString: database.url });
+  });
+
+  describeSqlStore('PostgreSQL', {
+    capabilities: postgresCapabilities,
+    setUp: emptied,
+    open: () => PostgresUserStore.open({ connectionString: database.url }),
+    tearDown: async () => {},
+    async failOn(store, event, table) {
+      await sql`create or replace function injected_failure() returns trigger language plpgsql
+        as $$ begin raise exception 'injected failure'; end $$`.execute(store.db);
+      await sql`create trigger injected_failure before ${sql.raw(event)} on ${sql.table(table)}
+        for each row execute function injected_failure()`.execute(store.db);
+      return async () => {
+        await sql`drop trigger injected_failure on ${sql.table(table)}`.execute(store.db);
+      };
+    },
+  });
+
+  describe('PostgreSQL specifics', () => {
+    const extraDatabases: TestDatabase[] = [];
+    const stores: SqlUserStore[] = [];
+    async function freshDatabase(): Promise<TestDatabase> {
+      const fresh = await createTestDatabase('fresh');
+      extraDatabases.push(fresh);
+      return fresh;
+    }
+    function track<S extends SqlUserStore>(store: S): S {
+      stores.push(store);
+      return store;
+    }
+
+    beforeEach(emptied);
+    afterEach(async () => {
+      for (const store of stores.splice(0)) await store.close();
+      for (const fresh of extraDatabases.splice(0)) await fresh.drop();
+    });
+
+    it('8 instances starting together on an empty database migrate it once, and all work', async () => {
+      const fresh = await freshDatabase();
+      const started = await Promise.all(
+        Array.from({ length: 8 }, () => PostgresUserStore.open({ connectionString: fresh.url }).then(track)),
+      );
+      const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(
+        started[0].db,
+      );
+      assert.deepEqual(
+        rows.map((row) => row.name),
+        Object.keys(migrations),
+      );
+      await register(started[3], 'alice');
+      assert.ok(await started[7].findUserByUsernameKey('alice'));
+    });
+
+    it('new PostgresUserStore() migrates before its first query', async () => {
+      const fresh = await freshDatabase();
+      const store = track(new PostgresUserStore({ connectionString: fresh.url }));
+      assert.equal(await store.findUserByUsernameKey('nobody'), null);
+      await register(store, 'alice');
+    });
+
+    it('a failing migration is named and leaves no half-built schema', async () => {
+      const fresh = await freshDatabase();
+      const squatter = new Pool({ connectionString: fresh.url });
+      await squatter.query('create table roles (something_else text)');
+      await assert.rejects(
+        PostgresUserStore.open({ connectionString: fresh.url }),
+        /migration "2026-11-22-initial" failed/,
+      );
+      const { rows } = await squatter.query(
+        "select table_name from information_schema.tables where table_schema = 'public' order by table_name",
+      );
+      await squatter.end();
+      assert.deepEqual(
+        rows.map((row) => row.table_name),
+        ['kysely_migration', 'kysely_migration_lock', 'roles'],
+      );
+    });
+
+    it('works on a pool of the host, and leaves it open on close', async () => {
+      const pool = new Pool({ connectionString: database.url, max: 2 });
+      try {
+        const store = new PostgresUserStore({ pool });
+        await register(store, 'alice');
+        await store.close();
+        const { rows } = await pool.query('select username from users');
+        assert.deepEqual(rows, [{ username: 'alice' }]);
+        assert.equal(pool.listenerCount('error'), 0, 'its listeners are gone');
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it('ends a pool of its own on close', async () => {
+      const store = new PostgresUserStore({ connectionString: database.url });
+      await register(store, 'alice');
+      await store.close();
+      assert.equal(store.pool.ending, true);
+      assert.equal(store.pool.totalCount, 0);
+    });
+
+    it('refuses to be given both a connection string and a pool, or neither', () => {
+      const pool = new Pool();
+      assert.throws(() => new PostgresUserStore({ pool, connectionString: database.url }), /either/);
+      assert.throws(() => new PostgresUserStore({}), /required/);
+    });
+
+    it('stores instants as bigint epoch milliseconds and text exactly', async () => {
+      const { user } = await register(keeper, 'alice');
+      const { rows } = await sql<{ type: string; value: string }>`
+        select pg_typeof(created_at)::text as type, created_at::text as value from users where id = ${user.id}`.execute(
+        keeper.db,
+      );
+      assert.deepEqual(rows, [{ type: 'bigint', value: String(T0.getTime()) }]);
+    });
+
+    it('has indexes that serve the removal of expired sessions and tokens', async () => {
+      const { user } = await register(keeper, 'alice');
+      await openSession(keeper, user.id, 's');
+      const plans = await keeper.db.connection().execute(async (connection) => {
+        // The tables are tiny, so the planner would rightly scan them; forbidding scans shows an index can serve.
+        await sql`set enable_seqscan = off`.execute(connection);
+        try {
+          const explain = async (query: ReturnType<typeof sql>) =>
+            (await sql<{ 'QUERY PLAN': string }>`explain ${query}`.execute(connection)).rows
+              .map((row) => row['QUERY PLAN'])
+              .join('\n');
+          return [
+            await explain(sql`select token_hash from sessions where expires_at <= 1 or last_seen_at <= 1`),
+            await explain(sql`select token_hash from tokens where expires_at <= 1`),
+          ];
+        } finally {
+          await sql`reset enable_seqscan`.execute(connection);
+        }
+      });
+      assert.match(plans[0], /sessions_expires_at_index/);
+      assert.match(plans[0], /sessions_last_seen_at_index/);
+      assert.match(plans[1], /tokens_expires_at_index/);
+    });
+  });
+});

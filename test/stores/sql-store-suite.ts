@@ -1,0 +1,370 @@
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { SqlCapabilities } from '../../src/stores/sql/sql-capabilities';
+import { SqlUserStore } from '../../src/stores/sql/sql-user-store';
+import { CreateUserResult, StoredUser } from '../../src/stores/user-store';
+import { deletesFrom, PauseAfterQuery, stillPendingAfter } from './pause-plugin';
+import { attemptRegistration, DAY_LATER, openSession, register, sessionRow, T0, token } from './sql-fixtures';
+
+/** What the shared SQL store tests need from one database. */
+export interface SqlStoreHarness {
+  /** The capabilities of the stores `open` returns in the current test. */
+  capabilities(): SqlCapabilities;
+  /** Prepares an empty database for the next test. */
+  setUp(): Promise<void>;
+  /** Opens a store on the current test's database; every call within one test reaches the same database. */
+  open(): Promise<SqlUserStore>;
+  /** Runs after the test's stores are closed. */
+  tearDown(): Promise<void>;
+  /**
+   * Makes every `event` on `table` fail inside the database, as a crash or a full disk would at that step (a
+   * trigger that raises 'injected failure'); resolves to the function that removes it.
+   */
+  failOn(store: SqlUserStore, event: 'insert' | 'update' | 'delete', table: string): Promise<() => Promise<void>>;
+}
+
+/**
+ * The behaviour of the SQL store that the conformance suite cannot reach from outside: that each coupled operation is
+ * one transaction (a failure injected at its last step undoes its first), that a login racing a password change or a
+ * deletion cannot outlive it, and that two stores on one database (two processes, two instances) race correctly.
+ */
+export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
+  describe(`SQL store behaviour: ${name}`, function () {
+    this.timeout(60_000);
+    const opened: SqlUserStore[] = [];
+
+    async function open(): Promise<SqlUserStore> {
+      const store = await harness.open();
+      opened.push(store);
+      return store;
+    }
+
+    /** A store over the same connections whose first query matching `pauseAfter` waits for `pause.resume()`. */
+    function pausing(store: SqlUserStore, pause: PauseAfterQuery): SqlUserStore {
+      return new SqlUserStore(store.db.withPlugin(pause), harness.capabilities());
+    }
+
+    beforeEach(() => harness.setUp());
+    afterEach(async () => {
+      for (const store of opened.splice(0)) await store.close();
+      await harness.tearDown();
+    });
+
+    describe('durability and schema', () => {
+      it('keeps users, sessions, tokens and grants across close and reopen', async () => {
+        const first = await open();
+        const { user, verification } = await register(first, 'alice');
+        const session = sessionRow(user.id, 'session-1');
+        await first.createSession(session, user.passwordHash);
+        await first.createRole('admin');
+        await first.createPermission('posts:write');
+        await first.grantPermission('admin', 'posts:write');
+        await first.grantRole(user.id, 'admin');
+        await first.close();
+
+        const second = await open();
+        assert.deepEqual(await second.getSessionAndUser('session-1'), { session, user });
+        assert.equal(await second.checkPermission(user.id, 'posts:write'), 'granted');
+        assert.ok(await second.verifyEmail(verification.tokenHash, T0));
+      });
+
+      it('enforces the unique keys in the database itself', async () => {
+        const store = await open();
+        const { user } = await register(store, 'alice');
+        const duplicate = sql`insert into users (id, username, username_key, email, email_key, password_hash, verified,
+          created_at, updated_at) values ('other', 'x', ${user.usernameKey}, 'x', 'x@example.com', 'h', 0, 0, 0)`;
+        await assert.rejects(duplicate.execute(store.db), (error) => harness.capabilities().isUniqueViolation(error));
+      });
+
+      it('cascades a deleted user row to its sessions, tokens and grants (foreign keys are on)', async () => {
+        const store = await open();
+        const { user } = await register(store, 'alice');
+        await openSession(store, user.id, 's');
+        await store.createRole('admin');
+        await store.grantRole(user.id, 'admin');
+
+        await sql`delete from users where id = ${user.id}`.execute(store.db);
+
+        assert.deepEqual(
+          await Promise.all(['sessions', 'tokens', 'user_roles', 'roles'].map((table) => count(store, table))),
+          [0, 0, 0, 1],
+        );
+      });
+    });
+
+    describe('a failure at the last step of an operation undoes its first steps', () => {
+      it('resetPassword: when ending the sessions fails, the password and the token are untouched', async () => {
+        const store = await open();
+        const { user } = await register(store, 'alice');
+        await openSession(store, user.id, 's');
+        const reset = token(user.id, 'reset_password', 'reset-1');
+        await store.replaceToken(reset);
+
+        const stopFailing = await harness.failOn(store, 'delete', 'sessions');
+        await assert.rejects(store.resetPassword(reset.tokenHash, 'new-hash', T0), /injected failure/);
+        await stopFailing();
+
+        assert.equal((await store.findUserById(user.id))?.passwordHash, user.passwordHash);
+        assert.ok(await store.getSessionAndUser('s'));
+        assert.ok(await store.resetPassword(reset.tokenHash, 'new-hash', T0), 'the token was not consumed');
+      });
+
+      it('changePassword: when ending the sessions fails, the password is untouched', async () => {
+        const store = await open();
+        const { user } = await register(store, 'alice');
+        await openSession(store, user.id, 's');
+
+        const stopFailing = await harness.failOn(store, 'delete', 'sessions');
+        await assert.rejects(store.changePassword(user.id, user.passwordHash, 'new-hash', T0), /injected failure/);
+        await stopFailing();
+
+        assert.equal((await store.findUserById(user.id))?.passwordHash, user.passwordHash);
+        assert.ok(await store.getSessionAndUser('s'));
+      });
+
+      it('changePassword: when ending the pending resets fails, the password and sessions are untouched', async () => {
+        const store = await open();
+        const { user } = await register(store, 'alice');
+        await openSession(store, user.id, 's');
+        await store.replaceToken(token(user.id, 'reset_password', 'reset-1'));
+
+        const stopFailing = await harness.failOn(store, 'delete', 'tokens');
+        await assert.rejects(store.changePassword(user.id, user.passwordHash, 'new-hash', T0), /injected failure/);
+        await stopFailing();
+
+        assert.equal((await store.findUserById(user.id))?.passwordHash, user.passwordHash);
+        assert.ok(await store.getSessionAndUser('s'));
+      });
+
+      it('verifyEmail: when marking the user fails, the token is not consumed', async () => {
+        const store = await open();
+        const { user, verification } = await register(store, 'alice');
+
+        const stopFailing = await harness.failOn(store, 'update', 'users');
+        await assert.rejects(store.verifyEmail(verification.tokenHash, T0), /injected failure/);
+        await stopFailing();
+
+        assert.equal((await store.findUserById(user.id))?.verified, false);
+        assert.ok(await store.verifyEmail(verification.tokenHash, T0));
+      });
+
+      it('createUser: when storing the token fails, no user is created', async () => {
+        const store = await open();
+        const stopFailing = await harness.failOn(store, 'insert', 'tokens');
+        await assert.rejects(register(store, 'alice'), /injected failure/);
+        await stopFailing();
+
+        assert.equal(await store.findUserByUsernameKey('alice'), null);
+        await register(store, 'alice');
+      });
+
+      it('deleteUser: when removing the grants fails, the user, their sessions and tokens remain', async () => {
+        const store = await open();
+        const { user, verification } = await register(store, 'alice');
+        await openSession(store, user.id, 's');
+        await store.createRole('admin');
+        await store.grantRole(user.id, 'admin');
+
+        const stopFailing = await harness.failOn(store, 'delete', 'user_roles');
+        await assert.rejects(store.deleteUser(user.id), /injected failure/);
+        await stopFailing();
+
+        assert.ok(await store.findUserById(user.id));
+        assert.ok(await store.getSessionAndUser('s'));
+        assert.ok(await store.findUserByToken(verification.tokenHash, 'verify_email', T0));
+        assert.equal(await store.checkRole(user.id, 'admin'), 'granted');
+        assert.equal(await store.deleteUser(user.id), true);
+      });
+
+      it('the store keeps working after a failed transaction', async () => {
+        const store = await open();
+        const stopFailing = await harness.failOn(store, 'insert', 'roles');
+        await assert.rejects(store.createRole('admin'));
+        await stopFailing();
+        assert.equal(await store.createRole('admin'), true);
+      });
+    });
+
+    describe('a login racing a password change or a deletion of its user', () => {
+      // The change is held just before it commits, with everything it wrote in place; a login that verified the old
+      // password then tries to create its session from a second store, as another instance would.
+
+      // Each pauses after its last statement: for a reset, the second DELETE FROM tokens (the first claims the token).
+      for (const [operation, lastTable, occurrence, act] of [
+        [
+          'changePassword',
+          'tokens',
+          1,
+          (s: SqlUserStore, u: StoredUser) => s.changePassword(u.id, u.passwordHash, 'new-hash', T0),
+        ],
+        ['resetPassword', 'tokens', 2, (s: SqlUserStore) => s.resetPassword('reset-1', 'new-hash', T0)],
+        ['deleteUser', 'user_roles', 1, (s: SqlUserStore, u: StoredUser) => s.deleteUser(u.id)],
+      ] as const) {
+        it(`${operation}: the login waits for it, then creates no session (and does not fail)`, async () => {
+          const store = await open();
+          const other = await open();
+          const { user } = await register(store, 'alice');
+          await store.replaceToken(token(user.id, 'reset_password', 'reset-1'));
+          const pause = new PauseAfterQuery(deletesFrom(lastTable), occurrence);
+
+          const change = act(pausing(store, pause), user);
+          await pause.reached;
+          const login = other.createSession(sessionRow(user.id, 'late'), user.passwordHash);
+          const waited = await stillPendingAfter(login, 200);
+          pause.resume();
+
+          assert.ok(await change);
+          assert.equal(await login, false, 'the session of the old password was refused');
+          assert.equal(await other.getSessionAndUser('late'), null);
+          assert.ok(waited, 'the login waited for the change to commit');
+        });
+      }
+    });
+
+    describe('two stores on one database (as two processes or instances would be)', () => {
+      it('20 concurrent registrations of one username across both: exactly one wins, nothing throws', async () => {
+        const stores = [await open(), await open()];
+        const outcomes = fulfilled(
+          await Promise.allSettled(
+            Array.from({ length: 20 }, (_, i) =>
+              attemptRegistration(stores[i % 2], `racer-${i}`, { usernameKey: 'racer' }),
+            ),
+          ),
+        );
+        assert.equal(outcomes.filter((outcome) => outcome.ok).length, 1);
+        assert.ok(outcomes.every((outcome) => outcome.ok || outcome.conflict === 'username'));
+      });
+
+      it('20 concurrent registrations of one email in different cases across both: exactly one wins', async () => {
+        const stores = [await open(), await open()];
+        const outcomes: CreateUserResult[] = fulfilled(
+          await Promise.allSettled(
+            Array.from({ length: 20 }, (_, i) =>
+              attemptRegistration(stores[i % 2], `racer-${i}`, {
+                email: i % 2 ? 'Same@Example.com' : 'same@EXAMPLE.COM',
+                emailKey: 'same@example.com',
+              }),
+            ),
+          ),
+        );
+        assert.equal(outcomes.filter((outcome) => outcome.ok).length, 1);
+        assert.ok(outcomes.every((outcome) => outcome.ok || outcome.conflict === 'email'));
+      });
+
+      it('20 concurrent uses of one reset token across both: exactly one succeeds', async () => {
+        const stores = [await open(), await open()];
+        const { user } = await register(stores[0], 'alice');
+        await stores[0].replaceToken(token(user.id, 'reset_password', 'reset-1'));
+
+        const results = fulfilled(
+          await Promise.allSettled(
+            Array.from({ length: 20 }, (_, i) => stores[i % 2].resetPassword('reset-1', `hash-${i}`, T0)),
+          ),
+        );
+        const winners = results.filter((result) => result !== null);
+        assert.equal(winners.length, 1);
+        assert.equal((await stores[1].findUserById(user.id))?.passwordHash, winners[0]!.passwordHash);
+      });
+
+      it('20 concurrent uses of one verification token across both: exactly one succeeds', async () => {
+        const stores = [await open(), await open()];
+        const { verification } = await register(stores[0], 'alice');
+        const results = fulfilled(
+          await Promise.allSettled(
+            Array.from({ length: 20 }, (_, i) => stores[i % 2].verifyEmail(verification.tokenHash, T0)),
+          ),
+        );
+        assert.equal(results.filter((result) => result !== null).length, 1);
+      });
+
+      it('each sees what the other committed', async () => {
+        const [a, b] = [await open(), await open()];
+        const { user } = await register(a, 'alice');
+        await openSession(b, user.id, 's');
+        assert.equal((await a.getSessionAndUser('s'))?.user.id, user.id);
+        await b.deleteSession('s');
+        assert.equal(await a.getSessionAndUser('s'), null);
+      });
+
+      it('a deletion racing a reset, a change, a login and new tokens: none throws, nothing is left', async () => {
+        // Lock orders differ between these (a reset claims its token and then the user; a deletion takes the user
+        // and then cascades to the tokens), which is where row-locking databases deadlock.
+        const stores = [await open(), await open()];
+        for (let round = 0; round < 8; round++) {
+          const { user, verification } = await register(stores[0], `alice-${round}`);
+          await stores[0].replaceToken(token(user.id, 'reset_password', `reset-${round}`));
+          await openSession(stores[0], user.id, `s-${round}`);
+          const on = (i: number) => stores[(i + round) % 2];
+
+          fulfilled(
+            await Promise.allSettled<unknown>([
+              on(0).resetPassword(`reset-${round}`, 'hash-reset', T0),
+              on(1).changePassword(user.id, user.passwordHash, 'hash-change', T0),
+              on(2).verifyEmail(verification.tokenHash, T0),
+              on(3).createSession(sessionRow(user.id, `late-${round}`), user.passwordHash),
+              on(4).replaceToken(token(user.id, 'reset_password', `reset-again-${round}`)).catch(ignoreUnknownUser),
+              on(5).deleteUser(user.id),
+              on(6).touchSession(`s-${round}`, DAY_LATER),
+            ]),
+          );
+          assert.equal(await stores[1].findUserById(user.id), null);
+        }
+        assert.deepEqual(
+          await Promise.all(['users', 'sessions', 'tokens'].map((table) => count(stores[0], table))),
+          [0, 0, 0],
+        );
+      });
+    });
+
+    describe('removing expired sessions and tokens', () => {
+      it('removes a backlog larger than one batch, and nothing live', async () => {
+        const store = await open();
+        const { user, verification } = await register(store, 'alice');
+        const now = new Date(T0.getTime() + 3_600_000);
+        const idleCutoff = new Date(T0.getTime() + 1);
+        // Half past their absolute limit, half idle for too long.
+        const expiredSessions = Array.from({ length: 2_500 }, (_, i) => ({
+          token_hash: `old-${i}`,
+          user_id: user.id,
+          created_at: T0.getTime(),
+          expires_at: i % 2 ? T0.getTime() : DAY_LATER.getTime(),
+          last_seen_at: T0.getTime(),
+        }));
+        const expiredTokens = Array.from({ length: 1_200 }, (_, i) => ({
+          token_hash: `old-token-${i}`,
+          user_id: user.id,
+          purpose: 'reset_password',
+          expires_at: T0.getTime(),
+        }));
+        await store.db.insertInto('sessions').values(expiredSessions).execute();
+        await store.db.insertInto('tokens').values(expiredTokens).execute();
+        await openSession(store, user.id, 'live');
+        await store.touchSession('live', now);
+
+        assert.equal(await store.deleteExpired(now, idleCutoff), 2_500 + 1_200);
+        assert.ok(await store.getSessionAndUser('live'));
+        assert.ok(await store.findUserByToken(verification.tokenHash, 'verify_email', now));
+        assert.deepEqual([await count(store, 'sessions'), await count(store, 'tokens')], [1, 1]);
+      });
+    });
+  });
+}
+
+async function count(store: SqlUserStore, table: string): Promise<number> {
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(store.db);
+  return Number(rows[0].n);
+}
+
+/** The values of settled promises; fails the test, with the first reason, if any of them rejected. */
+function fulfilled<T>(settled: PromiseSettledResult<T>[]): T[] {
+  const rejected = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (rejected) assert.fail(`a concurrent call threw: ${String(rejected.reason?.stack ?? rejected.reason)}`);
+  return settled.map((result) => (result as PromiseFulfilledResult<T>).value);
+}
+
+/** A token for a user deleted a moment earlier violates the foreign key: the one failure a caller can expect. */
+function ignoreUnknownUser(error: unknown): void {
+  const code = (error as { code?: string }).code ?? '';
+  if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return;
+  throw error;
+}
