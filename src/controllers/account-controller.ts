@@ -3,6 +3,7 @@ import { Service } from 'typedi';
 import { resolveAccountService, resolveSerializer } from '../di/resolve';
 import { BearerToken } from '../guards/bearer-token';
 import { rateLimit } from '../http/rate-limit';
+import { ApiDoc } from '../openapi/api-doc';
 import type { AccountService } from '../services/account-service';
 import { EmailBody } from './dto/email-body';
 import { LoginBody } from './dto/login-body';
@@ -30,6 +31,14 @@ export class AccountController {
   }
 
   @Post('/register')
+  @ApiDoc({
+    summary: 'Register an account',
+    description:
+      'Creates an unverified account and emails a verification link. An email that already has an account gets ' +
+      'the same answer; nothing is created and its owner is told by email.',
+    response: 'Detail',
+    errors: ['invalid_username', 'invalid_email', 'weak_password'],
+  })
   @HttpCode(201)
   @UseBefore(rateLimit('register.ip'))
   async register(@Body() body: RegisterBody) {
@@ -39,6 +48,12 @@ export class AccountController {
   }
 
   @Post('/verify-email')
+  @ApiDoc({
+    summary: 'Verify the email address',
+    description: 'Spends the token of the verification link.',
+    response: 'Detail',
+    errors: ['invalid_verification_token'],
+  })
   @UseBefore(rateLimit('verify-email.ip'))
   async verifyEmail(@Body() body: TokenBody) {
     await this.accounts.verifyEmail(body.token);
@@ -46,6 +61,13 @@ export class AccountController {
   }
 
   @Post('/resend-verification')
+  @ApiDoc({
+    summary: 'Send a new verification link',
+    description:
+      'The same answer for every address; only an existing unverified account is mailed, and its older link ' +
+      'stops working.',
+    response: 'Detail',
+  })
   @UseBefore(rateLimit('resend-verification.ip'))
   async resendVerification(@Body() body: EmailBody) {
     await this.accounts.resendVerification(body.email);
@@ -53,6 +75,13 @@ export class AccountController {
   }
 
   @Post('/login')
+  @ApiDoc({
+    summary: 'Log in',
+    description:
+      'Exchanges username and password for a new session token; `unverified_user` comes only after a correct password.',
+    response: 'AccessToken',
+    errors: ['invalid_credentials', 'unverified_user'],
+  })
   @UseBefore(rateLimit('login.ip'))
   async login(@Body() body: LoginBody) {
     const token = await this.accounts.login(body.username, body.password);
@@ -60,23 +89,38 @@ export class AccountController {
   }
 
   @Post('/logout')
+  @ApiDoc({ summary: 'Log out', description: 'Ends the presented session.', response: 'Detail', bearer: true })
   async logout(@BearerToken() token: string) {
     await this.accounts.logout(token);
     return done('Logged out');
   }
 
   @Post('/logout-all')
+  @ApiDoc({
+    summary: 'Log out everywhere',
+    description: 'Ends every session of the user.',
+    response: 'Detail',
+    bearer: true,
+  })
   async logoutAll(@BearerToken() token: string) {
     await this.accounts.logoutAll(token);
     return done('Logged out of all sessions');
   }
 
   @Get('/me')
+  @ApiDoc({ summary: 'The signed-in user', response: 'User', bearer: true })
   async me(@BearerToken() token: string) {
     return resolveSerializer()(await this.accounts.authenticate(token));
   }
 
   @Post('/password-reset/request')
+  @ApiDoc({
+    summary: 'Request a password reset link',
+    description:
+      'The same answer for every address; the owner of an account is mailed a link (superseding older ones). ' +
+      'Nothing changes until it is used.',
+    response: 'Detail',
+  })
   @UseBefore(rateLimit('reset-request.ip'))
   async requestPasswordReset(@Body() body: EmailBody) {
     await this.accounts.requestPasswordReset(body.email);
@@ -84,6 +128,14 @@ export class AccountController {
   }
 
   @Post('/password-reset/confirm')
+  @ApiDoc({
+    summary: 'Set a new password with a reset link',
+    description:
+      'Spends the token of the reset link and ends every session of the user; it does not log in. A refused ' +
+      'password leaves the token usable.',
+    response: 'Detail',
+    errors: ['invalid_password_reset_token', 'weak_password'],
+  })
   @UseBefore(rateLimit('reset-confirm.ip'))
   async confirmPasswordReset(@Body() body: PasswordResetConfirmBody) {
     await this.accounts.confirmPasswordReset(body.token, body.new_password);
@@ -91,6 +143,13 @@ export class AccountController {
   }
 
   @Post('/password/change')
+  @ApiDoc({
+    summary: 'Change the password',
+    description: 'Needs the current password; ends every session of the user, this one included.',
+    response: 'Detail',
+    errors: ['invalid_credentials', 'weak_password'],
+    bearer: true,
+  })
   @UseBefore(rateLimit('password-change.ip'))
   async changePassword(@BearerToken() token: string, @Body() body: PasswordChangeBody) {
     await this.accounts.changePassword(token, body.old_password, body.new_password);
@@ -98,6 +157,13 @@ export class AccountController {
   }
 
   @Delete('/account')
+  @ApiDoc({
+    summary: 'Delete the account',
+    description: 'Needs the password; deletes the user with every session, token and grant.',
+    response: 'Detail',
+    errors: ['invalid_credentials'],
+    bearer: true,
+  })
   async deleteAccount(@BearerToken() token: string, @Body() body: PasswordBody) {
     await this.accounts.deleteAccount(token, body.password);
     return done('Account deleted');

@@ -114,6 +114,11 @@ export function malformedJsonError(): GatehouseHttpError {
   return new GatehouseHttpError(400, 'malformed_json', 'Request body is not valid JSON');
 }
 
+/** An `access_token` query parameter: bearer tokens are accepted only in the Authorization header (ASVS 3.1.1). */
+export function tokenInQueryError(): GatehouseHttpError {
+  return new GatehouseHttpError(400, 'token_in_query', 'Send the bearer token in the Authorization header, never in the URL');
+}
+
 /** A dependency (the database, say) is down or overloaded: the client may retry after a short wait. */
 export function serviceUnavailableError(retryAfterSeconds = 1): GatehouseHttpError {
   return new GatehouseHttpError(503, 'service_unavailable', 'Service temporarily unavailable; retry shortly', {

@@ -2,6 +2,9 @@ import type Koa from 'koa';
 import { RoutingControllersOptions, useKoaServer } from 'routing-controllers';
 import { AccountController } from '../controllers/account-controller';
 import { accountGuards } from '../guards/account-guards';
+import type { AccountApiDocumentOptions } from '../openapi/account-api-document';
+import { accountApiDocs } from '../openapi/account-api-docs';
+import { accountPages } from '../pages/account-pages';
 import { gatehouseHttp, GatehouseHttpOptions } from './gatehouse-http';
 
 /**
@@ -42,18 +45,25 @@ export interface MountAccountRoutesOptions extends Pick<GatehouseHttpOptions, 'b
   prefix?: string;
   /** Apply `gatehouseHttp()` to the account routes only, not to the whole app (see `GatehouseHttpOptions.prefix`). */
   scoped?: boolean;
+  /** Serve the hosted pages (sign-up, sign-in, the email links' pages, account) under the prefix: `accountPages()`. */
+  pages?: boolean;
+  /** Serve `{prefix}/openapi.json` and the `{prefix}/reference` page; see `accountApiDocs()` for the options. */
+  apiDocs?: boolean | Omit<AccountApiDocumentOptions, 'prefix'>;
 }
 
 /**
- * The one-line setup: `gatehouseHttp()` then the account routes under `prefix`. A host that mounts its own
- * controllers too calls it first, then `useKoaServer` for them.
+ * The one-line setup: `gatehouseHttp()`, the pages and API description when asked for, then the account routes
+ * under `prefix`. A host that mounts its own controllers too calls it first, then `useKoaServer` for them.
  *
  * @example
- * mountAccountRoutes(app, { prefix: '/auth' });
+ * mountAccountRoutes(app, { prefix: '/auth', pages: true, apiDocs: true });
  */
 export function mountAccountRoutes(app: Koa, options: MountAccountRoutesOptions = {}): Koa {
   const prefix = options.prefix ?? '/auth';
   app.use(gatehouseHttp({ bodyLimit: options.bodyLimit, prefix: options.scoped ? prefix : undefined }));
+  // Before the routes: the pages answer the GETs of paths whose other methods are the API's.
+  if (options.pages) app.use(accountPages({ prefix }));
+  if (options.apiDocs) app.use(accountApiDocs({ ...(options.apiDocs === true ? {} : options.apiDocs), prefix }));
   useKoaServer(app, { routePrefix: prefix, ...accountRoutes() });
   return app;
 }

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { GatehouseHttpError } from '../errors/http-errors';
+import { tokenInQueryError } from '../errors/http-errors';
 
 /**
  * RFC 6750 (section 2.3) lets clients put the bearer token in an `access_token` query parameter; Gatehouse never
@@ -9,7 +9,7 @@ import { GatehouseHttpError } from '../errors/http-errors';
 export function refuseTokensInQuery(): Middleware {
   return (ctx, next) => {
     if (ctx.querystring && carriesAccessToken(ctx.querystring)) {
-      throw new GatehouseHttpError(400, 'token_in_query', 'Send the bearer token in the Authorization header, never in the URL');
+      throw tokenInQueryError();
     }
     return next();
   };

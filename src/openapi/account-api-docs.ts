@@ -1,0 +1,33 @@
+import type { Middleware } from 'koa';
+import { pageAssetRoutes } from '../pages/account-pages';
+import { sendPage } from '../pages/page-headers';
+import { pageRoutes } from '../pages/page-routes';
+import { apiReferencePage } from '../pages/views/api-reference-page';
+import { accountApiDocument, type AccountApiDocumentOptions } from './account-api-document';
+import type { JsonObject } from './schemas';
+
+/**
+ * Serves the API description beside the account routes: `{prefix}/openapi.json` (OpenAPI 3.1) and
+ * `{prefix}/reference`, the same document as a page. Both are built once, on first request, when every route is
+ * known. Install it after `gatehouseHttp()`; `mountAccountRoutes(app, { apiDocs: true })` does so.
+ *
+ * @example
+ * app.use(gatehouseHttp());
+ * app.use(accountApiDocs({ prefix: '/auth' }));
+ */
+export function accountApiDocs(options: AccountApiDocumentOptions = {}): Middleware {
+  const prefix = options.prefix ?? '/auth';
+  let document: JsonObject | undefined;
+  let reference: string | undefined;
+  const built = () => (document ??= accountApiDocument({ ...options, prefix }));
+  return pageRoutes(prefix, {
+    '/openapi.json': (ctx) => {
+      ctx.status = 200;
+      ctx.body = built();
+      // A public description, fetched by tools from other origins (editors, generators); it carries no credential.
+      ctx.set('Access-Control-Allow-Origin', '*');
+    },
+    '/reference': (ctx) => sendPage(ctx, (reference ??= apiReferencePage(built(), prefix))),
+    ...pageAssetRoutes(),
+  });
+}

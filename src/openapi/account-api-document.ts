@@ -1,0 +1,98 @@
+import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { getMetadataArgsStorage } from 'routing-controllers';
+import { getPaths, parseRoutes } from 'routing-controllers-openapi';
+import { AccountController } from '../controllers/account-controller';
+import { ACCOUNT_ERROR_CODES } from '../errors/account-error';
+import { httpErrorCodes } from './error-responses';
+import {
+  DEFAULT_USER_SCHEMA,
+  RESPONSE_HEADERS,
+  responseSchemas,
+  SECURITY_SCHEMES,
+  type JsonObject,
+} from './schemas';
+
+type Schemas = Record<string, JsonObject>;
+
+export interface AccountApiDocumentOptions {
+  /** The prefix the account routes are mounted under; it becomes the server URL. Default `/auth`. */
+  prefix?: string;
+  /** The JSON Schema of `GET /me`'s answer when a USER_SERIALIZER changes it. */
+  userSchema?: JsonObject;
+}
+
+const DESCRIPTION = `Account management: registration, email verification, login with opaque bearer sessions, logout,
+password reset and change, account deletion.
+
+- Bodies are JSON objects (\`application/json\`, UTF-8, at most 16 KiB by default); unknown fields are ignored.
+- Protected routes take \`Authorization: Bearer <access_token>\`, never a token in the URL.
+- Errors answer \`{"detail": {"detail": "<message>", "code": "<code>"}}\`, except a missing bearer header:
+  401 \`{"detail": "Not authenticated"}\`. Both 401s carry \`WWW-Authenticate: Bearer\`.
+- 429 \`rate_limited\` and 503 \`service_unavailable\` carry \`Retry-After\` (seconds).
+- Every answer is \`Cache-Control: no-store\`.`;
+
+/**
+ * The OpenAPI 3.1 document of the account routes. Paths, methods, request bodies and success statuses are read
+ * from routing-controllers' metadata of `AccountController` and from the DTOs' class-validator rules; summaries,
+ * response bodies, error answers (statuses and codes from the errors' own table) and the bearer requirement come
+ * from each action's `@ApiDoc`. Paths are relative to the server URL, which is the prefix.
+ *
+ * @example
+ * const document = accountApiDocument({ prefix: '/auth' });
+ */
+export function accountApiDocument(options: AccountApiDocumentOptions = {}): JsonObject {
+  const routes = parseRoutes(getMetadataArgsStorage()).filter(
+    (route) => route.controller?.target === AccountController,
+  );
+  const dtoSchemas = validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/' }) as Schemas;
+  const paths = getPaths(routes, dtoSchemas) as Record<string, Record<string, JsonObject>>;
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) markBodyRequired(operation);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Gatehouse account API',
+      // The routes are the specification's, without a version scheme; this changes when they do.
+      version: '1.0.0',
+      description: DESCRIPTION,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: options.prefix || '/', description: 'The account routes, relative to this document’s host' }],
+    paths,
+    components: {
+      schemas: {
+        // Every DTO class of the process has a schema; only the account routes' own belong here.
+        ...pick(dtoSchemas, referencedSchemas(paths)),
+        ...responseSchemas(options.userSchema ?? DEFAULT_USER_SCHEMA),
+        ErrorCode: { type: 'string', enum: [...new Set([...ACCOUNT_ERROR_CODES, ...httpErrorCodes()])] },
+      },
+      headers: RESPONSE_HEADERS,
+      securitySchemes: SECURITY_SCHEMES,
+    },
+  };
+}
+
+/** routing-controllers-openapi names the DTO as the body's description and leaves the body optional; it is not. */
+function markBodyRequired(operation: JsonObject): void {
+  const body = operation.requestBody as JsonObject | undefined;
+  if (!body) return;
+  delete body.description;
+  body.required = true;
+}
+
+function referencedSchemas(value: unknown, found = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) value.forEach((item) => referencedSchemas(item, found));
+  else if (value && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === '$ref' && typeof inner === 'string' && inner.startsWith('#/components/schemas/')) {
+        found.add(inner.slice('#/components/schemas/'.length));
+      } else referencedSchemas(inner, found);
+    }
+  }
+  return found;
+}
+
+function pick(schemas: Schemas, names: Set<string>): Schemas {
+  return Object.fromEntries(Object.entries(schemas).filter(([name]) => names.has(name)));
+}

@@ -1,0 +1,67 @@
+import { OpenAPI, type OpenAPIParam } from 'routing-controllers-openapi';
+import type { AccountErrorCode } from '../errors/account-error';
+import {
+  accountErrorCases,
+  bearerErrorCases,
+  bodyErrorCases,
+  commonErrorCases,
+  errorResponses,
+  type ErrorCase,
+} from './error-responses';
+import { BEARER_SCHEME, ref, type JsonObject, type SuccessSchemaName } from './schemas';
+
+/** What routing-controllers' metadata cannot say about an action. */
+export interface ApiDocOptions {
+  summary: string;
+  description?: string;
+  /** The success body (its status is the action's `@HttpCode`, 200 by default). */
+  response: SuccessSchemaName;
+  /**
+   * The account errors of this action. Those every route can give (a rate limit, an overload, a 500), those of
+   * reading a JSON body (POST and DELETE), and those of a missing or dead session (with `bearer`) are added.
+   */
+  errors?: AccountErrorCode[];
+  /** The action reads `Authorization: Bearer` (its `@BearerToken()` parameter). */
+  bearer?: boolean;
+}
+
+type Transform = Extract<OpenAPIParam, (...args: never[]) => unknown>;
+type Operation = Parameters<Transform>[0];
+type Route = Parameters<Transform>[1];
+
+/**
+ * Documents an action for the OpenAPI document (`accountApiDocument()`): summary, success body, error answers by
+ * status with their codes, and the bearer requirement. Paths, methods, request bodies and success statuses still
+ * come from the routing-controllers decorators and the DTOs.
+ *
+ * @example
+ * @Post('/login')
+ * @ApiDoc({ summary: 'Log in', response: 'AccessToken', errors: ['invalid_credentials', 'unverified_user'] })
+ */
+export function ApiDoc(doc: ApiDocOptions): ReturnType<typeof OpenAPI> {
+  return OpenAPI((operation, route) => withDocumentation(operation, route, doc));
+}
+
+function withDocumentation(operation: Operation, route: Route, doc: ApiDocOptions): Operation {
+  const [successStatus] = Object.keys(operation.responses ?? { 200: {} });
+  const cases: ErrorCase[] = [
+    ...(doc.bearer ? bearerErrorCases() : []),
+    ...(route.action.type === 'get' ? [] : bodyErrorCases()),
+    ...(doc.errors ?? []).flatMap(accountErrorCases),
+    ...commonErrorCases(),
+  ];
+  return {
+    ...operation,
+    operationId: route.action.method,
+    summary: doc.summary,
+    ...(doc.description ? { description: doc.description } : {}),
+    ...(doc.bearer ? { security: [{ [BEARER_SCHEME]: [] }] } : {}),
+    responses: {
+      [successStatus]: {
+        description: doc.summary,
+        content: { 'application/json': { schema: ref(doc.response) } },
+      },
+      ...errorResponses(cases),
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import type { AccountErrorCode } from '../errors/account-error';
+
+/**
+ * What each account error code means, for the API document. Statuses are not here: they come from the one
+ * code → status table (errors/status-table.ts). Typed by the code list, so a new code cannot go undocumented.
+ */
+export const ACCOUNT_ERROR_DESCRIPTIONS: Record<AccountErrorCode, string> = {
+  invalid_credentials:
+    'Wrong username or password (the same answer for both), or a wrong current password on change or deletion.',
+  invalid_session_token: 'The session token is unknown, expired, logged out, or of a deleted user.',
+  permission_denied: 'The user lacks the role or permission a guarded route requires.',
+  unverified_user: 'The password is right, but the email address is not verified yet.',
+  unknown_permission: 'A guard or grant names a permission that does not exist.',
+  unknown_role: 'A guard or grant names a role that does not exist.',
+  invalid_username: 'The username is invalid (400), or `Username already exists` (409).',
+  invalid_email: 'The email address is invalid.',
+  weak_password: 'The password policy refuses the password; the message says why.',
+  invalid_verification_token: 'The verification token is unknown, used, expired, superseded or of another purpose.',
+  invalid_password_reset_token: 'The reset token is unknown, used, expired, superseded or of another purpose.',
+  invalid_role: 'The role name is invalid.',
+  invalid_permission: 'The permission name is invalid.',
+  account_error: 'Any other failure of the account core, such as granting a role to an unknown user.',
+  rate_limited: 'Too many requests of this kind; `Retry-After` says how many seconds to wait.',
+  service_unavailable: 'The store or the password hashing is overloaded or down; retry after `Retry-After` seconds.',
+};

@@ -1,0 +1,104 @@
+import { NotAuthenticatedError } from '../errors/http-errors';
+
+/** A JSON object of the OpenAPI document (OpenAPI 3.1, whose schemas are JSON Schema 2020-12). */
+export type JsonObject = Record<string, unknown>;
+
+/** A `$ref` to a component of the document. */
+export function ref(name: string, kind: 'schemas' | 'headers' | 'responses' = 'schemas'): JsonObject {
+  return { $ref: `#/components/${kind}/${name}` };
+}
+
+/** Names of the success bodies an action can declare in `@ApiDoc({ response })`. */
+export type SuccessSchemaName = 'Detail' | 'AccessToken' | 'User';
+
+/** The default public form of a user (`defaultUserSerializer`); `accountApiDocument({ userSchema })` replaces it. */
+export const DEFAULT_USER_SCHEMA: JsonObject = {
+  type: 'object',
+  description: 'The signed-in user, as the USER_SERIALIZER shapes it; by default these three fields.',
+  required: ['username', 'email', 'verified'],
+  properties: {
+    username: { type: 'string' },
+    email: { type: 'string' },
+    verified: { type: 'boolean', description: 'True once the email address is verified.' },
+  },
+};
+
+/**
+ * The response bodies, which the controller writes as object literals (so no class carries them), and the error
+ * bodies of `errors/http-errors.ts`. The request bodies come from the DTO classes through class-validator-jsonschema.
+ */
+export function responseSchemas(userSchema: JsonObject): Record<string, JsonObject> {
+  return {
+    Detail: {
+      type: 'object',
+      required: ['detail'],
+      properties: { detail: { type: 'string', description: 'A short confirmation in words.' } },
+    },
+    AccessToken: {
+      type: 'object',
+      required: ['access_token', 'token_type'],
+      properties: {
+        access_token: {
+          type: 'string',
+          description: 'Opaque session token, returned once; send it as `Authorization: Bearer <access_token>`.',
+        },
+        token_type: { type: 'string', const: 'bearer' },
+      },
+    },
+    User: userSchema,
+    Error: {
+      type: 'object',
+      required: ['detail'],
+      properties: {
+        detail: {
+          type: 'object',
+          required: ['detail', 'code'],
+          properties: {
+            detail: { type: 'string', description: 'What went wrong, in words fit to show; never a secret.' },
+            code: ref('ErrorCode'),
+            errors: {
+              type: 'array',
+              description: 'With `validation_error` only: one entry per problem, never the submitted value.',
+              items: ref('FieldError'),
+            },
+          },
+        },
+      },
+    },
+    FieldError: {
+      type: 'object',
+      required: ['field', 'message'],
+      properties: { field: { type: 'string' }, message: { type: 'string' } },
+    },
+    NotAuthenticated: {
+      type: 'object',
+      required: ['detail'],
+      description: 'The answer when no bearer token is sent: `detail` is a plain string, as the specification says.',
+      properties: { detail: { type: 'string', const: new NotAuthenticatedError().message } },
+    },
+  };
+}
+
+export const RESPONSE_HEADERS: Record<string, JsonObject> = {
+  RetryAfter: {
+    description: 'Whole seconds to wait before trying again.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  WwwAuthenticate: {
+    description: 'The bearer challenge (RFC 6750).',
+    schema: { type: 'string', const: 'Bearer' },
+  },
+};
+
+export const BEARER_SCHEME = 'bearerAuth';
+
+export const SECURITY_SCHEMES: Record<string, JsonObject> = {
+  [BEARER_SCHEME]: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'opaque',
+    description:
+      'The `access_token` of `POST /login`: an opaque string (not a JWT), accepted in this header only. It ends with ' +
+      'logout, logout-all, a password change or reset, account deletion, or when it expires.',
+  },
+};

@@ -1,0 +1,485 @@
+/*
+ * The pages' one script. It runs in the browser, not in Node: `PAGES_SCRIPT` is the compiled `pagesScript` function's
+ * own source (Function.prototype.toString) wrapped in a call, so the function must use nothing from this module
+ * but the types below, which are the few browser APIs it touches (the project compiles without the DOM library).
+ *
+ * It reads no HTML from anywhere: every text it shows goes in through `textContent`, and the pages' CSP enforces
+ * that with Trusted Types.
+ */
+
+interface PageElement {
+  hidden: boolean;
+  textContent: string | null;
+  readonly name: string;
+  value: string;
+  readonly dataset: Record<string, string | undefined>;
+  focus(): void;
+  getAttribute(name: string): string | null;
+  setAttribute(name: string, value: string): void;
+  removeAttribute(name: string): void;
+  addEventListener(type: string, listener: (event: { preventDefault(): void }) => void): void;
+  querySelector(selector: string): PageElement | null;
+  querySelectorAll(selector: string): Iterable<PageElement>;
+  append(...children: (PageElement | string)[]): void;
+  replaceChildren(...children: (PageElement | string)[]): void;
+  reset(): void;
+}
+
+declare const document: {
+  readonly body: PageElement;
+  getElementById(id: string): PageElement | null;
+  createElement(tag: string): PageElement;
+};
+declare const location: { readonly search: string; readonly pathname: string; assign(url: string): void };
+declare const history: { replaceState(state: unknown, unused: string, url: string): void };
+declare const sessionStorage: {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+};
+
+export function pagesScript(): void {
+  interface ApiResult {
+    /** 0 when the server could not be reached. */
+    status: number;
+    body: unknown;
+    retryAfter: number | null;
+  }
+  interface Problem {
+    code: string;
+    message: string;
+    /** Messages by field name, shown beside the inputs. */
+    fields: Record<string, string>;
+  }
+  /** How a page words the codes it expects, and which input an account error belongs to. */
+  interface Wording {
+    messages?: Record<string, string>;
+    fields?: Record<string, string>;
+  }
+  type Values = Record<string, string>;
+
+  const api = document.body.dataset.api ?? '';
+  const page = document.body.dataset.page ?? '';
+  const SESSION_KEY = `gatehouse.session ${api}`;
+  const NOTICE_KEY = `gatehouse.notice ${api}`;
+
+  // The emailed link's token is read once and at once taken out of the address bar and of this history entry, so
+  // it is not left on screen, in the history or in a bookmark. It stays in memory until the person confirms.
+  const linkToken = new URLSearchParams(location.search).get('token') ?? '';
+  if (location.search) history.replaceState(null, '', location.pathname);
+
+  const errorBox = byId('error');
+  const noticeBox = byId('notice');
+
+  function byId(id: string): PageElement {
+    const element = document.getElementById(id);
+    if (!element) throw new Error(`missing #${id}`);
+    return element;
+  }
+
+  // --- The session of this tab --------------------------------------------------------------------------------
+  // sessionStorage: the token lives as long as the tab, is never sent by the browser on its own (so no request
+  // forgery), and never reaches a URL. Storage can be unavailable (privacy settings): then nobody stays signed in.
+  function storage(action: (store: typeof sessionStorage) => string | null | void): string | null {
+    try {
+      return action(sessionStorage) ?? null;
+    } catch {
+      return null;
+    }
+  }
+  const loadSession = () => storage((store) => store.getItem(SESSION_KEY));
+  const saveSession = (token: string) => storage((store) => store.setItem(SESSION_KEY, token));
+  const endSession = () => storage((store) => store.removeItem(SESSION_KEY));
+
+  /** Goes to another page, which shows `notice` once. */
+  function leave(path: string, notice: string): void {
+    storage((store) => store.setItem(NOTICE_KEY, notice));
+    location.assign(api + path);
+  }
+
+  // --- The API --------------------------------------------------------------------------------------------------
+  async function callApi(method: string, path: string, payload?: object, token?: string | null): Promise<ApiResult> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (payload) headers['Content-Type'] = 'application/json';
+    if (token) headers.Authorization = `Bearer ${token}`;
+    try {
+      const response = await fetch(api + path, {
+        method,
+        headers,
+        body: payload ? JSON.stringify(payload) : undefined,
+        credentials: 'omit',
+        redirect: 'error',
+        referrerPolicy: 'no-referrer',
+      });
+      const body: unknown = await response.json().catch(() => null);
+      const retryAfter = Number(response.headers.get('Retry-After'));
+      return { status: response.status, body, retryAfter: retryAfter > 0 ? retryAfter : null };
+    } catch {
+      return { status: 0, body: null, retryAfter: null };
+    }
+  }
+
+  function waitText(seconds: number | null): string {
+    if (seconds === null) return 'a moment';
+    if (seconds < 90) return seconds === 1 ? '1 second' : `${seconds} seconds`;
+    const minutes = Math.ceil(seconds / 60);
+    return minutes < 90 ? `${minutes} minutes` : `${Math.ceil(minutes / 60)} hours`;
+  }
+
+  /** A failed answer in words: the API's own message unless the page says it better, or the HTTP situation. */
+  function problemOf(result: ApiResult, wording: Wording = {}): Problem {
+    const fields: Record<string, string> = {};
+    const detail = (result.body as { detail?: unknown } | null)?.detail;
+    if (result.status === 0) {
+      const message = 'The server could not be reached. Check your connection and try again.';
+      return { code: 'network', fields, message };
+    }
+    if (typeof detail === 'string') {
+      return { code: 'not_authenticated', fields, message: 'You are not signed in, or your session has ended.' };
+    }
+    const error = (detail ?? {}) as { code?: unknown; detail?: unknown; errors?: unknown };
+    const code = typeof error.code === 'string' ? error.code : '';
+    const text = typeof error.detail === 'string' ? error.detail : '';
+    if (result.status === 429) {
+      return { code, fields, message: `Too many attempts. Wait ${waitText(result.retryAfter)}, then try again.` };
+    }
+    if (result.status === 503) {
+      return { code, fields, message: `The service is busy. Try again in ${waitText(result.retryAfter)}.` };
+    }
+    if (result.status >= 500 || !code) {
+      return { code, fields, message: 'Something went wrong on the server. Try again later.' };
+    }
+    if (code === 'validation_error' && Array.isArray(error.errors)) {
+      for (const item of error.errors as { field?: unknown; message?: unknown }[]) {
+        if (typeof item.field === 'string' && typeof item.message === 'string') fields[item.field] = item.message;
+      }
+    }
+    const message = wording.messages?.[code] ?? text;
+    const field = wording.fields?.[code];
+    if (field) fields[field] = message;
+    return { code, fields, message };
+  }
+
+  // --- Showing things -----------------------------------------------------------------------------------------
+  function clearMessages(): void {
+    errorBox.hidden = true;
+    errorBox.replaceChildren();
+    noticeBox.hidden = true;
+    noticeBox.replaceChildren();
+    for (const slot of document.body.querySelectorAll('.field-error')) {
+      slot.hidden = true;
+      slot.textContent = '';
+    }
+    for (const input of document.body.querySelectorAll('input[aria-invalid]')) input.removeAttribute('aria-invalid');
+  }
+
+  function showNotice(text: string): void {
+    noticeBox.textContent = text;
+    noticeBox.hidden = false;
+    noticeBox.focus();
+  }
+
+  /**
+   * The alert holds the message (and the list of field problems); each field's own message stands above it. The
+   * focus goes to the first field to correct, whose label and message a screen reader reads, else to the alert.
+   */
+  function showProblem(problem: Problem, form?: PageElement): void {
+    clearMessages();
+    const summary = document.createElement('p');
+    summary.textContent = problem.message;
+    errorBox.append(summary);
+    let first: PageElement | null = null;
+    const list = document.createElement('ul');
+    for (const [name, message] of Object.entries(problem.fields)) {
+      const input = form?.querySelector(`input[name="${name}"]`);
+      const slot = input ? form?.querySelector(`#${input.getAttribute('id')}-error`) : null;
+      if (!input || !slot) continue;
+      slot.textContent = message;
+      slot.hidden = false;
+      input.setAttribute('aria-invalid', 'true');
+      first = first ?? input;
+      if (message !== problem.message) {
+        const item = document.createElement('li');
+        item.textContent = message;
+        list.append(item);
+      }
+    }
+    if (list.querySelector('li')) errorBox.append(list);
+    errorBox.hidden = false;
+    (first ?? errorBox).focus();
+  }
+
+  /** Swaps what the page shows and moves the focus to the new part, so keyboard and screen reader users follow. */
+  function show(id: string, focusId?: string): void {
+    byId(id).hidden = false;
+    if (focusId) byId(focusId).focus();
+  }
+  function hide(id: string): void {
+    byId(id).hidden = true;
+  }
+
+  /**
+   * Runs `work` with the control marked busy, so a double click sends one request. The control is not disabled:
+   * a disabled button loses the keyboard focus.
+   */
+  async function busy(control: PageElement, work: () => Promise<void>): Promise<void> {
+    if (control.getAttribute('aria-busy') === 'true') return;
+    control.setAttribute('aria-busy', 'true');
+    try {
+      await work();
+    } finally {
+      control.removeAttribute('aria-busy');
+    }
+  }
+
+  /** Checks the form in the browser first (missing fields, the second password), then hands its values over. */
+  function onSubmit(formId: string, send: (values: Values, form: PageElement) => Promise<void>): void {
+    const form = byId(formId);
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void busy(form, async () => {
+        const inputs = [...form.querySelectorAll('input')];
+        const values: Values = {};
+        for (const input of inputs) values[input.name] = input.value;
+        const fields: Record<string, string> = {};
+        for (const input of inputs) {
+          const other = input.dataset.sameAs;
+          if (input.value === '') fields[input.name] = input.dataset.missing ?? 'Fill in this field';
+          else if (other && values[other] !== '' && input.value !== values[other]) {
+            fields[input.name] = input.dataset.mismatch ?? 'The values are not the same';
+          }
+        }
+        const names = Object.keys(fields);
+        if (names.length > 0) {
+          const message = names.length === 1 ? fields[names[0]] : 'Some fields need another look.';
+          showProblem({ code: 'input', message, fields }, form);
+          return;
+        }
+        clearMessages();
+        await send(values, form);
+      });
+    });
+  }
+
+  function onClick(buttonId: string, work: (button: PageElement) => Promise<void>): void {
+    const button = byId(buttonId);
+    button.addEventListener('click', () => void busy(button, () => work(button)));
+  }
+
+  const sessionEnded = (problem: Problem) =>
+    problem.code === 'not_authenticated' || problem.code === 'invalid_session_token';
+
+  // --- The pages ------------------------------------------------------------------------------------------------
+  function registerPage(): void {
+    onSubmit('register-form', async (values, form) => {
+      const { username, email, password } = values;
+      const result = await callApi('POST', '/register', { username, email, password });
+      if (result.status === 201) {
+        form.reset();
+        hide('register-form');
+        show('register-done', 'register-done-title');
+        return;
+      }
+      showProblem(
+        problemOf(result, {
+          fields: { invalid_username: 'username', invalid_email: 'email', weak_password: 'password' },
+        }),
+        form,
+      );
+    });
+  }
+
+  function loginPage(): void {
+    onSubmit('login-form', async ({ username, password }, form) => {
+      const result = await callApi('POST', '/login', { username, password });
+      const token = (result.body as { access_token?: unknown } | null)?.access_token;
+      if (result.status === 200 && typeof token === 'string') {
+        saveSession(token);
+        location.assign(`${api}/account`);
+        return;
+      }
+      showProblem(
+        problemOf(result, {
+          messages: {
+            invalid_credentials: 'The username or the password is wrong.',
+            unverified_user:
+              'Your email address is not confirmed yet. Open the link we emailed you, or ask for a new link below.',
+          },
+        }),
+        form,
+      );
+    });
+  }
+
+  function verifyEmailPage(): void {
+    if (linkToken) {
+      hide('resend');
+      show('verify-confirm');
+    }
+    onClick('verify-button', async () => {
+      const result = await callApi('POST', '/verify-email', { token: linkToken });
+      if (result.status === 200) {
+        hide('verify-confirm');
+        show('verify-done', 'verify-done-title');
+        return;
+      }
+      const problem = problemOf(result, {
+        messages: {
+          invalid_verification_token:
+            'This link does not work: it was already used, has expired, or was replaced by a newer one. ' +
+            'Ask for a new link below.',
+        },
+      });
+      // Only a refused token is final; after a network failure, a limit or an overload the button works again.
+      if (problem.code === 'invalid_verification_token' || problem.code === 'validation_error') {
+        hide('verify-confirm');
+        show('resend');
+      }
+      showProblem(problem);
+    });
+    onSubmit('resend-form', async ({ email }, form) => {
+      const result = await callApi('POST', '/resend-verification', { email });
+      if (result.status === 200) {
+        form.reset();
+        showNotice(String((result.body as { detail?: unknown }).detail ?? 'Sent.'));
+        return;
+      }
+      showProblem(problemOf(result), form);
+    });
+  }
+
+  function passwordResetPage(): void {
+    if (linkToken) {
+      hide('reset-request');
+      show('reset-confirm');
+    }
+    onSubmit('reset-confirm-form', async ({ new_password }, form) => {
+      const result = await callApi('POST', '/password-reset/confirm', { token: linkToken, new_password });
+      if (result.status === 200) {
+        form.reset();
+        hide('reset-confirm');
+        show('reset-done', 'reset-done-title');
+        return;
+      }
+      const problem = problemOf(result, {
+        messages: {
+          invalid_password_reset_token:
+            'This link does not work: it was already used, has expired, or was replaced by a newer one. ' +
+            'Ask for a new link below.',
+        },
+        fields: { weak_password: 'new_password' },
+      });
+      if (problem.code === 'invalid_password_reset_token') {
+        hide('reset-confirm');
+        show('reset-request');
+      }
+      showProblem(problem, form);
+    });
+    onSubmit('reset-request-form', async ({ email }, form) => {
+      const result = await callApi('POST', '/password-reset/request', { email });
+      if (result.status === 200) {
+        form.reset();
+        showNotice(String((result.body as { detail?: unknown }).detail ?? 'Sent.'));
+        return;
+      }
+      showProblem(problemOf(result), form);
+    });
+  }
+
+  async function accountPage(): Promise<void> {
+    const token = loadSession();
+    const signedOut = (notice?: string) => {
+      endSession();
+      hide('signed-in');
+      show('signed-out');
+      if (notice) showNotice(notice);
+    };
+    if (!token) return signedOut();
+    const me = await callApi('GET', '/me', undefined, token);
+    if (me.status !== 200) {
+      const problem = problemOf(me);
+      if (sessionEnded(problem)) return signedOut('Your session has ended. Sign in again.');
+      return showProblem(problem);
+    }
+    showDetails(me.body);
+    show('signed-in');
+
+    /** After an action that ends this session, or a request that found it already ended. */
+    const afterFailure = (problem: Problem, form?: PageElement) => {
+      if (sessionEnded(problem)) return leave('/login', 'Your session has ended. Sign in again.');
+      showProblem(problem, form);
+    };
+    onClick('logout-button', async () => {
+      const result = await callApi('POST', '/logout', undefined, token);
+      if (result.status !== 200 && !sessionEnded(problemOf(result))) return showProblem(problemOf(result));
+      endSession();
+      leave('/login', 'You are logged out.');
+    });
+    onClick('logout-all-button', async () => {
+      const result = await callApi('POST', '/logout-all', undefined, token);
+      if (result.status !== 200) return afterFailure(problemOf(result));
+      endSession();
+      leave('/login', 'You are logged out on every device.');
+    });
+    onSubmit('change-form', async ({ old_password, new_password }, form) => {
+      const result = await callApi('POST', '/password/change', { old_password, new_password }, token);
+      if (result.status === 200) {
+        endSession();
+        return leave('/login', 'Your password has been changed and every session ended. Sign in with the new one.');
+      }
+      afterFailure(
+        problemOf(result, {
+          messages: { invalid_credentials: 'The current password is wrong.' },
+          fields: { invalid_credentials: 'old_password', weak_password: 'new_password' },
+        }),
+        form,
+      );
+    });
+    onSubmit('delete-form', async ({ password }, form) => {
+      const result = await callApi('DELETE', '/account', { password }, token);
+      if (result.status === 200) {
+        endSession();
+        return leave('/register', 'Your account has been deleted.');
+      }
+      afterFailure(
+        problemOf(result, {
+          messages: { invalid_credentials: 'The password is wrong.' },
+          fields: { invalid_credentials: 'password' },
+        }),
+        form,
+      );
+    });
+  }
+
+  /** GET /me's answer as a list of terms, whatever the host's serializer puts in it. */
+  function showDetails(user: unknown): void {
+    const list = byId('me');
+    list.replaceChildren();
+    for (const [key, value] of Object.entries((user ?? {}) as Record<string, unknown>)) {
+      const term = document.createElement('dt');
+      const words = key.replace(/_/g, ' ');
+      term.textContent = words.charAt(0).toUpperCase() + words.slice(1);
+      const description = document.createElement('dd');
+      description.textContent =
+        typeof value === 'boolean' ? (value ? 'Yes' : 'No') : typeof value === 'string' ? value : JSON.stringify(value);
+      list.append(term, description);
+    }
+  }
+
+  const notice = storage((store) => store.getItem(NOTICE_KEY));
+  if (notice) {
+    storage((store) => store.removeItem(NOTICE_KEY));
+    showNotice(notice);
+  }
+  const pages: Record<string, () => void | Promise<void>> = {
+    register: registerPage,
+    login: loginPage,
+    'verify-email': verifyEmailPage,
+    'password-reset': passwordResetPage,
+    account: accountPage,
+  };
+  void pages[page]?.();
+}
+
+/** The served script: the function above, called once the page is parsed (the tag is `defer`). */
+export const PAGES_SCRIPT = `'use strict';\n(${pagesScript.toString()})();\n`;

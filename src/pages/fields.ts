@@ -1,0 +1,64 @@
+import { html, HtmlValue, SafeHtml } from './html';
+
+export interface FieldOptions {
+  /** The form's id; with `name` it makes the field's id, so two forms of one page can share a field name. */
+  form: string;
+  /** The JSON field the value is sent as. */
+  name: string;
+  label: string;
+  type?: 'text' | 'email' | 'password';
+  /** The `autocomplete` token: password managers and autofill rely on it (`new-password`, `username`, ...). */
+  autocomplete: string;
+  hint?: HtmlValue;
+  /** Shown by the script when the field is submitted empty. */
+  missing: string;
+  /** Another field of the form this one must equal (the second new password), and the words when it does not. */
+  sameAs?: { name: string; message: string };
+  /** The DTO's bound, so a browser cannot send what the API would refuse as too long. */
+  maxLength?: number;
+}
+
+/**
+ * A labelled input with its hint and an error slot, linked by `aria-describedby` so a screen reader reads them with
+ * the field. The error stands above the input, where it is seen before the value is corrected.
+ */
+export function field(options: FieldOptions): SafeHtml {
+  const id = `${options.form}-${options.name}`;
+  const hintId = options.hint ? `${id}-hint` : undefined;
+  const errorId = `${id}-error`;
+  const describedBy = [hintId, errorId].filter(Boolean).join(' ');
+  return html`<div class="field">
+<label for="${id}">${options.label}</label>
+${options.hint ? html`<p class="hint" id="${hintId}">${options.hint}</p>` : ''}
+<p class="field-error" id="${errorId}" hidden></p>
+<input id="${id}" name="${options.name}" type="${options.type ?? 'text'}" autocomplete="${options.autocomplete}"
+  ${options.maxLength ? html`maxlength="${options.maxLength}"` : ''} required aria-describedby="${describedBy}"
+  data-missing="${options.missing}"${sameAs(options.sameAs)} autocapitalize="none" spellcheck="false">
+</div>`;
+}
+
+function sameAs(other: FieldOptions['sameAs']): SafeHtml | '' {
+  return other ? html` data-same-as="${other.name}" data-mismatch="${other.message}"` : '';
+}
+
+export interface FormOptions {
+  id: string;
+  /**
+   * The API route the script sends the form to. It is also the form's action with method POST, so that a browser
+   * submitting the form without the script posts it (and is refused as a non-JSON body) instead of putting a
+   * password into a URL.
+   */
+  action: string;
+  submit: string;
+  fields: SafeHtml[];
+  /** Extra class of the submit button (`danger` for deletion). */
+  buttonClass?: string;
+}
+
+/** A form the script drives; `novalidate`, because the script reports missing fields in words beside them. */
+export function form(options: FormOptions): SafeHtml {
+  return html`<form id="${options.id}" method="post" action="${options.action}" novalidate>
+${options.fields}
+<button type="submit"${options.buttonClass ? html` class="${options.buttonClass}"` : ''}>${options.submit}</button>
+</form>`;
+}

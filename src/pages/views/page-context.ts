@@ -1,0 +1,9 @@
+import type { PasswordPolicyOptions } from '../../services/account-options';
+
+/** What a page needs to render: where the API lives, and the rules in force that the page explains. */
+export interface PageContext {
+  prefix: string;
+  passwordPolicy: PasswordPolicyOptions;
+  verificationTokenTtlMs: number;
+  resetTokenTtlMs: number;
+}
