@@ -13,12 +13,22 @@
 import 'reflect-metadata';
 
 // Wiring a host app: the DI seams, the HTTP groundwork, the account routes and the guards.
-export { ACCOUNT_OPTIONS, CLOCK, EMAIL_SENDER, LOGGER, USER_SERIALIZER, USER_STORE } from './di/tokens';
-export { resolveAccountService, resolveSerializer } from './di/resolve';
+export {
+  ACCOUNT_OPTIONS,
+  CLOCK,
+  EMAIL_SENDER,
+  LOGGER,
+  RATE_LIMITS,
+  TRUSTED_PROXIES,
+  USER_SERIALIZER,
+  USER_STORE,
+} from './di/tokens';
+export { resolveAccountService, resolveRateLimits, resolveSerializer } from './di/resolve';
 export { gatehouseHttp, type GatehouseHttpOptions } from './http/gatehouse-http';
 export { accountRoutes, mountAccountRoutes, type MountAccountRoutesOptions } from './http/account-routes';
 export { accountGuards, type AccountGuards } from './guards/account-guards';
 export { BearerToken, readBearerToken } from './guards/bearer-token';
+export { clientIp } from './http/client-ip';
 export { AccountController } from './controllers/account-controller';
 
 // The account core, usable without HTTP (scripts, jobs, other frameworks).
@@ -35,6 +45,15 @@ export { AccountError, ACCOUNT_ERROR_CODES, isAccountError, type AccountErrorCod
 export { statusForAccountError } from './errors/status-table';
 export { GatehouseHttpError } from './errors/http-errors';
 export { ConfigurationError } from './errors/configuration-error';
+
+// Hosted pages and the API description, for hosts that mount them themselves (else `mountAccountRoutes` options).
+export { accountPages, type AccountPagesOptions } from './pages/account-pages';
+export { PAGE_CSP } from './pages/page-headers';
+export { accountApiDocs } from './openapi/account-api-docs';
+export { accountApiDocument, type AccountApiDocumentOptions } from './openapi/account-api-document';
+
+// Rate limits: per address, per account and per email address; in memory or Redis.
+export * from './limits';
 
 // Storage and email: the interfaces and the built-in implementations.
 export * from './stores';

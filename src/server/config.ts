@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { compileTrustedProxies } from '../http/client-ip';
+import type { RateLimitOptions } from '../limits/rate-limit-options';
+import { parseRateLimitSpec } from '../limits/rate-limit-spec';
 import { MIN_SECRET_KEY_BYTES } from '../services/account-options';
 
 /** A configuration problem, phrased as what to fix; `main` prints it as one line and exits. */
@@ -18,10 +21,27 @@ export interface ServerConfig {
   /** True when the key was generated for development rather than configured. */
   secretKeyGenerated: boolean;
   database: DatabaseConfig;
+  /** `GATEHOUSE_CLEANUP_INTERVAL` in ms: how often expired sessions and tokens are removed; 0: never (use cron). */
+  cleanupIntervalMs: number;
   smtpUrl?: string;
   emailFrom: string;
   publicUrl: string;
   production: boolean;
+  /** Keep the rate limits in this Redis, shared by every instance; unset: in the process's memory. */
+  redisUrl?: string;
+  /** Prefix of the rate limits' Redis keys (`GATEHOUSE_REDIS_KEY_PREFIX`); unset: `gatehouse:rl`. */
+  redisKeyPrefix?: string;
+  /** Reverse proxies whose `X-Forwarded-For` is believed (proxy-addr syntax); empty: none. */
+  trustedProxies: string[];
+  /** `GATEHOUSE_RATE_LIMITS`, read: overrides of the defaults, or `{ enabled: false }`. */
+  rateLimits: RateLimitOptions;
+  /** `GATEHOUSE_PAGES`: serve the hosted pages under the prefix. */
+  pages: boolean;
+  /** `GATEHOUSE_API_DOCS`: serve `{prefix}/openapi.json` and the API reference page. */
+  apiDocs: boolean;
+  /** `GATEHOUSE_VERIFY_URL` / `GATEHOUSE_RESET_URL`: the email links lead to the host's own front end instead. */
+  verifyUrl?: string;
+  resetUrl?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -54,10 +74,19 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerCon
     host,
     prefix: parsePrefix(env.GATEHOUSE_PREFIX),
     database: parseDatabaseUrl(nonEmpty(env.GATEHOUSE_DATABASE_URL) ?? DEFAULT_DATABASE_URL, cwd),
+    cleanupIntervalMs: parseCleanupInterval(env.GATEHOUSE_CLEANUP_INTERVAL),
     smtpUrl: parseSmtpUrl(env.GATEHOUSE_SMTP_URL),
     emailFrom: parseEmailFrom(env.GATEHOUSE_EMAIL_FROM),
     publicUrl: parsePublicUrl(env.GATEHOUSE_PUBLIC_URL, host, port),
     production,
+    redisUrl: parseRedisUrl(env.GATEHOUSE_REDIS_URL),
+    redisKeyPrefix: parseRedisKeyPrefix(env.GATEHOUSE_REDIS_KEY_PREFIX),
+    trustedProxies: parseTrustedProxies(env.GATEHOUSE_TRUSTED_PROXIES),
+    rateLimits: parseRateLimits(env.GATEHOUSE_RATE_LIMITS),
+    pages: parseSwitch('GATEHOUSE_PAGES', env.GATEHOUSE_PAGES, true),
+    apiDocs: parseSwitch('GATEHOUSE_API_DOCS', env.GATEHOUSE_API_DOCS, true),
+    verifyUrl: parseLinkUrl('GATEHOUSE_VERIFY_URL', env.GATEHOUSE_VERIFY_URL),
+    resetUrl: parseLinkUrl('GATEHOUSE_RESET_URL', env.GATEHOUSE_RESET_URL),
   };
   // Last, so that a configuration refused for another reason writes no key file and prints no warning.
   const { secretKey, generated } =
@@ -118,16 +147,37 @@ function loadSecretKey(
     );
   }
   const file = resolve(cwd, GENERATED_SECRET_FILE);
-  if (existsSync(file)) {
-    const kept = readFileSync(file, 'utf8').trim();
-    if (Buffer.byteLength(kept) >= MIN_SECRET_KEY_BYTES) return { secretKey: kept, generated: true };
-  }
+  const kept = readKeptKey(file);
+  if (kept) return { secretKey: kept, generated: true };
   const generated = randomBytes(48).toString('base64url');
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, generated + '\n', { mode: 0o600 });
-  chmodSync(file, 0o600);
+  // Written whole under another name, then linked into place, which fails if the file exists: of several
+  // instances starting at once in one folder exactly one key wins, and the others adopt it instead of each
+  // keeping its own (their sessions would be invalid on each other).
+  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    writeFileSync(temp, generated + '\n', { mode: 0o600 });
+    chmodSync(temp, 0o600);
+    try {
+      linkSync(temp, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const winner = readKeptKey(file);
+      if (winner) return { secretKey: winner, generated: true };
+      renameSync(temp, file); // an unusable leftover (empty, truncated): replace it
+    }
+  } finally {
+    rmSync(temp, { force: true });
+  }
   warn(`GATEHOUSE_SECRET_KEY is not set: generated a development key in ${GENERATED_SECRET_FILE}; set it in production`);
   return { secretKey: generated, generated: true };
+}
+
+/** The development key kept by an earlier start, or null when there is none or it is too short to be one. */
+function readKeptKey(file: string): string | null {
+  if (!existsSync(file)) return null;
+  const kept = readFileSync(file, 'utf8').trim();
+  return Buffer.byteLength(kept) >= MIN_SECRET_KEY_BYTES ? kept : null;
 }
 
 function parseDatabaseUrl(url: string, cwd: string): DatabaseConfig {
@@ -144,17 +194,38 @@ function parseDatabaseUrl(url: string, cwd: string): DatabaseConfig {
   );
 }
 
+/** Seconds, as a whole number; default one hour. At most a week: longer would overflow Node's timers. */
+function parseCleanupInterval(raw: string | undefined): number {
+  const value = nonEmpty(raw);
+  if (value === undefined) return 3_600_000;
+  if (!/^\d+$/.test(value) || Number(value) > 604_800) {
+    throw new ConfigError(
+      `GATEHOUSE_CLEANUP_INTERVAL must be whole seconds from 0 (off) to 604800, got "${value}"`,
+    );
+  }
+  return Number(value) * 1000;
+}
+
 function parseSmtpUrl(raw: string | undefined): string | undefined {
+  return parseServiceUrl(raw, 'GATEHOUSE_SMTP_URL', 'smtp', 'smtp://user:pass@host:port');
+}
+
+function parseRedisUrl(raw: string | undefined): string | undefined {
+  return parseServiceUrl(raw, 'GATEHOUSE_REDIS_URL', 'redis', 'redis://[:password@]host:6379[/db]');
+}
+
+/** A URL of `scheme://` or its TLS form `schemes://`; the message never repeats the value (it may hold a password). */
+function parseServiceUrl(raw: string | undefined, variable: string, scheme: string, example: string): string | undefined {
   const value = nonEmpty(raw);
   if (value === undefined) return undefined;
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError('GATEHOUSE_SMTP_URL is not a URL; use smtp://user:pass@host:port or smtps://...');
+    throw new ConfigError(`${variable} is not a URL; use ${example} or ${scheme}s://...`);
   }
-  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
-    throw new ConfigError(`GATEHOUSE_SMTP_URL must start with smtp:// or smtps://, got "${url.protocol}//"`);
+  if (url.protocol !== `${scheme}:` && url.protocol !== `${scheme}s:`) {
+    throw new ConfigError(`${variable} must start with ${scheme}:// or ${scheme}s://, got "${url.protocol}//"`);
   }
   return value;
 }
@@ -198,4 +269,69 @@ export function parseLogLevel(raw: string | undefined): LogLevel {
     throw new ConfigError(`GATEHOUSE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
   }
   return value as LogLevel;
+}
+
+function parseRedisKeyPrefix(raw: string | undefined): string | undefined {
+  const value = nonEmpty(raw);
+  if (value !== undefined && !/^[\x21-\x7e]{1,100}$/.test(value)) {
+    throw new ConfigError('GATEHOUSE_REDIS_KEY_PREFIX must be 1-100 printable ASCII characters without spaces');
+  }
+  return value;
+}
+
+function parseTrustedProxies(raw: string | undefined): string[] {
+  const proxies = (raw ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  try {
+    compileTrustedProxies(proxies);
+  } catch {
+    const bad = proxies.find((entry) => {
+      try {
+        compileTrustedProxies([entry]);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    throw new ConfigError(
+      `GATEHOUSE_TRUSTED_PROXIES: "${bad}" is not an IP, a CIDR (10.0.0.0/8) or loopback, linklocal, uniquelocal`,
+    );
+  }
+  return proxies;
+}
+
+function parseRateLimits(raw: string | undefined): RateLimitOptions {
+  const value = nonEmpty(raw);
+  if (value === undefined) return {};
+  try {
+    return parseRateLimitSpec(value);
+  } catch (error) {
+    throw new ConfigError(
+      `GATEHOUSE_RATE_LIMITS: ${error instanceof Error ? error.message : String(error)} ` +
+        '(e.g. login.ip=60/1m,reset-request.email=3/1h, or off)',
+    );
+  }
+}
+
+function parseSwitch(name: string, raw: string | undefined, fallback: boolean): boolean {
+  const value = nonEmpty(raw)?.toLowerCase();
+  if (value === undefined) return fallback;
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  throw new ConfigError(`${name} must be on or off, got "${raw}"`);
+}
+
+/** A link base for the host's front end; `token=` is appended to it (EmailLinks checks it again at start). */
+function parseLinkUrl(name: string, raw: string | undefined): string | undefined {
+  const value = nonEmpty(raw);
+  if (value === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new ConfigError(`${name} must be an absolute http(s) URL such as https://app.example.com/verify`);
+  }
+  return value;
 }

@@ -1,9 +1,19 @@
 import Koa from 'koa';
 import { useContainer } from 'routing-controllers';
 import { Container, Token } from 'typedi';
-import { ACCOUNT_OPTIONS, CLOCK, EMAIL_SENDER, LOGGER, USER_SERIALIZER, USER_STORE } from '../di/tokens';
+import {
+  ACCOUNT_OPTIONS,
+  CLOCK,
+  EMAIL_SENDER,
+  LOGGER,
+  RATE_LIMITS,
+  TRUSTED_PROXIES,
+  USER_SERIALIZER,
+  USER_STORE,
+} from '../di/tokens';
 import type { EmailSender } from '../email/email-sender';
 import { mountAccountRoutes } from '../http/account-routes';
+import type { RateLimitOptions } from '../limits/rate-limit-options';
 import type { AccountOptions } from '../services/account-options';
 import type { Clock } from '../services/clock';
 import type { Logger } from '../services/logger';
@@ -19,6 +29,14 @@ export interface AppDependencies {
   clock?: Clock;
   logger?: Logger;
   serializer?: UserSerializer;
+  /** Default: the default limits, in memory, counted from zero for this app. */
+  rateLimits?: RateLimitOptions;
+  /** Proxies whose `X-Forwarded-For` is believed (proxy-addr syntax); default none. */
+  trustedProxies?: string[];
+  /** Serve the hosted pages under the prefix; default off (the server turns them on with `GATEHOUSE_PAGES`). */
+  pages?: boolean;
+  /** Serve `{prefix}/openapi.json` and the API reference page; default off (on with `GATEHOUSE_API_DOCS`). */
+  apiDocs?: boolean;
 }
 
 /**
@@ -34,8 +52,11 @@ export function createApp(deps: AppDependencies): Koa {
   setOrRemove(CLOCK, deps.clock);
   setOrRemove(LOGGER, deps.logger);
   setOrRemove(USER_SERIALIZER, deps.serializer);
+  // A fresh options object even for the defaults: each app counts from zero, not from the previous app's counters.
+  Container.set(RATE_LIMITS, deps.rateLimits ?? {});
+  setOrRemove(TRUSTED_PROXIES, deps.trustedProxies);
   const app = new Koa();
-  mountAccountRoutes(app, { prefix: deps.prefix ?? '/auth' });
+  mountAccountRoutes(app, { prefix: deps.prefix ?? '/auth', pages: deps.pages, apiDocs: deps.apiDocs });
   return app;
 }
 

@@ -6,11 +6,13 @@ import { ConsoleEmailSender } from '../email/console-email-sender';
 import { EmailLinks } from '../email/email-links';
 import type { EmailSender } from '../email/email-sender';
 import { SmtpEmailSender } from '../email/smtp-email-sender';
+import { connectRedis } from '../limits/redis-client';
 import { createPinoLogger } from '../logging/pino-logger';
 import type { Logger } from '../services/logger';
 import type { UserStore } from '../stores/user-store';
 import { ConfigError, loadConfig, parseLogLevel, ServerConfig } from './config';
 import { createApp } from './create-app';
+import { ExpiredCleanup, startExpiredCleanup } from './expired-cleanup';
 import { createHttpServer } from './http-server';
 import { openStore } from './open-store';
 
@@ -21,7 +23,12 @@ const SHUTDOWN_GRACE_MS = 10_000;
 let logger: Logger = createPinoLogger();
 
 function buildSender(config: ServerConfig): EmailSender & { close?(): Promise<void> } {
-  const links = new EmailLinks({ publicUrl: config.publicUrl, prefix: config.prefix });
+  const links = new EmailLinks({
+    publicUrl: config.publicUrl,
+    prefix: config.prefix,
+    verifyUrl: config.verifyUrl,
+    resetUrl: config.resetUrl,
+  });
   if (config.smtpUrl) return new SmtpEmailSender({ url: config.smtpUrl, from: config.emailFrom, links });
   return new ConsoleEmailSender({ links });
 }
@@ -37,7 +44,13 @@ function listen(server: Server, config: ServerConfig): Promise<void> {
 }
 
 /** Stops accepting, lets in-flight requests and background mail finish, then releases the store and the sender. */
-function onShutdownSignals(server: Server, store: UserStore, sender: { close?(): Promise<void> }): void {
+function onShutdownSignals(
+  server: Server,
+  store: UserStore,
+  sender: { close?(): Promise<void> },
+  redis?: { disconnect(): void },
+  cleanup?: ExpiredCleanup,
+): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -52,7 +65,9 @@ function onShutdownSignals(server: Server, store: UserStore, sender: { close?():
     await closed;
     await resolveAccountService().drain();
     await sender.close?.();
+    await cleanup?.stop();
     await store.close();
+    redis?.disconnect();
     logger.info({ event: 'shutdown', outcome: 'done' }, 'stopped');
     process.exit(0);
   };
@@ -63,12 +78,33 @@ function onShutdownSignals(server: Server, store: UserStore, sender: { close?():
 async function main(): Promise<void> {
   logger = createPinoLogger({ level: parseLogLevel(process.env.GATEHOUSE_LOG_LEVEL) });
   const config = loadConfig(process.env, { warn: (message) => logger.warn({ event: 'config' }, message) });
-  const store = await openStore(config.database);
+  const store = await openStore(config.database, {
+    onConnectionError: (error) =>
+      logger.warn({ event: 'database', reason: error.message }, 'an idle database connection was lost; replacing it'),
+  });
   const sender = buildSender(config);
-  const app = createApp({ store, sender, options: { secretKey: config.secretKey }, prefix: config.prefix, logger });
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
+  const app = createApp({
+    store,
+    sender,
+    options: { secretKey: config.secretKey },
+    prefix: config.prefix,
+    logger,
+    rateLimits: { ...config.rateLimits, redis, keyPrefix: config.redisKeyPrefix },
+    trustedProxies: config.trustedProxies,
+    pages: config.pages,
+    apiDocs: config.apiDocs,
+  });
+  // Built now, so that a bad option fails the start and "rate limits are OFF" is said at start.
+  resolveAccountService();
   const server = createHttpServer(app);
   await listen(server, config);
-  onShutdownSignals(server, store, sender);
+  // Every instance may run it: batches are short and instances cleaning at once take different rows.
+  const cleanup =
+    config.cleanupIntervalMs > 0
+      ? startExpiredCleanup({ store, intervalMs: config.cleanupIntervalMs, logger })
+      : undefined;
+  onShutdownSignals(server, store, sender, redis, cleanup);
   const address = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   logger.info(
     {
@@ -76,6 +112,7 @@ async function main(): Promise<void> {
       url: `${address}${config.prefix}`,
       database: config.database.kind,
       email: config.smtpUrl ? 'smtp' : 'console',
+      rateLimits: config.rateLimits.enabled === false ? 'off' : redis ? 'redis' : 'memory',
     },
     `Gatehouse listening on ${address}${config.prefix}`,
   );

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/server/config';
@@ -52,6 +53,12 @@ describe('server configuration', () => {
     });
   });
 
+  it('removes expired sessions hourly by default; GATEHOUSE_CLEANUP_INTERVAL sets seconds, 0 turns it off', () => {
+    const interval = (value?: string) =>
+      loadConfig({ GATEHOUSE_SECRET_KEY: KEY, GATEHOUSE_CLEANUP_INTERVAL: value }, { cwd }).cleanupIntervalMs;
+    expect([interval(), interval('90'), interval('0')]).to.deep.equal([3_600_000, 90_000, 0]);
+  });
+
   it('accepts an empty prefix', () => {
     expect(loadConfig({ GATEHOUSE_SECRET_KEY: KEY, GATEHOUSE_PREFIX: '' }, { cwd }).prefix).to.equal('');
   });
@@ -67,6 +74,8 @@ describe('server configuration', () => {
     ['GATEHOUSE_EMAIL_FROM', 'a@b.c\r\nBcc: x@y.z', /GATEHOUSE_EMAIL_FROM/],
     ['GATEHOUSE_SECRET_KEY', '', /GATEHOUSE_SECRET_KEY is set but empty/],
     ['HOST', '999.1.1.1', /HOST "999\.1\.1\.1" is not a valid host name/],
+    ['GATEHOUSE_CLEANUP_INTERVAL', '1h', /GATEHOUSE_CLEANUP_INTERVAL must be whole seconds from 0 \(off\)/],
+    ['GATEHOUSE_CLEANUP_INTERVAL', '999999', /GATEHOUSE_CLEANUP_INTERVAL must be whole seconds/],
   ] as const) {
     it(`refuses ${variable}=${JSON.stringify(value)} with one line saying what to fix`, () => {
       const env = { GATEHOUSE_SECRET_KEY: KEY, [variable]: value };
@@ -93,5 +102,26 @@ describe('server configuration', () => {
     expect(statSync(file).mode & 0o777).to.equal(0o600);
     expect(warnings).to.have.length(1);
     expect(warnings[0]).to.not.include(first.secretKey);
+  });
+
+  it('gives instances starting at once in one folder the same development key', async () => {
+    const config = require.resolve('../../src/server/config');
+    const script = `process.stdout.write(require(${JSON.stringify(config)}).loadConfig({}, { cwd: ${JSON.stringify(cwd)} }).secretKey)`;
+    const keys = await Promise.all(
+      Array.from({ length: 8 }, () => new Promise<string>((resolve, reject) => {
+        execFile(process.execPath, ['-e', script], (error, stdout) => (error ? reject(error) : resolve(stdout)));
+      })),
+    );
+    expect(new Set(keys).size, keys.join('\n')).to.equal(1);
+    expect(readFileSync(join(cwd, 'data/secret.key'), 'utf8').trim()).to.equal(keys[0]);
+    expect(readdirSync(join(cwd, 'data'))).to.deep.equal(['secret.key']);
+  });
+
+  it('replaces a kept key file too short to be a key', () => {
+    mkdirSync(join(cwd, 'data'));
+    writeFileSync(join(cwd, 'data/secret.key'), 'short\n');
+    const config = loadConfig({}, { cwd });
+    expect(Buffer.byteLength(config.secretKey)).to.be.at.least(32);
+    expect(readFileSync(join(cwd, 'data/secret.key'), 'utf8').trim()).to.equal(config.secretKey);
   });
 });
