@@ -1,3 +1,4 @@
+import { MAX_EMAIL } from '../controllers/dto/bounds';
 import { html, HtmlValue, SafeHtml } from './html';
 
 export interface FieldOptions {
@@ -16,6 +17,20 @@ export interface FieldOptions {
   sameAs?: { name: string; message: string };
   /** The DTO's bound, so a browser cannot send what the API would refuse as too long. */
   maxLength?: number;
+}
+
+/** The email address field of a form (sign-up, reset request, resend), with the API's bound. */
+export function emailField(form: string, hint?: HtmlValue): SafeHtml {
+  return field({
+    form,
+    name: 'email',
+    label: 'Email address',
+    type: 'email',
+    autocomplete: 'email',
+    hint,
+    missing: 'Enter your email address',
+    maxLength: MAX_EMAIL,
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
-import { MAX_EMAIL, MAX_PASSWORD } from '../../controllers/dto/bounds';
-import { field, form } from '../fields';
+import { MAX_PASSWORD } from '../../controllers/dto/bounds';
+import { emailField, field, form } from '../fields';
 import { html } from '../html';
 import { layout } from '../layout';
 import { durationText, passwordHint } from '../policy-text';
@@ -56,15 +56,7 @@ ${form({
   action: `${prefix}/password-reset/request`,
   submit: 'Send the link',
   fields: [
-    field({
-      form: requestId,
-      name: 'email',
-      label: 'Email address',
-      type: 'email',
-      autocomplete: 'email',
-      missing: 'Enter your email address',
-      maxLength: MAX_EMAIL,
-    }),
+    emailField(requestId),
   ],
 })}
 </section>`;

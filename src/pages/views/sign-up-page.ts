@@ -1,6 +1,6 @@
-import { MAX_EMAIL, MAX_PASSWORD, MAX_USERNAME } from '../../controllers/dto/bounds';
+import { MAX_PASSWORD, MAX_USERNAME } from '../../controllers/dto/bounds';
 import { USERNAME_MAX_LENGTH, USERNAME_MIN_LENGTH } from '../../services/identity';
-import { field, form } from '../fields';
+import { emailField, field, form } from '../fields';
 import { html } from '../html';
 import { layout } from '../layout';
 import { passwordHint } from '../policy-text';
@@ -25,16 +25,7 @@ export function signUpPage({ prefix, passwordPolicy }: PageContext): string {
         missing: 'Enter a username',
         maxLength: MAX_USERNAME,
       }),
-      field({
-        form: id,
-        name: 'email',
-        label: 'Email address',
-        type: 'email',
-        autocomplete: 'email',
-        hint: 'We send a link to this address to confirm it is yours.',
-        missing: 'Enter your email address',
-        maxLength: MAX_EMAIL,
-      }),
+      emailField(id, 'We send a link to this address to confirm it is yours.'),
       field({
         form: id,
         name: 'password',

@@ -1,5 +1,4 @@
-import { MAX_EMAIL } from '../../controllers/dto/bounds';
-import { field, form } from '../fields';
+import { emailField, form } from '../fields';
 import { html } from '../html';
 import { layout } from '../layout';
 import { durationText } from '../policy-text';
@@ -29,15 +28,7 @@ ${form({
   action: `${prefix}/resend-verification`,
   submit: 'Send a new link',
   fields: [
-    field({
-      form: id,
-      name: 'email',
-      label: 'Email address',
-      type: 'email',
-      autocomplete: 'email',
-      missing: 'Enter your email address',
-      maxLength: MAX_EMAIL,
-    }),
+    emailField(id),
   ],
 })}
 </section>`;
