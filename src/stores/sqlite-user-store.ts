@@ -7,6 +7,7 @@ import { Database } from './sql/schema';
 import { SqlCapabilities } from './sql/sql-capabilities';
 import { sqliteCapabilities } from './sql/sqlite-capabilities';
 import { SqlUserStore } from './sql/sql-user-store';
+import { cachingStatements } from './sql/sqlite-statement-cache';
 
 export interface SqliteUserStoreOptions {
   /** Path of the database file; its folder is created if missing. */
@@ -37,13 +38,14 @@ export class SqliteUserStore extends SqlUserStore {
   static async open({ filename }: SqliteUserStoreOptions): Promise<SqliteUserStore> {
     await mkdir(path.dirname(path.resolve(filename)), { recursive: true });
     const database = new BetterSqlite3(filename);
-    // busy_timeout first, so that switching to WAL waits for a process that holds the file.
-    database.pragma('busy_timeout = 5000');
-    database.pragma('journal_mode = WAL');
-    database.pragma('synchronous = FULL');
-    database.pragma('foreign_keys = ON');
+    // busy_timeout first, so that switching to WAL waits for a process that holds the file. exec, not pragma():
+    // pragma() prepares a throwaway statement, and no statement may become garbage (see cachingStatements).
+    database.exec('PRAGMA busy_timeout = 5000');
+    database.exec('PRAGMA journal_mode = WAL');
+    database.exec('PRAGMA synchronous = FULL');
+    database.exec('PRAGMA foreign_keys = ON');
 
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(database) }) });
     const capabilities = sqliteCapabilities(filename);
     try {
       await migrateToLatest(db, capabilities);
