@@ -85,6 +85,11 @@ function parserError(error: unknown): unknown {
   if (status === 413) return httpErrorForStatus(413);
   // An unknown charset or Content-Encoding.
   if (status === 415) return httpErrorForStatus(415, UNSUPPORTED_ENCODING);
+  // co-body's parser (bourne) refuses a `__proto__` key, a prototype-pollution attempt; the JSON itself is valid,
+  // so saying "malformed" would mislead.
+  if (error instanceof SyntaxError && /forbidden prototype property/.test(error.message)) {
+    return httpErrorForStatus(400, 'Request body must not contain a "__proto__" key');
+  }
   if (error instanceof SyntaxError || status === 400) return malformedJsonError();
   // A body whose Content-Encoding does not match its bytes: zlib's own errors carry codes such as Z_DATA_ERROR.
   const code = (error as { code?: unknown } | null)?.code;

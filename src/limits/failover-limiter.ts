@@ -3,14 +3,25 @@ import type { Logger } from '../services/logger';
 
 /**
  * Whether the shared store (Redis) answers. Logs once when it stops and once when it is back, not on every request
- * of an outage.
+ * of an outage. After a failure the store is left alone for `retryAfterMs`: a stalled Redis would otherwise cost
+ * every request the full timeout of each of its budgets (a login checks three).
  */
 export class StoreHealth {
   private down = false;
+  private retryAt = 0;
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly retryAfterMs: number,
+  ) {}
+
+  /** True while the store failed recently: go straight to memory. */
+  get resting(): boolean {
+    return this.down && Date.now() < this.retryAt;
+  }
 
   failed(error: unknown): void {
+    this.retryAt = Date.now() + this.retryAfterMs;
     if (this.down) return;
     this.down = true;
     const name = error instanceof Error ? error.name : typeof error;
@@ -60,7 +71,7 @@ export class FailoverLimiter {
   }
 
   private async run<T>(operation: (limiter: RateLimiterAbstract) => Promise<T>): Promise<T> {
-    if (!this.primary) return operation(this.fallback);
+    if (!this.primary || this.health.resting) return operation(this.fallback);
     try {
       const result = await withTimeout(operation(this.primary), this.timeoutMs);
       this.health.ok();

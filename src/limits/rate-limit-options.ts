@@ -63,6 +63,11 @@ export interface RateLimitOptions {
   keyPrefix?: string;
   /** How long one Redis call may take before the in-memory fallback answers instead. Default 500 ms. */
   redisTimeoutMs?: number;
+  /**
+   * After Redis failed or timed out, how long memory answers alone before Redis is tried again, so that a stalled
+   * Redis costs one timeout, not one per request. Default 5000 ms.
+   */
+  redisRetryAfterMs?: number;
   /** Overrides of the default budgets, by name (see `DEFAULT_LIMITS`). */
   limits?: Partial<Record<LimitName, Limit>>;
   loginBackoff?: Partial<LoginBackoff>;
@@ -94,12 +99,14 @@ export const DEFAULT_LOGIN_BACKOFF: Readonly<LoginBackoff> = { freeFailures: 5, 
 
 export const DEFAULT_KEY_PREFIX = 'gatehouse:rl';
 export const DEFAULT_REDIS_TIMEOUT_MS = 500;
+export const DEFAULT_REDIS_RETRY_AFTER_MS = 5_000;
 
 export interface ResolvedRateLimitOptions {
   enabled: boolean;
   redis?: RedisClient;
   keyPrefix: string;
   redisTimeoutMs: number;
+  redisRetryAfterMs: number;
   limits: Record<LimitName, Limit>;
   loginBackoff: LoginBackoff;
 }
@@ -133,11 +140,23 @@ export function resolveRateLimitOptions(options: RateLimitOptions = {}): Resolve
   if (!isWhole(redisTimeoutMs, 1)) {
     throw new ConfigurationError('Gatehouse: RATE_LIMITS.redisTimeoutMs must be a whole number of milliseconds >= 1');
   }
+  const redisRetryAfterMs = options.redisRetryAfterMs ?? DEFAULT_REDIS_RETRY_AFTER_MS;
+  if (!isWhole(redisRetryAfterMs, 0)) {
+    throw new ConfigurationError('Gatehouse: RATE_LIMITS.redisRetryAfterMs must be a whole number of milliseconds >= 0');
+  }
   const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
   if (typeof keyPrefix !== 'string' || keyPrefix === '') {
     throw new ConfigurationError('Gatehouse: RATE_LIMITS.keyPrefix must be a non-empty string');
   }
-  return { enabled: options.enabled !== false, redis: options.redis, keyPrefix, redisTimeoutMs, limits, loginBackoff };
+  return {
+    enabled: options.enabled !== false,
+    redis: options.redis,
+    keyPrefix,
+    redisTimeoutMs,
+    redisRetryAfterMs,
+    limits,
+    loginBackoff,
+  };
 }
 
 function isWhole(value: unknown, min: number): value is number {

@@ -40,7 +40,7 @@ export class RateLimits implements AttemptLimiter {
     private readonly logger: Logger = silentLogger,
   ) {
     this.options = resolveRateLimitOptions(options);
-    const health = new StoreHealth(logger);
+    const health = new StoreHealth(logger, this.options.redisRetryAfterMs);
     for (const name of LIMIT_NAMES) this.budgets.set(name, this.limiter(name, this.options.limits[name], health));
     // A key backs off while it holds a block; with one point, `block` is what takes it over its budget.
     this.backoff = this.limiter('login.backoff', { points: 1, duration: this.options.loginBackoff.maxDelay }, health);

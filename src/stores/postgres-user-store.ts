@@ -12,7 +12,7 @@ export interface PostgresUserStoreOptions {
   connectionString?: string;
   /**
    * Your own `pg.Pool` instead, for its TLS, credentials or sizing; `close()` leaves it open. Give it a
-   * `connectionTimeoutMillis`, or a request may wait for a connection as long as the network does.
+   * `connectionTimeoutMillis` and a `query_timeout`, or a request may wait as long as the network does.
    */
   pool?: Pool;
   /** Size of the pool the store creates; default 10 connections per process. */
@@ -23,6 +23,13 @@ export interface PostgresUserStoreOptions {
    */
   connectionTimeoutMillis?: number;
   /**
+   * How long one query may go unanswered on an open connection before the store reports itself unavailable (503);
+   * default 3000 ms. Without it a database that stops answering without closing anything (a frozen host, a
+   * partitioned network) holds every request for as long as the outage lasts. Gatehouse's queries take
+   * milliseconds; the batched cleanup stays far below it too.
+   */
+  queryTimeoutMillis?: number;
+  /**
    * Told about errors of connections the pool held idle (a database restart ends them all). They cannot fail any
    * request, and the pool replaces them; by default they are ignored.
    */
@@ -31,6 +38,7 @@ export interface PostgresUserStoreOptions {
 
 const DEFAULT_MAX_CONNECTIONS = 10;
 const DEFAULT_CONNECTION_TIMEOUT_MS = 2_000;
+const DEFAULT_QUERY_TIMEOUT_MS = 3_000;
 
 const UNAVAILABLE: DialectGuard = { database: 'PostgreSQL', isConnectionFailure: isPostgresConnectionFailure };
 
@@ -113,6 +121,7 @@ function poolFrom(options: PostgresUserStoreOptions): { pool: Pool; owned: boole
     connectionString: options.connectionString,
     max: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+    query_timeout: options.queryTimeoutMillis ?? DEFAULT_QUERY_TIMEOUT_MS,
     // Finds connections a vanished server or a dropped network path left half-open.
     keepAlive: true,
     fallback_application_name: 'gatehouse',

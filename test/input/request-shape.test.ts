@@ -23,6 +23,15 @@ describe('Input rules: the shape of a request', () => {
     t = buildTestApp();
   });
 
+  it('refuses a __proto__ key as what it is (400 bad_request), not as malformed JSON, and pollutes nothing', async () => {
+    await t.createUser('alice');
+    const body = `{"username":"alice","password":${JSON.stringify(PASSWORD)},"__proto__":{"admin":true}}`;
+    const response = await sendJson(t.http.post(`${PREFIX}/login`), body);
+    expectCode(response, 400, 'bad_request');
+    expect(response.body.detail.detail).to.equal('Request body must not contain a "__proto__" key');
+    expect(({} as Record<string, unknown>).admin).to.equal(undefined);
+  });
+
   it(`parses JSON nested ${MAX_JSON_DEPTH} levels deep; deeper is 400 bad_request, never a stack overflow (500)`, async () => {
     // The body object is level 1: a field holding 63 nested arrays is exactly at the limit, and reaches validation.
     const login = (text: string) => sendJson(t.http.post(`${PREFIX}/login`), text);

@@ -92,7 +92,13 @@ describeWithService('redis', 'rate limits in Redis (L5)', function () {
     const logger = new CapturingLogger();
     const redis = client(`redis://127.0.0.1:${proxy.port}`, logger);
     await ready(redis);
-    const options = { redis, keyPrefix: `${prefix}:outage`, limits: { 'login.ip': { points: 2, duration: 60 } } };
+    const options = {
+      redis,
+      keyPrefix: `${prefix}:outage`,
+      limits: { 'login.ip': { points: 2, duration: 60 } },
+      // Back to Redis on the next call after it returns; the pause after a failure has its own test.
+      redisRetryAfterMs: 0,
+    };
     const limits = new RateLimits(options, logger);
     try {
       expect((await limits.consume('login.ip', 'x')).allowed).to.equal(true);
@@ -118,6 +124,29 @@ describeWithService('redis', 'rate limits in Redis (L5)', function () {
       expect(logger.lines.some((line) => (line.fields as { outcome?: string }).outcome === 'recovered')).to.equal(true);
     } finally {
       await proxy.cut();
+    }
+  });
+
+  it('after a Redis stall, answers from memory without waiting until the pause is over', async () => {
+    const { hostname, port } = new URL(serviceUrl('redis'));
+    const proxy = await TcpProxy.start({ host: hostname, port: Number(port) || 6379 });
+    const redis = new Redis(`redis://127.0.0.1:${proxy.port}`, { maxRetriesPerRequest: null });
+    redis.on('error', () => {});
+    await ready(redis);
+    const limits = new RateLimits({ redis, keyPrefix: `${prefix}:stall`, redisTimeoutMs: 200, redisRetryAfterMs: 60_000 });
+    try {
+      proxy.freeze();
+      let started = Date.now();
+      expect((await limits.consume('login.account', 'k')).allowed).to.equal(true);
+      expect(Date.now() - started, 'the first call pays the timeout').to.be.at.least(180);
+      // A login checks several budgets; none of them waits for the stalled Redis again during the pause.
+      started = Date.now();
+      for (let i = 0; i < 5; i++) await limits.consume('login.account', 'k');
+      await limits.consume('login.ip', 'ip');
+      expect(Date.now() - started, 'no more waiting').to.be.below(100);
+    } finally {
+      await proxy.cut();
+      redis.disconnect();
     }
   });
 

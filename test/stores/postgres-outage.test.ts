@@ -61,6 +61,26 @@ describeWithService('postgres', 'PostgresUserStore when the database goes away a
     await database.drop();
   });
 
+  it('fails within the query timeout when the database stops answering on open connections, then recovers', async () => {
+    const store = open({ queryTimeoutMillis: 500 });
+    const { user } = await register(store, 'alice');
+    await openSession(store, user.id, 's');
+
+    // A frozen host or a partitioned network: connections stay open, nothing comes back.
+    proxy.freeze();
+    const { error, ms } = await failure(store.getSessionAndUser('s'));
+    assert.ok(error instanceof StoreUnavailableError, `unavailable, not ${String(error)}`);
+    assert.ok(ms < 2_000, `failed within the query timeout (took ${ms} ms)`);
+
+    await proxy.restore();
+    let found: unknown = null;
+    for (let attempt = 0; attempt < 50 && !found; attempt++) {
+      found = await store.getSessionAndUser('s').catch(() => null);
+      if (!found) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(found, 'the session is read again once the database answers');
+  });
+
   it('fails fast with StoreUnavailableError while the database is down, then recovers by itself', async () => {
     const store = open();
     const { user } = await register(store, 'alice');
