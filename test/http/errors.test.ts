@@ -220,12 +220,13 @@ describe('HTTP: error answers', () => {
       });
     }
 
-    it('a __proto__ key is refused as malformed', async () => {
+    it('a __proto__ key is refused as bad_request, saying why', async () => {
       const response = await t.http
         .post(`${PREFIX}/login`)
         .set('Content-Type', 'application/json')
         .send('{"username":"a","password":"b","__proto__":{"polluted":true}}');
-      expectJsonError(response, 400, 'malformed_json');
+      expectJsonError(response, 400, 'bad_request');
+      expect(response.body.detail.detail).to.equal('Request body must not contain a "__proto__" key');
     });
 
     it('a 17 KiB body is 413 payload_too_large', async () => {

@@ -1,8 +1,11 @@
 import { expect } from 'chai';
+import { DEFAULT_LOGIN_BACKOFF } from '../../src/limits/rate-limit-options';
 import { bearer, buildTestApp, OTHER_PASSWORD, PASSWORD, PREFIX, TestApp } from '../support/test-app';
 import { expectRateLimited } from './expect-rate-limited';
 
 const WRONG = 'not the password at all';
+/** Failed logins allowed before the backoff starts. */
+const FREE = DEFAULT_LOGIN_BACKOFF.freeFailures;
 const NEW_PASSWORD = 'amber kettle sings at 9';
 
 type Fields = { event?: string; outcome?: string; limit?: string; userId?: string };
@@ -20,9 +23,9 @@ describe('per-account and per-address limits over HTTP, with the defaults (L1, L
 
   const login = (username: string, password: string) => t.http.post(`${PREFIX}/login`).send({ username, password });
 
-  it('backs off after 5 failed logins, alike for an existing and an unknown username, right password or not', async () => {
+  it(`backs off after ${FREE} failed logins, alike for an existing and an unknown username, right password or not`, async () => {
     for (const username of ['alice', 'nobody']) {
-      for (let i = 1; i <= 6; i++) expect((await login(username, WRONG)).status, `${username} #${i}`).to.equal(401);
+      for (let i = 1; i <= FREE + 1; i++) expect((await login(username, WRONG)).status, `${username} #${i}`).to.equal(401);
     }
     const answers = [await login('alice', WRONG), await login('nobody', WRONG), await login('alice', PASSWORD)];
     for (const answer of answers) expectRateLimited(answer, 1);
@@ -37,7 +40,7 @@ describe('per-account and per-address limits over HTTP, with the defaults (L1, L
   });
 
   it('doubles the wait after each further failure, and a correct login clears it all', async () => {
-    for (let i = 1; i <= 6; i++) await login('alice', WRONG);
+    for (let i = 1; i <= FREE + 1; i++) await login('alice', WRONG);
     expectRateLimited(await login('alice', WRONG), 1);
     await new Promise((resolve) => setTimeout(resolve, 1_050));
     expect((await login('alice', WRONG)).status).to.equal(401);
@@ -46,11 +49,11 @@ describe('per-account and per-address limits over HTTP, with the defaults (L1, L
     expect(second.headers['retry-after']).to.equal('2');
     await new Promise((resolve) => setTimeout(resolve, 2_050));
     expect((await login('alice', PASSWORD)).status).to.equal(200);
-    for (let i = 1; i <= 5; i++) expect((await login('alice', WRONG)).status, `free again #${i}`).to.equal(401);
+    for (let i = 1; i <= FREE; i++) expect((await login('alice', WRONG)).status, `free again #${i}`).to.equal(401);
   });
 
   it('keeps password reset open while logins are throttled, and a reset lifts the throttle', async () => {
-    for (let i = 1; i <= 6; i++) await login('alice', WRONG);
+    for (let i = 1; i <= FREE + 1; i++) await login('alice', WRONG);
     expectRateLimited(await login('alice', PASSWORD), 1);
 
     const request = await t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'alice@example.com' });
@@ -67,8 +70,10 @@ describe('per-account and per-address limits over HTTP, with the defaults (L1, L
     const session = await t.login('alice');
     const change = (old_password: string) =>
       t.http.post(`${PREFIX}/password/change`).set(bearer(session)).send({ old_password, new_password: NEW_PASSWORD });
-    for (let i = 1; i <= 3; i++) expect((await change(WRONG)).status).to.equal(401);
-    for (let i = 1; i <= 3; i++) {
+    // FREE + 1 wrong current passwords, split between change and delete, start the backoff as logins would.
+    const changes = Math.ceil((FREE + 1) / 2);
+    for (let i = 1; i <= changes; i++) expect((await change(WRONG)).status).to.equal(401);
+    for (let i = 1; i <= FREE + 1 - changes; i++) {
       const remove = await t.http.delete(`${PREFIX}/account`).set(bearer(session)).send({ password: WRONG });
       expect(remove.status).to.equal(401);
     }

@@ -22,19 +22,19 @@ describe('rate limits: options, GATEHOUSE_RATE_LIMITS and the other variables', 
     expect(resolved.keyPrefix).to.equal('gatehouse:rl');
     expect(Object.keys(resolved.limits).sort()).to.deep.equal([...LIMIT_NAMES].sort());
     expect(resolved.limits).to.deep.equal({
-      'login.ip': { points: 30, duration: 60 },
-      'register.ip': { points: 20, duration: 3600 },
-      'verify-email.ip': { points: 60, duration: 3600 },
-      'resend-verification.ip': { points: 20, duration: 3600 },
-      'reset-request.ip': { points: 20, duration: 3600 },
-      'reset-confirm.ip': { points: 30, duration: 3600 },
-      'password-change.ip': { points: 30, duration: 3600 },
+      'login.ip': { points: 100, duration: 60 },
+      'register.ip': { points: 60, duration: 3600 },
+      'verify-email.ip': { points: 120, duration: 3600 },
+      'resend-verification.ip': { points: 60, duration: 3600 },
+      'reset-request.ip': { points: 60, duration: 3600 },
+      'reset-confirm.ip': { points: 60, duration: 3600 },
+      'password-change.ip': { points: 60, duration: 3600 },
       'login.account': { points: 50, duration: 3600 },
       'register.email': { points: 5, duration: 3600 },
       'resend-verification.email': { points: 5, duration: 3600 },
       'reset-request.email': { points: 5, duration: 3600 },
     });
-    expect(resolved.loginBackoff).to.deep.equal({ freeFailures: 5, initialDelay: 1, maxDelay: 300 });
+    expect(resolved.loginBackoff).to.deep.equal({ freeFailures: 10, initialDelay: 1, maxDelay: 300 });
   });
 
   it('keeps the per-account cap at or under 50 a fixed hour, so no 60 minutes can see more than 100 (ASVS 2.2.1)', () => {
@@ -49,7 +49,7 @@ describe('rate limits: options, GATEHOUSE_RATE_LIMITS and the other variables', 
     const resolved = resolveRateLimitOptions({ limits: { 'login.ip': { points: 5, duration: 10 } }, loginBackoff: { maxDelay: 60 } });
     expect(resolved.limits['login.ip']).to.deep.equal({ points: 5, duration: 10 });
     expect(resolved.limits['register.ip']).to.deep.equal(DEFAULT_LIMITS['register.ip']);
-    expect(resolved.loginBackoff).to.deep.equal({ freeFailures: 5, initialDelay: 1, maxDelay: 60 });
+    expect(resolved.loginBackoff).to.deep.equal({ freeFailures: 10, initialDelay: 1, maxDelay: 60 });
 
     const bad: [unknown, RegExp][] = [
       [{ limits: { 'login.typo': { points: 1, duration: 1 } } }, /no limit "login.typo"/],

@@ -36,7 +36,8 @@ describe('rate limits over HTTP, with the defaults (L2)', () => {
     expect(limits.options).to.deep.equal(resolveRateLimitOptions());
     expect(limits.options.enabled).to.equal(true);
     const key = `unset-token-${process.pid}-${Date.now()}`;
-    for (let i = 0; i < 30; i++) expect((await limits.consume('login.ip', key)).allowed).to.equal(true);
+    const { points } = DEFAULT_LIMITS['login.ip'];
+    for (let i = 0; i < points; i++) expect((await limits.consume('login.ip', key)).allowed).to.equal(true);
     expect((await limits.consume('login.ip', key)).allowed).to.equal(false);
   });
 

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
+import { DEFAULT_LIMITS } from '../../src/limits/rate-limit-options';
 import { StandaloneServer } from '../server/standalone-server';
 import { makeTempFolder } from '../stores/temp-folder';
 import { describeWithService, serviceUrl } from '../support/services';
@@ -32,7 +33,7 @@ describe('standalone server: rate limits from the environment', function () {
   it('limits with no configuration at all, in memory', async () => {
     const server = await start({});
     expect(server.stderr).to.match(/"event":"listening".*"rateLimits":"memory"/);
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < DEFAULT_LIMITS['login.ip'].points; i++) {
       await request(server.url).post('/auth/login').send({ ...body, username: `nobody${i}` }).expect(401);
     }
     expectRateLimited(await request(server.url).post('/auth/login').send(body), 60);
