@@ -1,13 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { migrateToLatest } from './sql/migrate';
 import { Database } from './sql/schema';
 import { SqlCapabilities } from './sql/sql-capabilities';
 import { sqliteCapabilities } from './sql/sqlite-capabilities';
 import { SqlUserStore } from './sql/sql-user-store';
-import { cachingStatements } from './sql/sqlite-statement-cache';
+import { cachingStatements, openSqlite } from './sql/sqlite-statement-cache';
 
 export interface SqliteUserStoreOptions {
   /** Path of the database file; its folder is created if missing. */
@@ -37,9 +36,8 @@ export class SqliteUserStore extends SqlUserStore {
   /** Opens (creating if needed) the database file and migrates it to the latest schema. */
   static async open({ filename }: SqliteUserStoreOptions): Promise<SqliteUserStore> {
     await mkdir(path.dirname(path.resolve(filename)), { recursive: true });
-    const database = new BetterSqlite3(filename);
-    // busy_timeout first, so that switching to WAL waits for a process that holds the file. exec, not pragma():
-    // pragma() prepares a throwaway statement, and no statement may become garbage (see cachingStatements).
+    const database = openSqlite(filename);
+    // busy_timeout first, so that switching to WAL waits for a process that holds the file.
     database.exec('PRAGMA busy_timeout = 5000');
     database.exec('PRAGMA journal_mode = WAL');
     database.exec('PRAGMA synchronous = FULL');

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { describeUserStoreConformance } from '../../src/stores/conformance';
 import { migrateToLatest, migrations } from '../../src/stores/sql/migrate';
 import { sqliteCapabilities } from '../../src/stores/sql/sqlite-capabilities';
+import { openSqlite } from '../../src/stores/sql/sqlite-statement-cache';
 import { SqlUserStore } from '../../src/stores/sql/sql-user-store';
 import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
 import { isSelect, PauseAfterQuery } from './pause-plugin';
@@ -111,13 +111,13 @@ describe('SqliteUserStore on a real file', () => {
 
     it('fails with an error naming the migration, and leaves no half-built schema', async () => {
       mkdirSync(path.dirname(filename), { recursive: true });
-      const squatter = new BetterSqlite3(filename);
+      const squatter = openSqlite(filename);
       squatter.exec('create table roles (something_else text)');
       squatter.close();
 
       await assert.rejects(open(), /migration "2026-11-22-initial" failed/);
 
-      const check = new BetterSqlite3(filename, { readonly: true });
+      const check = openSqlite(filename, { readonly: true });
       const tables = check.prepare("select name from sqlite_master where type = 'table' order by name").pluck().all();
       check.close();
       assert.deepEqual(tables, ['roles'], 'users, sessions and tokens were rolled back with the failed run');
@@ -163,7 +163,7 @@ describe('SqliteUserStore on a real file', () => {
       );
       await pause.reached;
 
-      const other = new BetterSqlite3(filename, { timeout: 0 });
+      const other = openSqlite(filename, { timeout: 0 });
       try {
         const intrude = () => other.prepare('insert into roles (name) values (?)').run('intruder');
         assert.throws(intrude, { code: 'SQLITE_BUSY' });

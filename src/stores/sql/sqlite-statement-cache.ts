@@ -1,4 +1,4 @@
-import type BetterSqlite3 from 'better-sqlite3';
+import BetterSqlite3 from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
 /**
@@ -7,18 +7,35 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
  * Why: better-sqlite3 up to 12 builds its Database and Statement objects on `node::ObjectWrap`, whose destructor on
  * Node 24 asserts that a Node environment is current. V8 may collect such an object in a garbage collection that
  * runs outside any context, and then the process aborts (`Assertion failed: (env) != nullptr` in
- * `Statement::~Statement`, seen here: a standalone server died while migrating on Node 24.21; WiseLibs/better-sqlite3
- * #1515). better-sqlite3 13 (Node-API) is free of it but needs Node 22, and Gatehouse supports Node 20. So no
- * statement of ours ever becomes garbage: Kysely prepares one per query, and here each distinct SQL text is
- * prepared once and reused, which is also faster. Gatehouse's queries have a fixed set of shapes, so the cache is
- * bounded by the code, not by the traffic.
+ * `Statement::~Statement` or `Database::~Database`; seen here: a standalone server died while migrating, and a test
+ * run died after a throwaway connection was collected; WiseLibs/better-sqlite3 #1515, nodejs/node #65446).
+ * better-sqlite3 13 (Node-API) is free of it but needs Node 22, and Gatehouse supports Node 20. So no connection or
+ * statement ever becomes garbage: every connection is opened through `openSqlite`, which keeps it and each statement
+ * it prepares (pragma() included, which prepares through the same method).
  */
 const keptAlive: object[] = [];
 
-/** `database` for Kysely's SqliteDialect, with one prepared statement per SQL text, never collected. */
+/** A better-sqlite3 connection that, with every statement it prepares, is never collected (see above). */
+export function openSqlite(filename: string, options?: BetterSqlite3.Options): BetterSqlite3.Database {
+  const database = new BetterSqlite3(filename, options);
+  keptAlive.push(database);
+  const prepare = database.prepare.bind(database);
+  database.prepare = ((source: string) => {
+    const statement = prepare(source);
+    keptAlive.push(statement);
+    return statement;
+  }) as typeof database.prepare;
+  return database;
+}
+
+/**
+ * `database` for Kysely's SqliteDialect, with one prepared statement per SQL text. Kysely prepares one per query;
+ * reusing them is faster, and Gatehouse's queries have a fixed set of shapes, so what `openSqlite` keeps is bounded
+ * by the code, not by the traffic.
+ */
 export function cachingStatements(database: BetterSqlite3.Database): SqliteDatabase {
   const statements = new Map<string, BetterSqlite3.Statement>();
-  keptAlive.push(database, statements);
+  keptAlive.push(statements);
   return {
     prepare(sql: string): SqliteStatement {
       let statement = statements.get(sql);

@@ -1,4 +1,4 @@
-import BetterSqlite3 from 'better-sqlite3';
+import { openSqlite } from '../../../src/stores/sql/sqlite-statement-cache';
 
 export type Row = Record<string, unknown>;
 
@@ -7,7 +7,7 @@ export type Row = Record<string, unknown>;
  * would), keyed by table name. Tables come from sqlite_master, so a table added later is dumped without a change here.
  */
 export function dumpTables(filename: string): Map<string, Row[]> {
-  const db = new BetterSqlite3(filename, { readonly: true });
+  const db = openSqlite(filename, { readonly: true });
   try {
     const tables = db
       .prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name")
@@ -33,7 +33,7 @@ export function storedValues(dump: Map<string, Row[]>): { table: string; column:
 
 /** Runs one statement on a connection of its own (WAL lets it share the file with the app's). */
 export function execute(filename: string, statement: string, ...parameters: unknown[]): Row[] {
-  const db = new BetterSqlite3(filename);
+  const db = openSqlite(filename);
   try {
     db.pragma('busy_timeout = 5000');
     const prepared = db.prepare(statement);
