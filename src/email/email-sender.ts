@@ -1,16 +1,31 @@
 /**
+ * What the outbox tells a sender about the message it hands over. Every field is optional and senders may ignore
+ * the whole argument: an EmailSender written before it existed keeps working unchanged.
+ */
+export interface EmailContext {
+  /**
+   * The outbox message id (a UUID): the same on every attempt of one message and different for every message, so a
+   * repeated delivery can be recognised. The SMTP sender makes it the `Message-ID` header.
+   */
+  messageId?: string;
+  /** The recipient's locale tag (`fr`, `pt-BR`) when the host's locale hook gave one; unset: the default language. */
+  locale?: string;
+}
+
+/**
  * Delivery of the account emails (spec section 6). Raw tokens reach the sender and nothing else; an implementation
- * must never log them. A sender may throw: the core logs the failure and the account change stands.
+ * must never log them. A sender may throw: the outbox records the failure (its class and code only), retries with
+ * backoff, and the account change stands. A sender is called from the delivery worker, never while a request waits.
  */
 export interface EmailSender {
-  sendVerification(username: string, email: string, verificationToken: string): Promise<void>;
-  sendPasswordReset(username: string, email: string, resetToken: string): Promise<void>;
-  sendEmailVerified(username: string, email: string): Promise<void>;
-  sendPasswordChanged(username: string, email: string): Promise<void>;
-  sendAccountDeleted(username: string, email: string): Promise<void>;
+  sendVerification(username: string, email: string, verificationToken: string, context?: EmailContext): Promise<void>;
+  sendPasswordReset(username: string, email: string, resetToken: string, context?: EmailContext): Promise<void>;
+  sendEmailVerified(username: string, email: string, context?: EmailContext): Promise<void>;
+  sendPasswordChanged(username: string, email: string, context?: EmailContext): Promise<void>;
+  sendAccountDeleted(username: string, email: string, context?: EmailContext): Promise<void>;
   /**
    * Optional sixth operation: someone tried to register with this address, which already has an account. The
    * registration answers as if it succeeded (no enumeration), so this notice is how the owner learns of it.
    */
-  sendRegistrationAttempt?(username: string, email: string): Promise<void>;
+  sendRegistrationAttempt?(username: string, email: string, context?: EmailContext): Promise<void>;
 }

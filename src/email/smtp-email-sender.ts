@@ -1,5 +1,6 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import { EmailDeliveryError, type EmailDeliveryFailure } from './email-delivery-error';
+import type { EmailContext } from './email-sender';
 import { checkHeaderText } from './header-safety';
 import { smtpTransportOptions, type SmtpTransportOptions } from './smtp-transport-options';
 import { TemplatedEmailSender, type TemplatedEmailSenderOptions } from './templated-email-sender';
@@ -31,6 +32,8 @@ export interface SmtpEmailSenderOptions extends TemplatedEmailSenderOptions {
  */
 export class SmtpEmailSender extends TemplatedEmailSender {
   private readonly from: string;
+  /** The right-hand side of Message-IDs: the From address's domain. */
+  private readonly messageIdDomain: string;
   private readonly transporter: Transporter;
 
   constructor(options: SmtpEmailSenderOptions) {
@@ -39,14 +42,23 @@ export class SmtpEmailSender extends TemplatedEmailSender {
     if (!this.from.includes('@')) {
       throw new TypeError("Gatehouse: from must contain an address, e.g. 'App <no-reply@example.com>'");
     }
+    this.messageIdDomain = domainOf(this.from);
     // The overloads of createTransport are per transport kind; this union is always an SMTP one.
     this.transporter = nodemailer.createTransport(smtpTransportOptions(options.url, options.transport) as never);
   }
 
-  protected override async deliver(to: string, message: EmailMessage, operation: EmailOperation): Promise<void> {
+  protected override async deliver(
+    to: string,
+    message: EmailMessage,
+    operation: EmailOperation,
+    context: EmailContext = {},
+  ): Promise<void> {
     try {
       await this.transporter.sendMail({
         from: this.from,
+        // Stable across the attempts of one outbox message: a copy delivered twice (a worker that died after the
+        // server accepted it) carries the same Message-ID, which lets mail systems and people recognise it.
+        ...(isSafeMessageId(context.messageId) ? { messageId: `<${context.messageId}@${this.messageIdDomain}>` } : {}),
         to,
         subject: message.subject,
         text: message.text,
@@ -66,6 +78,17 @@ export class SmtpEmailSender extends TemplatedEmailSender {
   async close(): Promise<void> {
     this.transporter.close();
   }
+}
+
+/** The domain of the From address (`Acme <no-reply@acme.example>` → `acme.example`), for Message-IDs. */
+function domainOf(from: string): string {
+  const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1];
+  return domain && domain.includes('.') ? domain.toLowerCase() : 'gatehouse.invalid';
+}
+
+/** An outbox id is a UUID; anything else (a host's own value) is used only if it cannot break the header. */
+function isSafeMessageId(id: unknown): id is string {
+  return typeof id === 'string' && /^[A-Za-z0-9._-]{1,128}$/.test(id);
 }
 
 const SAFE_CODE = /^[A-Z][A-Z0-9_]{1,31}$/;

@@ -212,6 +212,21 @@ describe('SmtpEmailSender (real SMTP server on loopback)', () => {
     });
   });
 
+  it("makes the outbox message id the Message-ID, on the From address's domain, the same on every attempt", async () => {
+    server = await startSmtpServer();
+    sender = senderFor(server);
+    const messageId = '0b7e4c1a-5d2f-4e8b-9a3c-6f1d2e3b4a5c';
+    await sender.sendPasswordReset(USERNAME, EMAIL, TOKEN, { messageId });
+    await sender.sendPasswordReset(USERNAME, EMAIL, TOKEN, { messageId });
+    await sender.sendEmailVerified(USERNAME, EMAIL);
+    await sender.sendEmailVerified(USERNAME, EMAIL, { messageId: 'bad id\r\nBcc: evil@x.example' });
+    const ids = await Promise.all(server.received.map(async (mail) => (await parseMail(mail)).messageId));
+    expect(ids.slice(0, 2)).to.deep.equal([`<${messageId}@acme.example>`, `<${messageId}@acme.example>`]);
+    expect(ids[2]).to.be.a('string').and.not.equal(ids[0]);
+    expect(ids[3]).to.be.a('string').and.not.contain('evil');
+    expect(server.received[3].raw).to.not.contain('Bcc');
+  });
+
   it('authenticates with the credentials of the url', async () => {
     server = await startSmtpServer({ credentials: { username: 'mailer', password: 'p@ss:word' } });
     sender = senderFor({ url: `smtp://mailer:${encodeURIComponent('p@ss:word')}@127.0.0.1:${server.port}` });

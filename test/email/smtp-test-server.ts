@@ -14,6 +14,16 @@ export interface SmtpTestServerHooks {
   rejectRecipient?: (address: string) => Error | undefined;
   /** Return an error to refuse the message after its body was received. */
   rejectData?: (raw: string) => Error | undefined;
+  /**
+   * Awaited after the body arrived and before the reply (and before `rejectData`): lets a test hold the reply, for
+   * instance to kill the client while the server has the whole message but has not said whether it takes it.
+   */
+  beforeReply?: (raw: string) => Promise<void> | void;
+  /**
+   * Keep the message as received before `beforeReply` runs, as a server that has accepted it and is about to say so
+   * (the client may die before it hears). Default: kept only when it is accepted.
+   */
+  keepBeforeReply?: boolean;
   /** When set, AUTH is required and checked against these credentials. */
   credentials?: { username: string; password: string };
 }
@@ -66,15 +76,18 @@ export async function startSmtpServer(hooks: SmtpTestServerHooks = {}): Promise<
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
+      stream.on('end', async () => {
         const raw = Buffer.concat(chunks).toString('utf8');
-        const refusal = hooks.rejectData?.(raw);
-        if (refusal) return callback(refusal);
-        state.received.push({
+        const mail = {
           mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           rcptTo: session.envelope.rcptTo.map((rcpt) => rcpt.address),
           raw,
-        });
+        };
+        if (hooks.keepBeforeReply) state.received.push(mail);
+        await hooks.beforeReply?.(raw);
+        const refusal = hooks.rejectData?.(raw);
+        if (refusal) return callback(refusal);
+        if (!hooks.keepBeforeReply) state.received.push(mail);
         callback();
       });
     },
@@ -101,6 +114,13 @@ export async function startSmtpServer(hooks: SmtpTestServerHooks = {}): Promise<
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The Message-ID header of a raw message, as sent. */
+export function messageIdOf(mail: ReceivedMail): string | undefined {
+  return rawHeaderLines(mail.raw)
+    .find((line) => /^message-id:/i.test(line))
+    ?.replace(/^message-id:\s*/i, '');
 }
 
 export function parseMail(mail: ReceivedMail): Promise<ParsedMail> {
