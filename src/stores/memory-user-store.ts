@@ -1,8 +1,15 @@
+import { randomUUID } from 'node:crypto';
+import { carriesLink, SUPERSEDED_ERROR } from '../outbox/outbox-message';
 import {
   AccessAnswer,
+  ClaimedMessage,
   CreateUserResult,
   GrantResult,
+  NewOutboxMessage,
   NewUser,
+  OutboxEntry,
+  OutboxQuery,
+  RetryTarget,
   RoleSummary,
   StoredSession,
   StoredToken,
@@ -34,18 +41,22 @@ export class MemoryUserStore implements UserStore {
   private readonly permissions = new Set<string>();
   /** User id → names of the roles granted to the user. */
   private readonly userRoles = new Map<string, Set<string>>();
+  /** Message id → message, in insertion order. */
+  private readonly outbox = new Map<string, OutboxRow>();
 
-  async createUser(user: NewUser, verification: StoredToken): Promise<CreateUserResult> {
+  async createUser(user: NewUser, verification: StoredToken, message?: NewOutboxMessage): Promise<CreateUserResult> {
     if (this.userIdByUsernameKey.has(user.usernameKey)) return { ok: false, conflict: 'username' };
     if (this.userIdByEmailKey.has(user.emailKey)) return { ok: false, conflict: 'email' };
     if (this.users.has(user.id)) throw new Error('MemoryUserStore: duplicate user id');
     this.assertTokenHashFree(verification);
+    this.assertMessageIdFree(message);
 
     const stored = copyUser({ ...user, updatedAt: user.createdAt });
     this.users.set(stored.id, stored);
     this.userIdByUsernameKey.set(stored.usernameKey, stored.id);
     this.userIdByEmailKey.set(stored.emailKey, stored.id);
     this.tokens.set(verification.tokenHash, copyToken(verification));
+    this.insertMessage(stored, message);
     return { ok: true, user: copyUser(stored) };
   }
 
@@ -65,35 +76,58 @@ export class MemoryUserStore implements UserStore {
     return this.copyOfUser(this.liveToken(tokenHash, purpose, now)?.userId);
   }
 
-  async replaceToken(token: StoredToken): Promise<void> {
-    this.assertUserExists(token.userId);
+  async replaceToken(token: StoredToken, message?: NewOutboxMessage): Promise<void> {
+    const user = this.users.get(token.userId);
+    if (!user) throw new Error('MemoryUserStore: no user with that id');
     const existing = this.tokens.get(token.tokenHash);
     const existingIsSuperseded = existing?.userId === token.userId && existing.purpose === token.purpose;
     if (existing && !existingIsSuperseded) throw new Error('MemoryUserStore: duplicate token hash');
+    this.assertMessageIdFree(message);
 
     this.deleteTokensOf(token.userId, token.purpose);
     this.tokens.set(token.tokenHash, copyToken(token));
+    if (message) {
+      this.supersedeMessages(user.id, message);
+      this.insertMessage(user, message);
+    }
   }
 
-  async verifyEmail(tokenHash: string, now: Date): Promise<StoredUser | null> {
+  async verifyEmail(tokenHash: string, now: Date, message?: NewOutboxMessage): Promise<StoredUser | null> {
+    this.assertMessageIdFree(message);
     const user = this.consumeToken(tokenHash, 'verify_email', now);
     if (!user) return null;
     user.verified = true;
     user.updatedAt = new Date(now);
+    this.insertMessage(user, message);
     return copyUser(user);
   }
 
-  async resetPassword(tokenHash: string, newPasswordHash: string, now: Date): Promise<StoredUser | null> {
+  async resetPassword(
+    tokenHash: string,
+    newPasswordHash: string,
+    now: Date,
+    message?: NewOutboxMessage,
+  ): Promise<StoredUser | null> {
+    this.assertMessageIdFree(message);
     const user = this.consumeToken(tokenHash, 'reset_password', now);
     if (!user) return null;
     this.replacePasswordEndingSessions(user, newPasswordHash, now);
+    this.insertMessage(user, message);
     return copyUser(user);
   }
 
-  async changePassword(userId: string, expectedHash: string, newPasswordHash: string, now: Date): Promise<boolean> {
+  async changePassword(
+    userId: string,
+    expectedHash: string,
+    newPasswordHash: string,
+    now: Date,
+    message?: NewOutboxMessage,
+  ): Promise<boolean> {
     const user = this.users.get(userId);
     if (!user || user.passwordHash !== expectedHash) return false;
+    this.assertMessageIdFree(message);
     this.replacePasswordEndingSessions(user, newPasswordHash, now);
+    this.insertMessage(user, message);
     return true;
   }
 
@@ -105,9 +139,11 @@ export class MemoryUserStore implements UserStore {
     return true;
   }
 
-  async deleteUser(userId: string): Promise<boolean> {
+  async deleteUser(userId: string, message?: NewOutboxMessage): Promise<boolean> {
     const user = this.users.get(userId);
     if (!user) return false;
+    this.assertMessageIdFree(message);
+    this.insertMessage(user, message);
     this.users.delete(userId);
     this.userIdByUsernameKey.delete(user.usernameKey);
     this.userIdByEmailKey.delete(user.emailKey);
@@ -144,8 +180,14 @@ export class MemoryUserStore implements UserStore {
     this.deleteSessionsOf(userId);
   }
 
-  async deleteExpired(now: Date, idleCutoff: Date): Promise<number> {
+  async deleteExpired(now: Date, idleCutoff: Date, outboxCutoff?: Date): Promise<number> {
     let deleted = 0;
+    for (const [id, row] of this.outbox) {
+      if (outboxCutoff && row.status !== 'pending' && isAtOrBefore(row.updatedAt, outboxCutoff)) {
+        this.outbox.delete(id);
+        deleted++;
+      }
+    }
     for (const [hash, session] of this.sessions) {
       if (isAtOrBefore(session.expiresAt, now) || isAtOrBefore(session.lastSeenAt, idleCutoff)) {
         this.sessions.delete(hash);
@@ -232,6 +274,78 @@ export class MemoryUserStore implements UserStore {
     return [...(this.userRoles.get(userId) ?? [])].sort();
   }
 
+  async enqueueMessage(userId: string, message: NewOutboxMessage): Promise<boolean> {
+    const user = this.users.get(userId);
+    if (!user) return false;
+    this.assertMessageIdFree(message);
+    this.insertMessage(user, message);
+    return true;
+  }
+
+  async claimDueMessages(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedMessage[]> {
+    const due = [...this.outbox.values()]
+      .filter((row) => row.status === 'pending' && isAtOrBefore(row.nextAttemptAt, now))
+      .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime())
+      .slice(0, Math.max(0, limit));
+    return due.map((row) => {
+      row.claimId = randomUUID();
+      row.attempts += 1;
+      row.nextAttemptAt = new Date(leaseUntil);
+      row.updatedAt = new Date(now);
+      return claimedOf(row);
+    });
+  }
+
+  async markMessageSent(id: string, now: Date): Promise<boolean> {
+    const row = this.outbox.get(id);
+    if (row?.status !== 'pending') return false;
+    Object.assign(row, { status: 'sent', sealedToken: null, claimId: null, lastError: null });
+    row.sentAt = new Date(now);
+    row.updatedAt = new Date(now);
+    return true;
+  }
+
+  async markMessageRetry(id: string, claimId: string, nextAttemptAt: Date, lastError: string, now: Date): Promise<boolean> {
+    const row = this.heldMessage(id, claimId);
+    if (!row) return false;
+    Object.assign(row, { claimId: null, lastError });
+    row.nextAttemptAt = new Date(nextAttemptAt);
+    row.updatedAt = new Date(now);
+    return true;
+  }
+
+  async markMessageFailed(id: string, claimId: string, lastError: string, now: Date): Promise<boolean> {
+    const row = this.heldMessage(id, claimId);
+    if (!row) return false;
+    Object.assign(row, { status: 'failed', sealedToken: null, claimId: null, lastError });
+    row.updatedAt = new Date(now);
+    return true;
+  }
+
+  async listMessages(query: OutboxQuery = {}): Promise<OutboxEntry[]> {
+    return [...this.outbox.values()]
+      .filter((row) => query.status === undefined || row.status === query.status)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+      .slice(0, query.limit ?? 100)
+      .map(entryOf);
+  }
+
+  async retryMessages(target: RetryTarget, now: Date, giveUpAt: Date): Promise<number> {
+    const rows = 'id' in target ? [this.outbox.get(target.id)].filter(isDefined) : [...this.outbox.values()];
+    let changed = 0;
+    for (const row of rows) {
+      const waiting = row.status === 'pending' && (row.claimId === null || isAtOrBefore(row.nextAttemptAt, now));
+      const revivable = row.status === 'failed' && !carriesLink(row.kind);
+      if ('status' in target ? !revivable : !(waiting || revivable)) continue;
+      if (revivable) Object.assign(row, { status: 'pending', attempts: 0, giveUpAt: new Date(giveUpAt) });
+      row.claimId = null;
+      row.nextAttemptAt = new Date(now);
+      row.updatedAt = new Date(now);
+      changed++;
+    }
+    return changed;
+  }
+
   /** Nothing to release: the data simply goes with the object. */
   async close(): Promise<void> {}
 
@@ -274,14 +388,89 @@ export class MemoryUserStore implements UserStore {
     return user ? copyUser(user) : null;
   }
 
-  /** Mirrors a foreign key: a session or token must belong to an existing user. */
-  private assertUserExists(userId: string): void {
-    if (!this.users.has(userId)) throw new Error('MemoryUserStore: no user with that id');
-  }
-
   private assertTokenHashFree(token: StoredToken): void {
     if (this.tokens.has(token.tokenHash)) throw new Error('MemoryUserStore: duplicate token hash');
   }
+
+  /** Mirrors a primary key: checked before anything changes, so a clash leaves the operation undone as a whole. */
+  private assertMessageIdFree(message: NewOutboxMessage | undefined): void {
+    if (message && this.outbox.has(message.id)) throw new Error('MemoryUserStore: duplicate message id');
+  }
+
+  private insertMessage(user: StoredUser, message: NewOutboxMessage | undefined): void {
+    if (!message) return;
+    this.outbox.set(message.id, {
+      id: message.id,
+      kind: message.kind,
+      userId: user.id,
+      username: user.username,
+      email: user.email,
+      sealedToken: message.sealedToken,
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: new Date(message.createdAt),
+      giveUpAt: new Date(message.giveUpAt),
+      createdAt: new Date(message.createdAt),
+      updatedAt: new Date(message.createdAt),
+      sentAt: null,
+      lastError: null,
+      claimId: null,
+    });
+  }
+
+  /** Pending messages of the same kind to the user, that no worker holds, die with the token they carried. */
+  private supersedeMessages(userId: string, message: NewOutboxMessage): void {
+    for (const row of this.outbox.values()) {
+      if (row.userId === userId && row.kind === message.kind && row.status === 'pending' && row.claimId === null) {
+        Object.assign(row, { status: 'failed', sealedToken: null, lastError: SUPERSEDED_ERROR });
+        row.updatedAt = new Date(message.createdAt);
+      }
+    }
+  }
+
+  private heldMessage(id: string, claimId: string): OutboxRow | null {
+    const row = this.outbox.get(id);
+    return row && row.status === 'pending' && row.claimId === claimId ? row : null;
+  }
+}
+
+/** A message as kept here: the listed fields plus the sealed token and the current claim. */
+interface OutboxRow extends Omit<OutboxEntry, 'hasToken' | 'claimed'> {
+  sealedToken: string | null;
+  claimId: string | null;
+}
+
+function entryOf(row: OutboxRow): OutboxEntry {
+  const { sealedToken, claimId, ...fields } = row;
+  return {
+    ...fields,
+    nextAttemptAt: new Date(row.nextAttemptAt),
+    giveUpAt: new Date(row.giveUpAt),
+    createdAt: new Date(row.createdAt),
+    updatedAt: new Date(row.updatedAt),
+    sentAt: row.sentAt && new Date(row.sentAt),
+    hasToken: sealedToken !== null,
+    claimed: claimId !== null,
+  };
+}
+
+function claimedOf(row: OutboxRow): ClaimedMessage {
+  return {
+    id: row.id,
+    kind: row.kind,
+    userId: row.userId,
+    username: row.username,
+    email: row.email,
+    sealedToken: row.sealedToken,
+    attempts: row.attempts,
+    giveUpAt: new Date(row.giveUpAt),
+    createdAt: new Date(row.createdAt),
+    claimId: row.claimId!,
+  };
+}
+
+function isDefined<T>(value: T | undefined): value is T {
+  return value !== undefined;
 }
 
 // Copies name every field, so that extra properties of a caller's object are not kept (a database would drop them).

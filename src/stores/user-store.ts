@@ -1,3 +1,10 @@
+import type {
+  ClaimedMessage,
+  NewOutboxMessage,
+  OutboxEntry,
+  OutboxQuery,
+  RetryTarget,
+} from '../outbox/outbox-message';
 import { StoredSession, StoredToken, StoredUser, TokenPurpose } from '../services/types';
 
 /** What a new user row needs; the store assigns nothing the core did not decide. */
@@ -26,10 +33,19 @@ export interface RoleSummary {
  * Token arguments are always keyed hashes; a store never sees a raw token or password.
  * Instants are exclusive ends: a token or session whose expiry equals `now` is dead. Methods that change a user set
  * its `updatedAt` to their `now`. Returned objects are the caller's own: changing them changes nothing stored.
+ *
+ * The outbox (email that must not be lost): the methods that change an account take an optional `message`, which
+ * they insert in the same transaction as the change, addressed to the user that change is about (username and
+ * email copied from the user row, so a message outlives its user); no change, no message; a message that cannot be
+ * stored (its id is taken) undoes the change. Delivery workers then claim due messages under a lease and record each
+ * outcome (see `claimDueMessages`).
  */
 export interface UserStore {
-  /** Atomically inserts the user and its first verification token; reports which unique key was taken. */
-  createUser(user: NewUser, verification: StoredToken): Promise<CreateUserResult>;
+  /**
+   * Atomically inserts the user, its first verification token and, if given, the message about it; reports which
+   * unique key was taken (and then stores nothing).
+   */
+  createUser(user: NewUser, verification: StoredToken, message?: NewOutboxMessage): Promise<CreateUserResult>;
   findUserById(id: string): Promise<StoredUser | null>;
   findUserByUsernameKey(usernameKey: string): Promise<StoredUser | null>;
   findUserByEmailKey(emailKey: string): Promise<StoredUser | null>;
@@ -39,27 +55,47 @@ export interface UserStore {
    * against the account before the token is spent (a rejected password must not burn the reset link).
    */
   findUserByToken(tokenHash: string, purpose: TokenPurpose, now: Date): Promise<StoredUser | null>;
-  /** Atomically deletes the user's other tokens of the same purpose and inserts this one (a new token supersedes). */
-  replaceToken(token: StoredToken): Promise<void>;
   /**
-   * Atomically consumes an unexpired `verify_email` token and marks its user verified.
+   * Atomically deletes the user's other tokens of the same purpose and inserts this one (a new token supersedes).
+   * With a message (the link carrying the new token), it is inserted too, and pending messages of the same kind to
+   * the user that no worker holds are failed as `SUPERSEDED`: their links died with their tokens.
+   */
+  replaceToken(token: StoredToken, message?: NewOutboxMessage): Promise<void>;
+  /**
+   * Atomically consumes an unexpired `verify_email` token, marks its user verified, and queues the message if given.
    * Returns the updated user, or null when no such token exists (unknown, used, expired or of another purpose).
    */
-  verifyEmail(tokenHash: string, now: Date): Promise<StoredUser | null>;
+  verifyEmail(tokenHash: string, now: Date, message?: NewOutboxMessage): Promise<StoredUser | null>;
   /**
-   * Atomically consumes an unexpired `reset_password` token, replaces the user's password hash, and deletes every
-   * session and every outstanding reset token of the user. Returns the updated user, or null as for `verifyEmail`.
+   * Atomically consumes an unexpired `reset_password` token, replaces the user's password hash, deletes every
+   * session and every outstanding reset token of the user, and queues the message if given. Returns the updated
+   * user, or null as for `verifyEmail`.
    */
-  resetPassword(tokenHash: string, newPasswordHash: string, now: Date): Promise<StoredUser | null>;
+  resetPassword(
+    tokenHash: string,
+    newPasswordHash: string,
+    now: Date,
+    message?: NewOutboxMessage,
+  ): Promise<StoredUser | null>;
   /**
-   * Atomically replaces the password hash if it still equals `expectedHash`, and deletes every session and every
-   * outstanding reset token of the user. Returns false when the hash changed meanwhile or the user is gone.
+   * Atomically replaces the password hash if it still equals `expectedHash`, deletes every session and every
+   * outstanding reset token of the user, and queues the message if given. Returns false when the hash changed
+   * meanwhile or the user is gone.
    */
-  changePassword(userId: string, expectedHash: string, newPasswordHash: string, now: Date): Promise<boolean>;
+  changePassword(
+    userId: string,
+    expectedHash: string,
+    newPasswordHash: string,
+    now: Date,
+    message?: NewOutboxMessage,
+  ): Promise<boolean>;
   /** Replaces the hash with a stronger one for the same password (rehash on login) only if it is unchanged. */
   rehashPassword(userId: string, expectedHash: string, newPasswordHash: string, now: Date): Promise<boolean>;
-  /** Atomically deletes the user with every session, token and role grant. False when already gone. */
-  deleteUser(userId: string): Promise<boolean>;
+  /**
+   * Atomically deletes the user with every session, token and role grant, and queues the message if given (its
+   * recipient read from the row before it goes). Messages to the user are kept. False when already gone.
+   */
+  deleteUser(userId: string, message?: NewOutboxMessage): Promise<boolean>;
 
   /**
    * Inserts the session only if its user still exists with exactly this password hash, in one atomic statement: a
@@ -75,9 +111,44 @@ export interface UserStore {
   deleteUserSessions(userId: string): Promise<void>;
   /**
    * Removes sessions and tokens past their expiry; returns how many rows went. A session goes when
-   * `expiresAt <= now` or `lastSeenAt <= idleCutoff`; a token when `expiresAt <= now`.
+   * `expiresAt <= now` or `lastSeenAt <= idleCutoff`; a token when `expiresAt <= now`. With `outboxCutoff`, sent and
+   * failed messages last changed at or before it go too (pending ones never do).
    */
-  deleteExpired(now: Date, idleCutoff: Date): Promise<number>;
+  deleteExpired(now: Date, idleCutoff: Date, outboxCutoff?: Date): Promise<number>;
+
+  // --- Outbox: email to deliver -----------------------------------------------------------------------------------
+
+  /**
+   * Queues a message that no account change causes (the registration-attempt notice), to the user `userId`; false,
+   * and nothing stored, when that user does not exist.
+   */
+  enqueueMessage(userId: string, message: NewOutboxMessage): Promise<boolean>;
+  /**
+   * Atomically claims up to `limit` pending messages due at `now` (`nextAttemptAt <= now`), oldest due first: each
+   * gets a new claim id, one more attempt, and `nextAttemptAt = leaseUntil`, so no other caller can claim it until the
+   * lease runs out (a worker that dies holding a claim thus delays the message by the lease, and never loses it).
+   * Concurrent callers never get the same message (PostgreSQL: `FOR UPDATE SKIP LOCKED`).
+   */
+  claimDueMessages(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedMessage[]>;
+  /**
+   * Records that a pending message was accepted by the sender: `sent`, its sealed token erased. Whoever holds the
+   * claim: a delivery is a fact even when its lease ran out. False when the message is not pending.
+   */
+  markMessageSent(id: string, now: Date): Promise<boolean>;
+  /**
+   * Ends the claim `claimId` with a failed attempt: pending again, due at `nextAttemptAt`, with the failure's code.
+   * False (and no change) when the message is no longer held under that claim.
+   */
+  markMessageRetry(id: string, claimId: string, nextAttemptAt: Date, lastError: string, now: Date): Promise<boolean>;
+  /** Ends the claim `claimId` by giving up: `failed`, its sealed token erased. False as for `markMessageRetry`. */
+  markMessageFailed(id: string, claimId: string, lastError: string, now: Date): Promise<boolean>;
+  /** Messages newest first (by creation), optionally of one status; at most `limit` (default 100). */
+  listMessages(query?: OutboxQuery): Promise<OutboxEntry[]>;
+  /**
+   * Makes messages due again (see `RetryTarget`): a pending one that no worker holds is due at `now`; a failed one
+   * that carries no link becomes pending, due at `now`, with no attempts yet and `giveUpAt`. Returns how many changed.
+   */
+  retryMessages(target: RetryTarget, now: Date, giveUpAt: Date): Promise<number>;
 
   /** Creates the role if missing; true when it was created now. */
   createRole(name: string): Promise<boolean>;
@@ -105,3 +176,4 @@ export interface UserStore {
 }
 
 export type { StoredSession, StoredToken, StoredUser, TokenPurpose };
+export type { ClaimedMessage, NewOutboxMessage, OutboxEntry, OutboxQuery, RetryTarget };

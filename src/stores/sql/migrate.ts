@@ -1,6 +1,7 @@
 import { Kysely, Migration, MigrationProvider, MigrationResult, Migrator } from 'kysely';
 import * as initial from './migrations/2026-11-22-initial';
 import * as expiryIndexes from './migrations/2026-11-23-expiry-indexes';
+import * as outbox from './migrations/2026-11-24-outbox';
 import { SqlCapabilities } from './sql-capabilities';
 
 /**
@@ -10,6 +11,7 @@ import { SqlCapabilities } from './sql-capabilities';
 export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-22-initial': initial,
   '2026-11-23-expiry-indexes': expiryIndexes,
+  '2026-11-24-outbox': outbox,
 };
 
 const staticProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,6 +1,7 @@
 import { Insertable, Selectable } from 'kysely';
+import type { ClaimedMessage, NewOutboxMessage, OutboxEntry, OutboxKind, OutboxStatus } from '../../outbox/outbox-message';
 import { StoredSession, StoredToken, StoredUser } from '../../services/types';
-import { SessionsTable, TokensTable, UsersTable } from './schema';
+import { OutboxTable, SessionsTable, TokensTable, UsersTable } from './schema';
 
 // One mapping per table and direction: the only place that knows both the row shape and the domain shape.
 // (Tokens are never read back whole, so they only map one way.)
@@ -59,6 +60,66 @@ export function toTokenRow(token: StoredToken): Insertable<TokensTable> {
     user_id: token.userId,
     purpose: token.purpose,
     expires_at: token.expiresAt.getTime(),
+  };
+}
+
+/** The row of a new message to `recipient`, the user row of the operation that queues it. */
+export function toOutboxRow(
+  message: NewOutboxMessage,
+  recipient: { id: string; username: string; email: string },
+): Insertable<OutboxTable> {
+  const created = message.createdAt.getTime();
+  return {
+    id: message.id,
+    kind: message.kind,
+    user_id: recipient.id,
+    username: recipient.username,
+    email: recipient.email,
+    sealed_token: message.sealedToken,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: created,
+    give_up_at: message.giveUpAt.getTime(),
+    claim_id: null,
+    last_error: null,
+    created_at: created,
+    updated_at: created,
+    sent_at: null,
+  };
+}
+
+export function fromOutboxRow(row: Selectable<OutboxTable>): OutboxEntry {
+  return {
+    id: row.id,
+    kind: row.kind as OutboxKind,
+    userId: row.user_id,
+    username: row.username,
+    email: row.email,
+    status: row.status as OutboxStatus,
+    attempts: Number(row.attempts),
+    nextAttemptAt: toDate(row.next_attempt_at),
+    giveUpAt: toDate(row.give_up_at),
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+    sentAt: row.sent_at === null ? null : toDate(row.sent_at),
+    lastError: row.last_error,
+    hasToken: row.sealed_token !== null,
+    claimed: row.claim_id !== null,
+  };
+}
+
+export function claimedFromOutboxRow(row: Selectable<OutboxTable>): ClaimedMessage {
+  return {
+    id: row.id,
+    kind: row.kind as OutboxKind,
+    userId: row.user_id,
+    username: row.username,
+    email: row.email,
+    sealedToken: row.sealed_token,
+    attempts: Number(row.attempts),
+    giveUpAt: toDate(row.give_up_at),
+    createdAt: toDate(row.created_at),
+    claimId: row.claim_id ?? '',
   };
 }
 

@@ -56,6 +56,27 @@ export interface UserRolesTable {
   role: string;
 }
 
+/** A message waiting for delivery or kept for a while after it (see migrations/2026-11-24-outbox). */
+export interface OutboxTable {
+  id: string;
+  /** One of `OUTBOX_KINDS` (a CHECK constraint keeps it so). */
+  kind: string;
+  user_id: string;
+  username: string;
+  email: string;
+  sealed_token: string | null;
+  /** `pending`, `sent` or `failed`. */
+  status: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: EpochMs;
+  give_up_at: EpochMs;
+  claim_id: string | null;
+  last_error: string | null;
+  created_at: EpochMs;
+  updated_at: EpochMs;
+  sent_at: ColumnType<number | string | bigint | null, number | null, number | null>;
+}
+
 /** The tables of the SQL store, as created by `migrations/`. Column names are snake_case, as in DESIGN.md. */
 export interface Database {
   users: UsersTable;
@@ -65,4 +86,5 @@ export interface Database {
   permissions: PermissionsTable;
   role_permissions: RolePermissionsTable;
   user_roles: UserRolesTable;
+  outbox: OutboxTable;
 }

@@ -1,9 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import { Kysely } from 'kysely';
+import { carriesLink, OUTBOX_KINDS, SUPERSEDED_ERROR } from '../../outbox/outbox-message';
 import {
   AccessAnswer,
+  ClaimedMessage,
   CreateUserResult,
   GrantResult,
+  NewOutboxMessage,
   NewUser,
+  OutboxEntry,
+  OutboxQuery,
+  RetryTarget,
   RoleSummary,
   StoredSession,
   StoredToken,
@@ -11,7 +18,16 @@ import {
   TokenPurpose,
   UserStore,
 } from '../user-store';
-import { fromSessionRow, fromUserRow, toSessionRow, toTokenRow, toUserRow } from './rows';
+import {
+  claimedFromOutboxRow,
+  fromOutboxRow,
+  fromSessionRow,
+  fromUserRow,
+  toOutboxRow,
+  toSessionRow,
+  toTokenRow,
+  toUserRow,
+} from './rows';
 import { Database } from './schema';
 import { SqlCapabilities } from './sql-capabilities';
 
@@ -39,7 +55,7 @@ export class SqlUserStore implements UserStore {
     private readonly capabilities: SqlCapabilities,
   ) {}
 
-  async createUser(user: NewUser, verification: StoredToken): Promise<CreateUserResult> {
+  async createUser(user: NewUser, verification: StoredToken, message?: NewOutboxMessage): Promise<CreateUserResult> {
     const row = toUserRow({ ...user, updatedAt: user.createdAt });
     // Checking first answers every conflict that committed before our transaction. A conflicting insert that commits
     // while we run (possible where the write lock is per row, as in PostgreSQL) fails ours with a unique violation;
@@ -59,6 +75,7 @@ export class SqlUserStore implements UserStore {
 
           await trx.insertInto('users').values(row).execute();
           await trx.insertInto('tokens').values(toTokenRow(verification)).execute();
+          await insertMessage(trx, message, user);
           return { ok: true, user: fromUserRow(row) };
         });
       } catch (error) {
@@ -91,15 +108,21 @@ export class SqlUserStore implements UserStore {
     return row ? fromUserRow(row) : null;
   }
 
-  async replaceToken(token: StoredToken): Promise<void> {
+  async replaceToken(token: StoredToken, message?: NewOutboxMessage): Promise<void> {
     await this.write(async (trx) => {
       if (this.capabilities.rowLocks) await lockUser(trx, token.userId);
       await deleteTokensOf(trx, token.userId, token.purpose);
       await trx.insertInto('tokens').values(toTokenRow(token)).execute();
+      if (!message) return;
+      const recipient = await recipientOf(trx, token.userId);
+      // The token insert above has already failed for an unknown user; this only narrows the type.
+      if (!recipient) throw new Error('SqlUserStore: no user with that id');
+      await supersedeMessages(trx, token.userId, message);
+      await insertMessage(trx, message, recipient);
     });
   }
 
-  async verifyEmail(tokenHash: string, now: Date): Promise<StoredUser | null> {
+  async verifyEmail(tokenHash: string, now: Date, message?: NewOutboxMessage): Promise<StoredUser | null> {
     return this.write(async (trx) => {
       const userId = await consumeToken(trx, tokenHash, 'verify_email', now, this.capabilities.rowLocks);
       if (userId === null) return null;
@@ -109,11 +132,18 @@ export class SqlUserStore implements UserStore {
         .where('id', '=', userId)
         .returningAll()
         .executeTakeFirst();
-      return row ? fromUserRow(row) : null;
+      if (!row) return null;
+      await insertMessage(trx, message, row);
+      return fromUserRow(row);
     });
   }
 
-  async resetPassword(tokenHash: string, newPasswordHash: string, now: Date): Promise<StoredUser | null> {
+  async resetPassword(
+    tokenHash: string,
+    newPasswordHash: string,
+    now: Date,
+    message?: NewOutboxMessage,
+  ): Promise<StoredUser | null> {
     return this.write(async (trx) => {
       const userId = await consumeToken(trx, tokenHash, 'reset_password', now, this.capabilities.rowLocks);
       if (userId === null) return null;
@@ -125,27 +155,43 @@ export class SqlUserStore implements UserStore {
         .executeTakeFirst();
       if (!row) return null;
       await endSessionsAndResets(trx, userId);
+      await insertMessage(trx, message, row);
       return fromUserRow(row);
     });
   }
 
-  async changePassword(userId: string, expectedHash: string, newPasswordHash: string, now: Date): Promise<boolean> {
+  async changePassword(
+    userId: string,
+    expectedHash: string,
+    newPasswordHash: string,
+    now: Date,
+    message?: NewOutboxMessage,
+  ): Promise<boolean> {
     return this.write(async (trx) => {
-      if (!(await replacePasswordHash(trx, userId, expectedHash, newPasswordHash, now))) return false;
+      const recipient = await replacePasswordHash(trx, userId, expectedHash, newPasswordHash, now);
+      if (!recipient) return false;
       await endSessionsAndResets(trx, userId);
+      await insertMessage(trx, message, recipient);
       return true;
     });
   }
 
   async rehashPassword(userId: string, expectedHash: string, newPasswordHash: string, now: Date): Promise<boolean> {
-    return this.write((trx) => replacePasswordHash(trx, userId, expectedHash, newPasswordHash, now));
+    return this.write(async (trx) => (await replacePasswordHash(trx, userId, expectedHash, newPasswordHash, now)) !== null);
   }
 
-  async deleteUser(userId: string): Promise<boolean> {
+  async deleteUser(userId: string, message?: NewOutboxMessage): Promise<boolean> {
     // The user row goes first, as in every transaction that changes a user and what hangs off it: one lock order
     // keeps row-locking databases from deadlocking. The foreign keys cascade; deleting the dependents explicitly as
-    // well keeps this right on a connection where foreign key enforcement is off (SQLite's default).
+    // well keeps this right on a connection where foreign key enforcement is off (SQLite's default). The notice is
+    // addressed from the row while it is still there (locked first, so the order holds), and is not a dependent:
+    // it stays.
     return this.write(async (trx) => {
+      if (message) {
+        const recipient = await recipientOf(trx, userId, this.capabilities.rowLocks);
+        if (!recipient) return false;
+        await insertMessage(trx, message, recipient);
+      }
       const result = await trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst();
       await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
       await trx.deleteFrom('tokens').where('user_id', '=', userId).execute();
@@ -225,7 +271,7 @@ export class SqlUserStore implements UserStore {
     await this.write((trx) => trx.deleteFrom('sessions').where('user_id', '=', userId).execute());
   }
 
-  async deleteExpired(now: Date, idleCutoff: Date): Promise<number> {
+  async deleteExpired(now: Date, idleCutoff: Date, outboxCutoff?: Date): Promise<number> {
     // In batches, each its own short transaction, so that a large backlog never holds a lock (SQLite: the whole
     // database) for long. The expiry columns are indexed, so each batch is found without a scan.
     let deleted = 0;
@@ -252,6 +298,24 @@ export class SqlUserStore implements UserStore {
         deleted += Number(batch.numDeletedRows);
         if (batch.numDeletedRows < BigInt(CLEANUP_BATCH_SIZE)) break;
       }
+    }
+    while (outboxCutoff) {
+      const batch = await this.write((trx) =>
+        trx
+          .deleteFrom('outbox')
+          .where('id', 'in', (eb) =>
+            eb
+              .selectFrom('outbox')
+              .select('id')
+              .where('status', 'in', ['sent', 'failed'])
+              .where('updated_at', '<=', outboxCutoff.getTime())
+              .limit(CLEANUP_BATCH_SIZE)
+              .$if(this.capabilities.rowLocks, (query) => query.forUpdate().skipLocked()),
+          )
+          .executeTakeFirst(),
+      );
+      deleted += Number(batch.numDeletedRows);
+      if (batch.numDeletedRows < BigInt(CLEANUP_BATCH_SIZE)) break;
     }
     return deleted;
   }
@@ -369,6 +433,129 @@ export class SqlUserStore implements UserStore {
     return sortNames(rows.map((row) => row.role));
   }
 
+  async enqueueMessage(userId: string, message: NewOutboxMessage): Promise<boolean> {
+    return this.write(async (trx) => {
+      const recipient = await recipientOf(trx, userId);
+      if (!recipient) return false;
+      await insertMessage(trx, message, recipient);
+      return true;
+    });
+  }
+
+  async claimDueMessages(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedMessage[]> {
+    if (limit < 1) return [];
+    const claimId = randomUUID();
+    // Pick, then claim, in one transaction. Where rows are locked (PostgreSQL), FOR UPDATE SKIP LOCKED lets concurrent
+    // workers take disjoint batches instead of queuing for the same rows, and holds the picked ones until the claim
+    // commits. (Two statements on purpose: PostgreSQL may evaluate `IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED)`
+    // more than once and then claim more than n.) SQLite has one writer at a time, so claims cannot overlap there.
+    const rows = await this.write(async (trx) => {
+      const picked = await trx
+        .selectFrom('outbox')
+        .select('id')
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', now.getTime())
+        .orderBy('next_attempt_at')
+        .orderBy('created_at')
+        .limit(limit)
+        .$if(this.capabilities.rowLocks, (query) => query.forUpdate().skipLocked())
+        .execute();
+      if (picked.length === 0) return [];
+      return trx
+        .updateTable('outbox')
+        .set((eb) => ({
+          claim_id: claimId,
+          attempts: eb('attempts', '+', 1),
+          next_attempt_at: leaseUntil.getTime(),
+          updated_at: now.getTime(),
+        }))
+        .where(
+          'id',
+          'in',
+          picked.map((row) => row.id),
+        )
+        .returningAll()
+        .execute();
+    });
+    // One claim id for the batch is enough: it is new, and only this worker knows it.
+    return rows
+      .map(claimedFromOutboxRow)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  }
+
+  async markMessageSent(id: string, now: Date): Promise<boolean> {
+    const result = await this.write((trx) =>
+      trx
+        .updateTable('outbox')
+        .set({ status: 'sent', sealed_token: null, claim_id: null, last_error: null, sent_at: now.getTime(), updated_at: now.getTime() })
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .executeTakeFirst(),
+    );
+    return result.numUpdatedRows > 0n;
+  }
+
+  async markMessageRetry(id: string, claimId: string, nextAttemptAt: Date, lastError: string, now: Date): Promise<boolean> {
+    const result = await this.write((trx) =>
+      trx
+        .updateTable('outbox')
+        .set({ claim_id: null, next_attempt_at: nextAttemptAt.getTime(), last_error: lastError, updated_at: now.getTime() })
+        .where('id', '=', id)
+        .where('claim_id', '=', claimId)
+        .where('status', '=', 'pending')
+        .executeTakeFirst(),
+    );
+    return result.numUpdatedRows > 0n;
+  }
+
+  async markMessageFailed(id: string, claimId: string, lastError: string, now: Date): Promise<boolean> {
+    const result = await this.write((trx) =>
+      trx
+        .updateTable('outbox')
+        .set({ status: 'failed', sealed_token: null, claim_id: null, last_error: lastError, updated_at: now.getTime() })
+        .where('id', '=', id)
+        .where('claim_id', '=', claimId)
+        .where('status', '=', 'pending')
+        .executeTakeFirst(),
+    );
+    return result.numUpdatedRows > 0n;
+  }
+
+  async listMessages(query: OutboxQuery = {}): Promise<OutboxEntry[]> {
+    const rows = await this.db
+      .selectFrom('outbox')
+      .selectAll()
+      .$if(query.status !== undefined, (q) => q.where('status', '=', query.status!))
+      .orderBy('created_at', 'desc')
+      .limit(query.limit ?? 100)
+      .execute();
+    return rows.map(fromOutboxRow);
+  }
+
+  async retryMessages(target: RetryTarget, now: Date, giveUpAt: Date): Promise<number> {
+    const notices = OUTBOX_KINDS.filter((kind) => !carriesLink(kind));
+    const at = now.getTime();
+    return this.write(async (trx) => {
+      const revived = await trx
+        .updateTable('outbox')
+        .set({ status: 'pending', attempts: 0, claim_id: null, next_attempt_at: at, give_up_at: giveUpAt.getTime(), updated_at: at })
+        .where('status', '=', 'failed')
+        .where('kind', 'in', notices)
+        .$if('id' in target, (q) => q.where('id', '=', (target as { id: string }).id))
+        .executeTakeFirst();
+      if (!('id' in target) || revived.numUpdatedRows > 0n) return Number(revived.numUpdatedRows);
+      // A pending message no worker holds (or whose holder's lease ran out) becomes due now.
+      const hurried = await trx
+        .updateTable('outbox')
+        .set({ claim_id: null, next_attempt_at: at, updated_at: at })
+        .where('id', '=', target.id)
+        .where('status', '=', 'pending')
+        .where((eb) => eb.or([eb('claim_id', 'is', null), eb('next_attempt_at', '<=', at)]))
+        .executeTakeFirst();
+      return Number(hurried.numUpdatedRows);
+    });
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -432,21 +619,63 @@ async function consumeToken(
   return claimed?.user_id ?? null;
 }
 
-/** Conditional on the hash the caller verified against, so a password changed meanwhile is never overwritten. */
+/**
+ * Conditional on the hash the caller verified against, so a password changed meanwhile is never overwritten. Returns
+ * who the user is now (for a message), or null when nothing was replaced.
+ */
 async function replacePasswordHash(
   trx: Kysely<Database>,
   userId: string,
   expectedHash: string,
   newPasswordHash: string,
   now: Date,
-): Promise<boolean> {
-  const result = await trx
+): Promise<Recipient | null> {
+  const row = await trx
     .updateTable('users')
     .set({ password_hash: newPasswordHash, updated_at: now.getTime() })
     .where('id', '=', userId)
     .where('password_hash', '=', expectedHash)
+    .returning(['id', 'username', 'email'])
     .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  return row ?? null;
+}
+
+/** Whom a message about a user goes to: the user row's id, username and email at the time of the change. */
+type Recipient = { id: string; username: string; email: string };
+
+/** The user as a recipient, or null when gone; `forUpdate` locks the row first (a deletion follows). */
+async function recipientOf(trx: Kysely<Database>, userId: string, forUpdate = false): Promise<Recipient | null> {
+  const row = await trx
+    .selectFrom('users')
+    .select(['id', 'username', 'email'])
+    .where('id', '=', userId)
+    .$if(forUpdate, (query) => query.forUpdate())
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** Queues `message` to `recipient` in the caller's transaction; a taken id fails the whole transaction. */
+async function insertMessage(
+  trx: Kysely<Database>,
+  message: NewOutboxMessage | undefined,
+  recipient: Recipient,
+): Promise<void> {
+  if (message) await trx.insertInto('outbox').values(toOutboxRow(message, recipient)).execute();
+}
+
+/**
+ * A new link supersedes the pending messages of the same kind to the user: their tokens were just deleted, so their
+ * links are dead. Messages a worker holds right now are left to finish.
+ */
+async function supersedeMessages(trx: Kysely<Database>, userId: string, message: NewOutboxMessage): Promise<void> {
+  await trx
+    .updateTable('outbox')
+    .set({ status: 'failed', sealed_token: null, last_error: SUPERSEDED_ERROR, updated_at: message.createdAt.getTime() })
+    .where('user_id', '=', userId)
+    .where('kind', '=', message.kind)
+    .where('status', '=', 'pending')
+    .where('claim_id', 'is', null)
+    .execute();
 }
 
 /**

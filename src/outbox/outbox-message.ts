@@ -1,0 +1,105 @@
+import type { EmailOperation } from '../email/templates/types';
+
+/**
+ * The kinds of message the outbox carries: one per EmailSender operation (its template key). Two of them carry a
+ * link with a raw token; the others are notices.
+ */
+export type OutboxKind = EmailOperation;
+
+export const OUTBOX_KINDS: readonly OutboxKind[] = [
+  'verification',
+  'passwordReset',
+  'emailVerified',
+  'passwordChanged',
+  'accountDeleted',
+  'registrationAttempt',
+];
+
+/** The kinds whose message carries a link with a raw (sealed at rest) token. */
+export function carriesLink(kind: OutboxKind): boolean {
+  return kind === 'verification' || kind === 'passwordReset';
+}
+
+/**
+ * `pending`: waiting for its next attempt, or being sent under a claim (`claimed`); `sent`: the sender accepted it;
+ * `failed`: given up (a permanent refusal, the give-up time passed, or a newer message of the same kind superseded it).
+ */
+export type OutboxStatus = 'pending' | 'sent' | 'failed';
+
+export const OUTBOX_STATUSES: readonly OutboxStatus[] = ['pending', 'sent', 'failed'];
+
+/** `lastError` of a message failed unsent because a newer message of the same kind replaced the token it carried. */
+export const SUPERSEDED_ERROR = 'SUPERSEDED';
+
+/** `lastError` of a message whose give-up time passed before an attempt could start. */
+export const EXPIRED_ERROR = 'EXPIRED';
+
+/**
+ * A message as the core decides it, passed to the store method that makes the account change which causes it, so
+ * both commit or roll back together. The store adds the user (id, username and email) from the row that operation
+ * changes, inside its transaction: the account-deleted notice must still know where to go once the row is gone, and
+ * a verification only learns whose token it was inside the store.
+ */
+export interface NewOutboxMessage {
+  /** A random UUID: the idempotency key of the message, and the local part of its Message-ID header. */
+  id: string;
+  kind: OutboxKind;
+  /** The raw token encrypted by `TokenSealer` (link messages only), so no raw token is ever at rest in the clear. */
+  sealedToken: string | null;
+  createdAt: Date;
+  /** No attempt is made from this instant on: never later than the expiry of the token inside the message. */
+  giveUpAt: Date;
+}
+
+/** A stored message as listed (`gatehouse outbox list`): everything but the sealed token, which is only claimed. */
+export interface OutboxEntry {
+  id: string;
+  kind: OutboxKind;
+  userId: string;
+  username: string;
+  email: string;
+  status: OutboxStatus;
+  /** Attempts started so far (a claim counts as one, so a worker that dies mid-send still counts). */
+  attempts: number;
+  /** When a pending message is next due; while it is claimed, when the claim's lease runs out. */
+  nextAttemptAt: Date;
+  giveUpAt: Date;
+  createdAt: Date;
+  updatedAt: Date;
+  sentAt: Date | null;
+  /** The class and code of the last failure (`EmailDeliveryError:ESOCKET`), never a server's text. */
+  lastError: string | null;
+  /** Whether a sealed token is still stored (a pending link message); erased once sent or given up. */
+  hasToken: boolean;
+  /** Whether a worker holds a claim on it (sending now, or died holding it until the lease runs out). */
+  claimed: boolean;
+}
+
+/** A message a worker has claimed: it alone may record a retry or a failure for it while the lease lasts. */
+export interface ClaimedMessage {
+  id: string;
+  kind: OutboxKind;
+  userId: string;
+  username: string;
+  email: string;
+  sealedToken: string | null;
+  /** Attempts including this one. */
+  attempts: number;
+  giveUpAt: Date;
+  createdAt: Date;
+  /** Identifies this claim; a later claim of the same message (after the lease ran out) gets another. */
+  claimId: string;
+}
+
+/** What `listMessages` returns: newest first, at most `limit` (default 100). */
+export interface OutboxQuery {
+  status?: OutboxStatus;
+  limit?: number;
+}
+
+/**
+ * What `retryMessages` brings back: one message by id, or every failed one. A pending message becomes due now; a
+ * failed notice becomes pending again with a new give-up time. A failed link message cannot come back: its token
+ * was erased when it failed, and the link would be dead anyway (the user asks for a new one).
+ */
+export type RetryTarget = { id: string } | { status: 'failed' };
