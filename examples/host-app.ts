@@ -88,7 +88,11 @@ export async function createHostApp(settings: HostAppSettings): Promise<Koa> {
   Container.set(ACCOUNT_OPTIONS, { secretKey: settings.secretKey });
   // Optional: what GET /auth/me returns (and nothing else).
   Container.set(USER_SERIALIZER, (user: StoredUser) => ({ name: user.username, verified: user.verified }));
-  resolveAccountService(); // fails here, at boot, if a token is missing or an option is bad
+  const accounts = resolveAccountService(); // fails here, at boot, if a token is missing or an option is bad
+  // Email goes out right after each change that causes it. This also polls, for mail a restart left queued or due
+  // for a retry; at shutdown, `await accounts.delivery?.stop()`. (Delivering from another process instead:
+  // ACCOUNT_OPTIONS.outbox.worker = false, and run `gatehouse worker`.)
+  accounts.delivery?.start();
 
   const app = new Koa();
   app.use(gatehouseHttp()); // first: JSON errors, a 16 KiB JSON body limit, security headers

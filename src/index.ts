@@ -58,3 +58,6 @@ export * from './limits';
 // Storage and email: the interfaces and the built-in implementations.
 export * from './stores';
 export * from './email';
+
+// Email delivery: the outbox worker (in-process by default; `gatehouse worker` or your own for a separate process).
+export * from './outbox';

@@ -1,4 +1,6 @@
+import type { ServerConfig } from '../server/config';
 import { removeExpired } from '../server/expired-cleanup';
+import { OUTBOX_USAGE } from './outbox-commands';
 import { AccountService } from '../services/account-service';
 import type { UserStore } from '../stores/user-store';
 
@@ -90,7 +92,7 @@ export const COMMANDS: Record<string, Command> = {
 /** Commands on the database itself rather than through the core; they take no arguments. */
 interface DatabaseCommand {
   summary: string;
-  run(store: UserStore, out: (line: string) => void): Promise<void>;
+  run(store: UserStore, out: (line: string) => void, config: ServerConfig): Promise<void>;
 }
 
 export const DATABASE_COMMANDS: Record<string, DatabaseCommand> = {
@@ -102,21 +104,31 @@ export const DATABASE_COMMANDS: Record<string, DatabaseCommand> = {
     },
   },
   cleanup: {
-    summary: 'remove expired sessions and tokens (for cron; the server also does it hourly)',
-    async run(store, out) {
-      out(`removed ${await removeExpired(store)} expired sessions and tokens`);
+    summary: 'remove expired sessions and tokens, and old sent or failed email (for cron)',
+    async run(store, out, config) {
+      const removed = await removeExpired(store, new Date(), undefined, config.outbox.retentionMs);
+      out(`removed ${removed} expired sessions and tokens, and old sent or failed email`);
     },
   },
 };
 
 export function usage(): string {
-  const width = Math.max(...Object.entries(COMMANDS).map(([name, c]) => commandLine(name, c.args).length));
+  const width = Math.max(
+    ...Object.entries(COMMANDS).map(([name, c]) => commandLine(name, c.args).length),
+    ...OUTBOX_USAGE.map(([synopsis]) => synopsis.length),
+  );
   return [
     'usage: gatehouse <command> [arguments]',
     '',
     'Commands (on the database of GATEHOUSE_DATABASE_URL):',
     ...Object.entries(DATABASE_COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
     '  ' + 'help'.padEnd(width) + '  show this list',
+    '',
+    'Email delivery:',
+    '  ' + 'worker'.padEnd(width) + '  deliver queued email until SIGTERM (servers then run GATEHOUSE_OUTBOX_WORKER=off)',
+    ...OUTBOX_USAGE.map(([synopsis, summary]) => `  ${synopsis.padEnd(width)}  ${summary}`),
+    '',
+    'Roles and permissions:',
     ...Object.entries(COMMANDS).map(([name, c]) => `  ${commandLine(name, c.args).padEnd(width)}  ${c.summary}`),
   ].join('\n');
 }

@@ -7,6 +7,8 @@ import { ConfigError, loadConfig } from '../server/config';
 import { openStore } from '../server/open-store';
 import { NullEmailSender } from '../email/null-email-sender';
 import { COMMANDS, DATABASE_COMMANDS, usage } from './commands';
+import { runOutboxCommand } from './outbox-commands';
+import { runWorker } from './worker-command';
 
 /**
  * `gatehouse <command>`: admin work on the same database as the server, configured by the same variables.
@@ -18,6 +20,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, out = conso
     out(usage());
     return name ? 0 : 2;
   }
+  if (name === 'worker' || name === 'outbox') return runEmailCommand(name, args, env, out, err);
   // Own properties only: `gatehouse toString` is an unknown command, not Object.prototype's.
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   const databaseCommand = Object.hasOwn(DATABASE_COMMANDS, name) ? DATABASE_COMMANDS[name] : undefined;
@@ -47,7 +50,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, out = conso
   const store = await openStore(config.database);
   try {
     if (!command) {
-      await databaseCommand!.run(store, out);
+      await databaseCommand!.run(store, out, config);
       return 0;
     }
     // The CLI sends no mail: no command it offers triggers any.
@@ -65,6 +68,40 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, out = conso
       return 1;
     }
     throw error;
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * `worker` and `outbox ...`: email delivery. The worker needs the real secret key (it opens sealed tokens), so
+ * unlike the other commands it uses the configured or kept development key, never a throwaway one.
+ */
+async function runEmailCommand(
+  name: 'worker' | 'outbox',
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  out: (line: string) => void,
+  err: (line: string) => void,
+): Promise<number> {
+  if (name === 'worker' && args.length > 0) {
+    err('gatehouse: worker takes no arguments');
+    return 2;
+  }
+  let config;
+  try {
+    config = loadConfig(env, { warn: (message) => err(`gatehouse: ${message}`), ephemeralSecret: name === 'outbox' });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      err(`gatehouse: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
+  if (name === 'worker') return runWorker(config, env);
+  const store = await openStore(config.database);
+  try {
+    return await runOutboxCommand(args, { store, outbox: config.outbox, out, err });
   } finally {
     await store.close();
   }

@@ -89,7 +89,18 @@ export function resolveAccountService(container: TokenContainer = Container): Ac
     limiter,
   });
   built.set(container, { store, options, sender, clock, logger, limiter, service });
+  handOverDelivery(last?.service, service);
   return service;
+}
+
+/**
+ * A started email worker belongs to the service it was built with: when a token changes and a new service replaces
+ * that one, the old worker stops claiming (a send under way finishes) and the new one polls in its place.
+ */
+function handOverDelivery(previous: AccountService | undefined, next: AccountService): void {
+  if (!previous?.delivery?.polling) return;
+  void previous.delivery.stop();
+  next.delivery?.start();
 }
 
 /**

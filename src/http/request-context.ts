@@ -13,7 +13,8 @@ export interface RequestContextOptions {
 /**
  * Gives every request an id, sends it back as `X-Request-Id`, and runs the rest of the request with that id and
  * the client's IP in the log context, so every line logged for the request (the core's security events, an
- * unexpected error, mail sent after the answer) can be found from the id a user reports.
+ * unexpected error, the lookups done after the answer) can be found from the id a user reports. (Email delivery is
+ * not a request's work: its lines carry the message id instead.)
  *
  * The id is always ours: one taken from the client would let it forge or collide with another request's trail.
  */

@@ -18,3 +18,11 @@ export function runWithLogContext<T>(context: LogContext, fn: () => T): T {
 export function currentLogContext(): LogContext | undefined {
   return storage.getStore();
 }
+
+/**
+ * Runs `fn` outside any request's context: for work that serves no one request (the email delivery worker, which a
+ * request only nudges), so that its lines do not carry the id of whichever request happened to start it.
+ */
+export function runOutsideLogContext<T>(fn: () => T): T {
+  return storage.exit(fn);
+}

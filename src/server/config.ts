@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { compileTrustedProxies } from '../http/client-ip';
 import type { RateLimitOptions } from '../limits/rate-limit-options';
 import { parseRateLimitSpec } from '../limits/rate-limit-spec';
+import { DEFAULT_OUTBOX_OPTIONS, type OutboxOptions } from '../outbox/outbox-options';
 import { MIN_SECRET_KEY_BYTES } from '../services/account-options';
 
 /** A configuration problem, phrased as what to fix; `main` prints it as one line and exits. */
@@ -42,7 +43,15 @@ export interface ServerConfig {
   /** `GATEHOUSE_VERIFY_URL` / `GATEHOUSE_RESET_URL`: the email links lead to the host's own front end instead. */
   verifyUrl?: string;
   resetUrl?: string;
+  /** `GATEHOUSE_OUTBOX_*`: how queued email is delivered (see README "Email delivery"). */
+  outbox: OutboxConfig;
 }
+
+/** The outbox options the environment sets; the rest keep their defaults. */
+export type OutboxConfig = Pick<
+  OutboxOptions,
+  'worker' | 'pollIntervalMs' | 'retryBaseMs' | 'retryMaxMs' | 'giveUpAfterMs' | 'leaseMs' | 'retentionMs'
+>;
 
 type Env = Record<string, string | undefined>;
 
@@ -87,6 +96,7 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerCon
     apiDocs: parseSwitch('GATEHOUSE_API_DOCS', env.GATEHOUSE_API_DOCS, true),
     verifyUrl: parseLinkUrl('GATEHOUSE_VERIFY_URL', env.GATEHOUSE_VERIFY_URL),
     resetUrl: parseLinkUrl('GATEHOUSE_RESET_URL', env.GATEHOUSE_RESET_URL),
+    outbox: parseOutbox(env),
   };
   // Last, so that a configuration refused for another reason writes no key file and prints no warning.
   const { secretKey, generated } =
@@ -318,6 +328,51 @@ function parseSwitch(name: string, raw: string | undefined, fallback: boolean): 
   if (value === 'on') return true;
   if (value === 'off') return false;
   throw new ConfigError(`${name} must be on or off, got "${raw}"`);
+}
+
+const SECOND = 1000;
+const DAY = 86_400 * SECOND;
+
+/** `GATEHOUSE_OUTBOX_*`, each a duration: `500ms`, `5s`, `30m`, `24h`, `7d`, or whole seconds. */
+function parseOutbox(env: Env): OutboxConfig {
+  const defaults = DEFAULT_OUTBOX_OPTIONS;
+  const duration = (name: string, fallback: number, min: number, max: number) =>
+    parseDuration(`GATEHOUSE_OUTBOX_${name}`, env[`GATEHOUSE_OUTBOX_${name}`], fallback, min, max);
+  const config: OutboxConfig = {
+    worker: parseSwitch('GATEHOUSE_OUTBOX_WORKER', env.GATEHOUSE_OUTBOX_WORKER, defaults.worker),
+    pollIntervalMs: duration('POLL_INTERVAL', defaults.pollIntervalMs, 10, DAY),
+    retryBaseMs: duration('RETRY_BASE', defaults.retryBaseMs, 10, DAY),
+    retryMaxMs: duration('RETRY_MAX', defaults.retryMaxMs, 10, 7 * DAY),
+    giveUpAfterMs: duration('GIVE_UP', defaults.giveUpAfterMs, SECOND, 30 * DAY),
+    leaseMs: duration('LEASE', defaults.leaseMs, 100, DAY),
+    retentionMs: duration('RETENTION', defaults.retentionMs, SECOND, 365 * DAY),
+  };
+  if (config.retryMaxMs < config.retryBaseMs) {
+    throw new ConfigError('GATEHOUSE_OUTBOX_RETRY_MAX must be at least GATEHOUSE_OUTBOX_RETRY_BASE');
+  }
+  return config;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: SECOND, m: 60 * SECOND, h: 3600 * SECOND, d: DAY, '': SECOND };
+
+function parseDuration(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  const value = nonEmpty(raw);
+  if (value === undefined) return fallback;
+  const match = /^(\d+)(ms|s|m|h|d)?$/.exec(value);
+  const ms = match ? Number(match[1]) * DURATION_UNITS[match[2] ?? ''] : NaN;
+  if (!(ms >= min && ms <= max)) {
+    throw new ConfigError(
+      `${name} must be a duration from ${describeMs(min)} to ${describeMs(max)} such as 500ms, 5s, 30m, 24h or 7d ` +
+        `(bare numbers are seconds), got "${value}"`,
+    );
+  }
+  return ms;
+}
+
+function describeMs(ms: number): string {
+  if (ms % DAY === 0) return `${ms / DAY}d`;
+  if (ms % SECOND === 0) return `${ms / SECOND}s`;
+  return `${ms}ms`;
 }
 
 /** A link base for the host's front end; `token=` is appended to it (EmailLinks checks it again at start). */

@@ -1,3 +1,4 @@
+import { DEFAULT_OUTBOX_OPTIONS } from '../outbox/outbox-options';
 import { DEFAULT_ACCOUNT_OPTIONS } from '../services/account-options';
 import { Clock, systemClock } from '../services/clock';
 import type { Logger } from '../services/logger';
@@ -7,20 +8,25 @@ import type { UserStore } from '../stores/user-store';
 /**
  * Removes the sessions and tokens that can no longer be used: past their absolute expiry, or (sessions) idle for
  * `idleTimeoutMs`, the core's `sessionIdleTimeoutMs` (the standalone server and the CLI use its default). Expired rows
- * are already refused on use; removing them only keeps the tables small. Returns how many rows went.
+ * are already refused on use; removing them only keeps the tables small. Sent and failed outbox messages go
+ * `outboxRetentionMs` after their last change (pending ones never). Returns how many rows went.
  */
 export function removeExpired(
   store: UserStore,
   now: Date = new Date(),
   idleTimeoutMs: number = DEFAULT_ACCOUNT_OPTIONS.sessionIdleTimeoutMs,
+  outboxRetentionMs: number = DEFAULT_OUTBOX_OPTIONS.retentionMs,
 ): Promise<number> {
-  return store.deleteExpired(now, new Date(now.getTime() - idleTimeoutMs));
+  const time = now.getTime();
+  return store.deleteExpired(now, new Date(time - idleTimeoutMs), new Date(time - outboxRetentionMs));
 }
 
 export interface ExpiredCleanupOptions {
   store: UserStore;
   intervalMs: number;
   idleTimeoutMs?: number;
+  /** How long sent and failed outbox messages are kept; default 7 days. */
+  outboxRetentionMs?: number;
   logger: Logger;
   clock?: Clock;
 }
@@ -41,8 +47,8 @@ export function startExpiredCleanup(options: ExpiredCleanupOptions): ExpiredClea
 
   const run = async () => {
     try {
-      const removed = await removeExpired(options.store, clock.now(), options.idleTimeoutMs);
-      if (removed > 0) options.logger.info({ event: 'cleanup', removed }, 'removed expired sessions and tokens');
+      const removed = await removeExpired(options.store, clock.now(), options.idleTimeoutMs, options.outboxRetentionMs);
+      if (removed > 0) options.logger.info({ event: 'cleanup', removed }, 'removed expired sessions, tokens and old mail');
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       const log = isStoreUnavailable(error) ? options.logger.warn : options.logger.error;

@@ -2,14 +2,11 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { resolveAccountService } from '../di/resolve';
-import { ConsoleEmailSender } from '../email/console-email-sender';
-import { EmailLinks } from '../email/email-links';
-import type { EmailSender } from '../email/email-sender';
-import { SmtpEmailSender } from '../email/smtp-email-sender';
 import { connectRedis } from '../limits/redis-client';
 import { createPinoLogger } from '../logging/pino-logger';
 import type { Logger } from '../services/logger';
 import type { UserStore } from '../stores/user-store';
+import { buildSender } from './build-sender';
 import { ConfigError, loadConfig, parseLogLevel, ServerConfig } from './config';
 import { createApp } from './create-app';
 import { ExpiredCleanup, startExpiredCleanup } from './expired-cleanup';
@@ -22,17 +19,6 @@ const SHUTDOWN_GRACE_MS = 10_000;
 // Replaced by one at the configured level as soon as main() has read it.
 let logger: Logger = createPinoLogger();
 
-function buildSender(config: ServerConfig): EmailSender & { close?(): Promise<void> } {
-  const links = new EmailLinks({
-    publicUrl: config.publicUrl,
-    prefix: config.prefix,
-    verifyUrl: config.verifyUrl,
-    resetUrl: config.resetUrl,
-  });
-  if (config.smtpUrl) return new SmtpEmailSender({ url: config.smtpUrl, from: config.emailFrom, links });
-  return new ConsoleEmailSender({ links });
-}
-
 function listen(server: Server, config: ServerConfig): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -43,7 +29,10 @@ function listen(server: Server, config: ServerConfig): Promise<void> {
   });
 }
 
-/** Stops accepting, lets in-flight requests and background mail finish, then releases the store and the sender. */
+/**
+ * Stops accepting, lets in-flight requests finish, stops the email worker (no new claims; a send under way finishes
+ * and is recorded; queued mail stays in the database for the next start), then releases the store and the sender.
+ */
 function onShutdownSignals(
   server: Server,
   store: UserStore,
@@ -63,7 +52,10 @@ function onShutdownSignals(
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     await closed;
-    await resolveAccountService().drain();
+    const accounts = resolveAccountService();
+    await accounts.delivery?.stop();
+    // The lookups of reset and resend requests answered just now: what they queue waits for the next start.
+    await accounts.drain();
     await sender.close?.();
     await cleanup?.stop();
     await store.close();
@@ -87,7 +79,7 @@ async function main(): Promise<void> {
   const app = createApp({
     store,
     sender,
-    options: { secretKey: config.secretKey },
+    options: { secretKey: config.secretKey, outbox: config.outbox },
     prefix: config.prefix,
     logger,
     rateLimits: { ...config.rateLimits, redis, keyPrefix: config.redisKeyPrefix },
@@ -96,14 +88,22 @@ async function main(): Promise<void> {
     apiDocs: config.apiDocs,
   });
   // Built now, so that a bad option fails the start and "rate limits are OFF" is said at start.
-  resolveAccountService();
+  const accounts = resolveAccountService();
   const server = createHttpServer(app);
   await listen(server, config);
   // Every instance may run it: batches are short and instances cleaning at once take different rows.
   const cleanup =
     config.cleanupIntervalMs > 0
-      ? startExpiredCleanup({ store, intervalMs: config.cleanupIntervalMs, logger })
+      ? startExpiredCleanup({
+          store,
+          intervalMs: config.cleanupIntervalMs,
+          outboxRetentionMs: config.outbox.retentionMs,
+          logger,
+        })
       : undefined;
+  // Polls for mail queued by other instances, left by a restart, or due for a retry (GATEHOUSE_OUTBOX_WORKER=off:
+  // `gatehouse worker` delivers instead). Every instance may run one: claims never overlap.
+  accounts.delivery?.start();
   onShutdownSignals(server, store, sender, redis, cleanup);
   const address = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   logger.info(
@@ -112,6 +112,7 @@ async function main(): Promise<void> {
       url: `${address}${config.prefix}`,
       database: config.database.kind,
       email: config.smtpUrl ? 'smtp' : 'console',
+      emailWorker: config.outbox.worker ? 'in-process' : 'off',
       rateLimits: config.rateLimits.enabled === false ? 'off' : redis ? 'redis' : 'memory',
     },
     `Gatehouse listening on ${address}${config.prefix}`,

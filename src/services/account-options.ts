@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { ConfigurationError } from '../errors/configuration-error';
+import { resolveOutboxOptions, type OutboxOptions } from '../outbox/outbox-options';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -47,13 +48,21 @@ export interface AccountOptions {
   hashing?: Partial<HashingOptions>;
   hashingQueue?: Partial<HashingQueueOptions>;
   password?: Partial<PasswordPolicyOptions>;
+  /**
+   * Email delivery through the outbox: retries, give-up time, the in-process worker, the recipient's language. See
+   * `OutboxOptions`; every field has a default.
+   */
+  outbox?: Partial<OutboxOptions>;
 }
 
-export type ResolvedAccountOptions = Required<Omit<AccountOptions, 'hashing' | 'hashingQueue' | 'password' | 'secretKey'>> & {
+export type ResolvedAccountOptions = Required<
+  Omit<AccountOptions, 'hashing' | 'hashingQueue' | 'password' | 'secretKey' | 'outbox'>
+> & {
   secretKey: Buffer;
   hashing: HashingOptions;
   hashingQueue: HashingQueueOptions;
   password: PasswordPolicyOptions;
+  outbox: OutboxOptions;
 };
 
 export const MIN_SECRET_KEY_BYTES = 32;
@@ -89,6 +98,7 @@ export function resolveAccountOptions(options: AccountOptions): ResolvedAccountO
     hashing: { ...DEFAULT_ACCOUNT_OPTIONS.hashing, ...options.hashing },
     hashingQueue: resolveHashingQueue(options.hashingQueue),
     password: { ...DEFAULT_ACCOUNT_OPTIONS.password, ...options.password },
+    outbox: resolveOutboxOptions(options.outbox),
   };
   for (const key of [
     'sessionLifetimeMs',

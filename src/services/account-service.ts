@@ -9,6 +9,9 @@ import { Clock, systemClock } from './clock';
 import { canonicalEmail, canonicalUsername, checkPermissionName, checkRoleName, emailKeyOf, usernameKeyOf } from './identity';
 import { withLogContext } from '../logging/contextual-logger';
 import { defaultLogger } from '../logging/pino-logger';
+import { MessageComposer } from '../outbox/message-composer';
+import { OutboxWorker } from '../outbox/outbox-worker';
+import { TokenSealer } from '../outbox/token-sealer';
 import { Logger } from './logger';
 import { PasswordHasher } from './password-hasher';
 import { PasswordPolicy } from './password-policy';
@@ -46,6 +49,10 @@ const invalidResetToken = () =>
  * It knows the `UserStore` and `EmailSender` interfaces, a clock and its options; no HTTP, SQL or SMTP. Failures
  * are `AccountError`s with a code; the HTTP layer decides statuses.
  *
+ * Email is never sent while a request waits, and never lost: each change that causes a message queues it in the
+ * same store transaction (the outbox), and a delivery worker sends it afterwards, retrying with backoff. By default
+ * that worker runs in this process (`delivery`), nudged right after each queued message.
+ *
  * @example
  * const accounts = new AccountService({ store: new MemoryUserStore(), sender, options: { secretKey } });
  * await accounts.register({ username: 'alice', email: 'alice@example.com', password: 'correct horse battery' });
@@ -61,6 +68,13 @@ export class AccountService {
   private readonly passwords: PasswordHasher;
   private readonly policy: PasswordPolicy;
   private readonly background: BackgroundTasks;
+  private readonly messages: MessageComposer;
+  /**
+   * The in-process email delivery worker, or null when `options.outbox.worker` is false (another process delivers,
+   * e.g. `gatehouse worker`). It is nudged after every change that queues mail; `delivery.start()` also makes it poll
+   * (for messages left by another process or a restart), and `delivery.stop()` ends it gracefully.
+   */
+  readonly delivery: OutboxWorker | null;
 
   constructor(deps: AccountServiceDeps) {
     this.store = deps.store;
@@ -73,14 +87,25 @@ export class AccountService {
     this.passwords = new PasswordHasher(this.options.hashing, this.options.hashingQueue, this.logger);
     this.policy = new PasswordPolicy(this.options.password);
     this.background = new BackgroundTasks(this.logger);
+    this.messages = new MessageComposer(new TokenSealer(this.options.secretKey), this.options.outbox.giveUpAfterMs);
+    this.delivery = this.options.outbox.worker
+      ? new OutboxWorker({
+          store: this.store,
+          sender: this.sender,
+          secretKey: this.options.secretKey,
+          options: this.options.outbox,
+          clock: this.clock,
+          logger: this.logger,
+        })
+      : null;
   }
 
   // --- Registration and verification ---------------------------------------------------------------------------
 
   /**
-   * Creates an unverified user and emails a verification token. A taken username is `invalid_username` (409 over
-   * HTTP: usernames are public). A taken email answers exactly like success, creates nothing, and tells the
-   * address's owner instead, so registration cannot be used to learn who has an account.
+   * Creates an unverified user and queues the verification email with it (one transaction). A taken username is
+   * `invalid_username` (409 over HTTP: usernames are public). A taken email answers exactly like success, creates
+   * nothing, and tells the address's owner instead, so registration cannot be used to learn who has an account.
    */
   async register(input: RegisterInput): Promise<void> {
     const name = canonicalUsername(input.username);
@@ -93,9 +118,11 @@ export class AccountService {
     const now = this.clock.now();
     const id = randomUUID();
     const verificationToken = this.tokens.generate();
+    const verification = this.tokenRow(verificationToken, id, 'verify_email', now);
     const result = await this.store.createUser(
       { id, ...name, ...address, passwordHash, verified: false, createdAt: now },
-      this.tokenRow(verificationToken, id, 'verify_email', now),
+      verification,
+      this.messages.link('verification', now, verificationToken, verification.expiresAt),
     );
     if (!result.ok) {
       if (result.conflict === 'username') throw usernameTaken();
@@ -104,20 +131,20 @@ export class AccountService {
       return;
     }
     this.logger.info({ event: 'register', outcome: 'created', userId: id }, 'user registered');
-    const { username, email } = result.user;
-    this.send('send_verification', id, () => this.sender.sendVerification(username, email, verificationToken));
+    this.delivery?.nudge();
   }
 
   /** Consumes a verification token and marks its user verified (single use, purpose-bound, expiring). */
   async verifyEmail(token: string): Promise<void> {
     if (!isRawToken(token)) throw invalidVerificationToken();
-    const user = await this.store.verifyEmail(this.tokens.hash(token), this.clock.now());
+    const now = this.clock.now();
+    const user = await this.store.verifyEmail(this.tokens.hash(token), now, this.messages.notice('emailVerified', now));
     if (!user) {
       this.logger.info({ event: 'verify_email', outcome: 'invalid_token' }, 'email verification refused');
       throw invalidVerificationToken();
     }
     this.logger.info({ event: 'verify_email', outcome: 'verified', userId: user.id }, 'email verified');
-    this.send('send_email_verified', user.id, () => this.sender.sendEmailVerified(user.username, user.email));
+    this.delivery?.nudge();
   }
 
   /**
@@ -131,9 +158,7 @@ export class AccountService {
       if (!(await this.mayMail('resend-verification.email', emailKey))) return;
       const user = await this.store.findUserByEmailKey(emailKey);
       if (!user || user.verified) return;
-      const token = this.tokens.generate();
-      await this.store.replaceToken(this.tokenRow(token, user.id, 'verify_email', this.clock.now()));
-      await this.sender.sendVerification(user.username, user.email, token);
+      await this.replaceTokenAndQueueLink(user.id, 'verify_email');
     });
   }
 
@@ -229,8 +254,8 @@ export class AccountService {
 
   /**
    * Emails a reset token (superseding older ones) when the address belongs to a user. The answer is the same, and
-   * as fast, whether or not it does: the lookup, the token and the mail all happen after the answer. Nothing
-   * changes until the token is used; the old password keeps working.
+   * as fast, whether or not it does: the lookup, the token and queueing the mail all happen after the answer, and
+   * the delivery after that. Nothing changes until the token is used; the old password keeps working.
    */
   async requestPasswordReset(email: string): Promise<void> {
     const emailKey = emailKeyOf(email);
@@ -242,10 +267,8 @@ export class AccountService {
         this.logger.info({ event: 'password_reset_requested', outcome: 'unknown_email' }, 'password reset requested');
         return;
       }
-      const token = this.tokens.generate();
-      await this.store.replaceToken(this.tokenRow(token, user.id, 'reset_password', this.clock.now()));
+      await this.replaceTokenAndQueueLink(user.id, 'reset_password');
       this.logger.info({ event: 'password_reset_requested', outcome: 'sent', userId: user.id }, 'password reset requested');
-      await this.sender.sendPasswordReset(user.username, user.email, token);
     });
   }
 
@@ -264,13 +287,14 @@ export class AccountService {
     }
     const password = this.policy.check(newPassword, { username: owner.username, email: owner.email });
     const passwordHash = await this.passwords.hash(password);
-    const user = await this.store.resetPassword(tokenHash, passwordHash, this.clock.now());
+    const now = this.clock.now();
+    const user = await this.store.resetPassword(tokenHash, passwordHash, now, this.messages.notice('passwordChanged', now));
     // Spent by a concurrent confirm between the two reads: exactly one of them wins.
     if (!user) throw invalidResetToken();
     this.logger.info({ event: 'password_reset', outcome: 'success', userId: user.id }, 'password reset');
+    this.delivery?.nudge();
     // The owner got back in through their mailbox: a guesser's failures no longer hold them back.
     await this.forgetPasswordGuesses(user.usernameKey);
-    this.send('send_password_changed', user.id, () => this.sender.sendPasswordChanged(user.username, user.email));
   }
 
   /** Replaces the password of the session's user after checking the current one; every session ends with it. */
@@ -282,21 +306,28 @@ export class AccountService {
       throw new AccountError('weak_password', 'New password must differ from the current one');
     }
     const passwordHash = await this.passwords.hash(password);
+    const now = this.clock.now();
+    const notice = this.messages.notice('passwordChanged', now);
     // Conditional on the hash we verified: a concurrent change or reset wins, and this session is gone with it.
-    if (!(await this.store.changePassword(user.id, user.passwordHash, passwordHash, this.clock.now()))) {
+    if (!(await this.store.changePassword(user.id, user.passwordHash, passwordHash, now, notice))) {
       throw invalidSession();
     }
     this.logger.info({ event: 'password_change', outcome: 'success', userId: user.id }, 'password changed');
-    this.send('send_password_changed', user.id, () => this.sender.sendPasswordChanged(user.username, user.email));
+    this.delivery?.nudge();
   }
 
-  /** Deletes the session's user, with every session, token and grant, after checking the password. */
+  /**
+   * Deletes the session's user, with every session, token and grant, after checking the password; the notice is
+   * queued in the same transaction, addressed from the row before it goes, and sent after the deletion.
+   */
   async deleteAccount(token: string, password: string): Promise<void> {
     const user = await this.authenticate(token);
     await this.checkPassword(user, password, 'Password is incorrect', 'account_deleted');
-    if (!(await this.store.deleteUser(user.id))) throw invalidSession();
+    if (!(await this.store.deleteUser(user.id, this.messages.notice('accountDeleted', this.clock.now())))) {
+      throw invalidSession();
+    }
     this.logger.info({ event: 'account_deleted', outcome: 'success', userId: user.id }, 'account deleted');
-    this.send('send_account_deleted', user.id, () => this.sender.sendAccountDeleted(user.username, user.email));
+    this.delivery?.nudge();
   }
 
   // --- Roles and permissions -------------------------------------------------------------------------------------
@@ -364,12 +395,27 @@ export class AccountService {
     return this.store.listUserRoles((await this.requireUser(username)).id);
   }
 
-  /** Resolves when background work (email delivery) has finished: for graceful shutdown and tests. */
-  drain(): Promise<void> {
-    return this.background.drain();
+  /**
+   * Resolves when the work done after answering has finished (the lookups of reset and resend requests, which queue
+   * their mail) and the in-process worker has attempted every message due now: for tests and scripts. A message
+   * whose attempt failed waits for its retry; `drain()` does not.
+   */
+  async drain(): Promise<void> {
+    await this.background.drain();
+    await this.delivery?.drain();
   }
 
   // --- Helpers ---------------------------------------------------------------------------------------------------
+
+  /** A new emailed token for the user, superseding older ones, and its link message: one store transaction. */
+  private async replaceTokenAndQueueLink(userId: string, purpose: TokenPurpose): Promise<void> {
+    const token = this.tokens.generate();
+    const now = this.clock.now();
+    const row = this.tokenRow(token, userId, purpose, now);
+    const kind = purpose === 'verify_email' ? 'verification' : 'passwordReset';
+    await this.store.replaceToken(row, this.messages.link(kind, now, token, row.expiresAt));
+    this.delivery?.nudge();
+  }
 
   private tokenRow(token: string, userId: string, purpose: TokenPurpose, now: Date): StoredToken {
     const ttl = purpose === 'verify_email' ? this.options.verificationTokenTtlMs : this.options.resetTokenTtlMs;
@@ -442,19 +488,17 @@ export class AccountService {
     return user;
   }
 
+  /** Looked up after the answer, so a taken email costs what a new one does; only senders that can send it. */
   private notifyOwnerOfRegistrationAttempt(emailKey: string): void {
-    const notify = this.sender.sendRegistrationAttempt?.bind(this.sender);
-    if (!notify) return;
+    if (typeof this.sender.sendRegistrationAttempt !== 'function') return;
     this.background.run('send_registration_attempt', {}, async () => {
       if (!(await this.mayMail('register.email', emailKey))) return;
       const owner = await this.store.findUserByEmailKey(emailKey);
-      if (owner) await notify(owner.username, owner.email);
+      if (!owner) return;
+      if (await this.store.enqueueMessage(owner.id, this.messages.notice('registrationAttempt', this.clock.now()))) {
+        this.delivery?.nudge();
+      }
     });
-  }
-
-  /** Mail goes out after the answer; a failing sender is logged (without the token) and the change stands. */
-  private send(operation: string, userId: string, delivery: () => Promise<void>): void {
-    this.background.run(operation, { userId }, delivery);
   }
 }
 

@@ -1,9 +1,9 @@
 import { Logger } from './logger';
 
 /**
- * Work the core starts but does not make the caller wait for (email delivery): the answer of a request must not
- * depend on, or betray through its timing, whether a message was sent. Failures are logged, never thrown.
- * `drain()` lets tests and graceful shutdown wait for what is in flight.
+ * Work the core starts but does not make the caller wait for (the lookup behind a reset or resend request, which
+ * queues its mail): the answer must not depend on, or betray through its timing, whether an account exists.
+ * Failures are logged, never thrown. `drain()` lets tests and graceful shutdown wait for what is in flight.
  */
 export class BackgroundTasks {
   private readonly pending = new Set<Promise<void>>();

@@ -33,6 +33,8 @@ describe('the README host app (examples/host-app.ts)', () => {
     http = request(app.callback());
   });
   afterEach(async () => {
+    // The example's shutdown: stop the delivery worker it started, then release what it opened.
+    await resolveAccountService().delivery?.stop();
     await resolveAccountService().drain();
     await (Container.get(EMAIL_SENDER) as SmtpEmailSender).close();
     await Container.get(USER_STORE).close();

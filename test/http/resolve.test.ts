@@ -57,6 +57,22 @@ describe('resolveAccountService / resolveSerializer', () => {
     });
   }
 
+  it('hands a started email worker over to the service built after a token changes', async () => {
+    const first = resolveAccountService(container);
+    first.delivery!.start();
+    container.set(LOGGER, new CapturingLogger());
+    const second = resolveAccountService(container);
+    expect([first.delivery!.polling, second.delivery!.polling]).to.deep.equal([false, true]);
+    await second.delivery!.stop();
+    container.set(LOGGER, new CapturingLogger());
+    expect(resolveAccountService(container).delivery!.polling, 'a stopped worker is not restarted').to.equal(false);
+  });
+
+  it('builds no worker where another process delivers (outbox.worker: false)', () => {
+    container.set(ACCOUNT_OPTIONS, { ...OPTIONS, outbox: { worker: false } });
+    expect(resolveAccountService(container).delivery).to.equal(null);
+  });
+
   it('uses the new store after USER_STORE is replaced', async () => {
     const store = new MemoryUserStore();
     resolveAccountService(container);

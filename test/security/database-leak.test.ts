@@ -67,6 +67,8 @@ async function fullRun(t: SecurityApp): Promise<Run> {
   await post('/password-reset/request', { email: emails[2] });
   await post('/password-reset/confirm', { token: t.sender.lastToken('sendPasswordReset', emails[2]), new_password: RESET_PASSWORD });
   await post('/password-reset/request', { email: 'nobody@example.com' });
+  // SMTP "down" from here on: this reset link and the notices below stay queued, their tokens sealed in the outbox.
+  t.sender.failWith = new Error('SMTP is down');
   await post('/password-reset/request', { email: emails[1] }); // left pending
 
   await post('/password/change', { old_password: WRONG_PASSWORD, new_password: NEW_PASSWORD }, alice2);
@@ -113,8 +115,11 @@ function describeLeakTest(name: string, openStore: () => Promise<StoreUnderTest>
       await t?.close();
     });
 
-    it('the run left something to find: users, sessions, and verification and reset tokens', () => {
+    it('the run left something to find: users, sessions, verification and reset tokens, and a sealed link', () => {
       expect(run.dump.get('users')!.length).to.equal(4);
+      const sealed = run.dump.get('outbox')!.filter((row) => row.sealed_token !== null);
+      expect(sealed.map((row) => [row.kind, row.status]), 'the undelivered reset link').to.deep.equal([['passwordReset', 'pending']]);
+      expect(String(sealed[0].sealed_token)).to.match(/^v1\./);
       expect(run.dump.get('sessions')!.length).to.equal(3);
       expect(run.dump.get('tokens')!.map((row) => row.purpose).sort()).to.deep.equal(['reset_password', 'verify_email']);
       expect(run.tokens.length, '7 sessions, 6 verification and 3 reset tokens').to.equal(16);

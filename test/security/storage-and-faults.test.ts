@@ -49,44 +49,44 @@ describe('Security checklist: Storage and faults', () => {
     const operations: { name: string; steps: Step[]; status: number; run: () => Promise<Response> }[] = [
       {
         name: 'register',
-        steps: [['insert', 'users'], ['insert', 'tokens']],
+        steps: [['insert', 'users'], ['insert', 'tokens'], ['insert', 'outbox']],
         status: 500,
         run: () => t.http.post(`${PREFIX}/register`).send({ username: 'mallory', email: 'mallory@example.com', password: PASSWORD }),
       },
       {
         name: 'verify',
-        steps: [['delete', 'tokens'], ['update', 'users']],
+        steps: [['delete', 'tokens'], ['update', 'users'], ['insert', 'outbox']],
         status: 500,
         run: () => t.http.post(`${PREFIX}/verify-email`).send({ token: verification }),
       },
       {
         name: 'reset confirm',
-        steps: [['delete', 'tokens'], ['update', 'users'], ['delete', 'sessions']],
+        steps: [['delete', 'tokens'], ['update', 'users'], ['delete', 'sessions'], ['insert', 'outbox']],
         status: 500,
         run: () => t.http.post(`${PREFIX}/password-reset/confirm`).send({ token: reset, new_password: OTHER_PASSWORD }),
       },
       {
         name: 'password change',
-        steps: [['update', 'users'], ['delete', 'sessions'], ['delete', 'tokens']],
+        steps: [['update', 'users'], ['delete', 'sessions'], ['delete', 'tokens'], ['insert', 'outbox']],
         status: 500,
         run: () => t.http.post(`${PREFIX}/password/change`).set(bearer(alice)).send({ old_password: PASSWORD, new_password: OTHER_PASSWORD }),
       },
       {
         name: 'account deletion',
-        steps: [['delete', 'users'], ['delete', 'sessions'], ['delete', 'tokens'], ['delete', 'user_roles']],
+        steps: [['insert', 'outbox'], ['delete', 'users'], ['delete', 'sessions'], ['delete', 'tokens'], ['delete', 'user_roles']],
         status: 500,
         run: () => t.http.delete(`${PREFIX}/account`).set(bearer(alice)).send({ password: PASSWORD }),
       },
       // Answered before the work, so the answer stays 200; the work itself must still be all or nothing.
       {
         name: 'resend verification',
-        steps: [['delete', 'tokens'], ['insert', 'tokens']],
+        steps: [['delete', 'tokens'], ['insert', 'tokens'], ['insert', 'outbox']],
         status: 200,
         run: () => t.http.post(`${PREFIX}/resend-verification`).send({ email: 'vera@example.com' }),
       },
       {
         name: 'reset request',
-        steps: [['delete', 'tokens'], ['insert', 'tokens']],
+        steps: [['delete', 'tokens'], ['insert', 'tokens'], ['insert', 'outbox']],
         status: 200,
         run: () => t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'alice@example.com' }),
       },

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,11 +106,22 @@ describe('admin CLI (gatehouse <command>)', () => {
     await store.createSession(session('expired', longAgo), alice.passwordHash);
     await store.createSession(session('live', new Date()), alice.passwordHash);
     await store.replaceToken({ tokenHash: 'old-reset', userId: alice.id, purpose: 'reset_password', expiresAt: longAgo });
+    // An email sent two days ago: kept for the default 7 days, gone with GATEHOUSE_OUTBOX_RETENTION=1d.
+    const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
+    const id = randomUUID();
+    await store.enqueueMessage(alice.id, { id, kind: 'passwordChanged', sealedToken: null, createdAt: twoDaysAgo, giveUpAt: new Date() });
+    await store.markMessageSent(id, twoDaysAgo);
     await store.close();
 
     expect(await cli('cleanup')).to.equal(0);
     expect(await cli('cleanup')).to.equal(0);
-    expect(out).to.deep.equal(['removed 2 expired sessions and tokens', 'removed 0 expired sessions and tokens']);
+    env.GATEHOUSE_OUTBOX_RETENTION = '1d';
+    expect(await cli('cleanup')).to.equal(0);
+    expect(out).to.deep.equal([
+      'removed 2 expired sessions and tokens, and old sent or failed email',
+      'removed 0 expired sessions and tokens, and old sent or failed email',
+      'removed 1 expired sessions and tokens, and old sent or failed email',
+    ]);
     const after = await SqliteUserStore.open({ filename: join(dir, 'accounts.db') });
     try {
       expect(await after.getSessionAndUser('live')).to.not.equal(null);
@@ -117,6 +129,54 @@ describe('admin CLI (gatehouse <command>)', () => {
     } finally {
       await after.close();
     }
+  });
+
+  it('outbox list shows queued email newest first, addresses masked, never a token', async () => {
+    expect(await cli('outbox', 'list')).to.equal(0);
+    expect(out[0]).to.match(/^ID +STATUS +KIND +TRIES +NEXT \/ SENT +TO +LAST ERROR$/);
+    // (Both were queued within a millisecond or so: their order is not the point here.)
+    const rows = out.slice(1).map((line) => line.split(/ {2,}/));
+    expect(rows.map((row) => [row[1], row[2], row[3], row[5]]).sort()).to.deep.equal([
+      ['sent', 'emailVerified', '1', 'a***@e***.com'],
+      ['sent', 'verification', '1', 'a***@e***.com'],
+    ]);
+    expect(out.join('\n')).to.not.include('alice@example.com').and.not.include('v1.');
+    out.length = 0;
+    expect(await cli('outbox', 'list', '--status', 'failed')).to.equal(0);
+    expect(out.slice(1)).to.deep.equal(['no failed messages']);
+    expect(await cli('outbox', 'list', '--status', 'lost')).to.equal(2);
+    expect(await cli('outbox', 'frobnicate')).to.equal(2);
+    expect(err[0]).to.equal('gatehouse: outbox list: unexpected "--status lost"');
+  });
+
+  it('outbox retry brings back a failed notice, not a failed link, and --failed brings back every failed notice', async () => {
+    const store = await SqliteUserStore.open({ filename: join(dir, 'accounts.db') });
+    const alice = (await store.findUserByUsernameKey('alice'))!;
+    const now = new Date();
+    const later = new Date(now.getTime() + 3_600_000);
+    const failed = async (kind: 'passwordChanged' | 'passwordReset' | 'accountDeleted') => {
+      const id = randomUUID();
+      const sealedToken = kind === 'passwordReset' ? 'v1.sealed' : null;
+      await store.enqueueMessage(alice.id, { id, kind, sealedToken, createdAt: now, giveUpAt: later });
+      const [claim] = await store.claimDueMessages(now, later, 1);
+      await store.markMessageFailed(claim.id, claim.claimId, 'EmailDeliveryError:ESOCKET', now);
+      return id;
+    };
+    const notice = await failed('passwordChanged');
+    const link = await failed('passwordReset');
+    await failed('accountDeleted');
+    await store.close();
+
+    expect(await cli('outbox', 'retry', notice)).to.equal(0);
+    expect(await cli('outbox', 'retry', link)).to.equal(1);
+    expect(err[0]).to.match(/nothing to retry for .*its token was erased; the user asks for a new link/);
+    expect(await cli('outbox', 'retry', '--failed')).to.equal(0);
+    expect(out[0]).to.equal(`message ${notice} is due now; a running worker sends it within its poll interval`);
+    expect(out[1]).to.equal('1 failed message queued again');
+    out.length = 0;
+    await cli('outbox', 'list', '--status', 'pending');
+    expect(out.slice(1).map((line) => line.split(/ {2,}/)[2]).sort()).to.deep.equal(['accountDeleted', 'passwordChanged']);
+    expect(await cli('outbox', 'retry')).to.equal(2);
   });
 
   it('refuses arguments to migrate and cleanup, and names inherited properties as unknown commands', async () => {

@@ -59,6 +59,40 @@ describe('server configuration', () => {
     expect([interval(), interval('90'), interval('0')]).to.deep.equal([3_600_000, 90_000, 0]);
   });
 
+  it('reads GATEHOUSE_OUTBOX_* as durations (bare numbers are seconds), with the documented defaults', () => {
+    expect(loadConfig({ GATEHOUSE_SECRET_KEY: KEY }, { cwd }).outbox).to.deep.equal({
+      worker: true,
+      pollIntervalMs: 2_000,
+      retryBaseMs: 5_000,
+      retryMaxMs: 1_800_000,
+      giveUpAfterMs: 86_400_000,
+      leaseMs: 60_000,
+      retentionMs: 604_800_000,
+    });
+    const config = loadConfig(
+      {
+        GATEHOUSE_SECRET_KEY: KEY,
+        GATEHOUSE_OUTBOX_WORKER: 'off',
+        GATEHOUSE_OUTBOX_POLL_INTERVAL: '250ms',
+        GATEHOUSE_OUTBOX_RETRY_BASE: '10',
+        GATEHOUSE_OUTBOX_RETRY_MAX: '1h',
+        GATEHOUSE_OUTBOX_GIVE_UP: '2d',
+        GATEHOUSE_OUTBOX_LEASE: '2m',
+        GATEHOUSE_OUTBOX_RETENTION: '30d',
+      },
+      { cwd },
+    );
+    expect(config.outbox).to.deep.equal({
+      worker: false,
+      pollIntervalMs: 250,
+      retryBaseMs: 10_000,
+      retryMaxMs: 3_600_000,
+      giveUpAfterMs: 172_800_000,
+      leaseMs: 120_000,
+      retentionMs: 2_592_000_000,
+    });
+  });
+
   it('accepts an empty prefix', () => {
     expect(loadConfig({ GATEHOUSE_SECRET_KEY: KEY, GATEHOUSE_PREFIX: '' }, { cwd }).prefix).to.equal('');
   });
@@ -76,6 +110,10 @@ describe('server configuration', () => {
     ['HOST', '999.1.1.1', /HOST "999\.1\.1\.1" is not a valid host name/],
     ['GATEHOUSE_CLEANUP_INTERVAL', '1h', /GATEHOUSE_CLEANUP_INTERVAL must be whole seconds from 0 \(off\)/],
     ['GATEHOUSE_CLEANUP_INTERVAL', '999999', /GATEHOUSE_CLEANUP_INTERVAL must be whole seconds/],
+    ['GATEHOUSE_OUTBOX_WORKER', 'yes', /GATEHOUSE_OUTBOX_WORKER must be on or off/],
+    ['GATEHOUSE_OUTBOX_RETRY_BASE', '5 s', /GATEHOUSE_OUTBOX_RETRY_BASE must be a duration from 10ms to 1d/],
+    ['GATEHOUSE_OUTBOX_GIVE_UP', '0', /GATEHOUSE_OUTBOX_GIVE_UP must be a duration from 1s/],
+    ['GATEHOUSE_OUTBOX_RETRY_MAX', '1s', /GATEHOUSE_OUTBOX_RETRY_MAX must be at least GATEHOUSE_OUTBOX_RETRY_BASE/],
   ] as const) {
     it(`refuses ${variable}=${JSON.stringify(value)} with one line saying what to fix`, () => {
       const env = { GATEHOUSE_SECRET_KEY: KEY, [variable]: value };

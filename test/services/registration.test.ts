@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { USERNAME_EXISTS_MESSAGE } from '../../src/errors/account-error';
 import { makeHarness, STRONG_PASSWORD } from '../support/core-harness';
 import { expectAccountError } from '../support/expect-account-error';
-import { DAY } from '../support/manual-clock';
+import { DAY, MINUTE } from '../support/manual-clock';
 
 describe('AccountService: registration and email verification', () => {
   it('creates an unverified user and emails a raw verification token whose hash alone is stored', async () => {
@@ -138,15 +138,24 @@ describe('AccountService: registration and email verification', () => {
     expect(h.sender.of('sendVerification')).to.have.length(2);
   });
 
-  it('keeps the registration when the sender fails, and logs the failure without the token', async () => {
+  it('keeps the registration when the sender fails, logs it without the token, and retries with the same link', async () => {
     const h = makeHarness();
     h.sender.failWith = new Error('SMTP is down');
     await h.accounts.register({ username: 'alice', email: 'alice@example.com', password: STRONG_PASSWORD });
     await h.accounts.drain();
     expect(await h.store.findUserByUsernameKey('alice')).to.not.equal(null);
     const token = h.sender.lastToken('sendVerification');
-    expect(h.logger.lines.some((line) => line.level === 'error')).to.equal(true);
+    const failure = h.logger.lines.find((line) => (line.fields as { outcome?: string }).outcome === 'retry');
+    expect(failure?.level).to.equal('warn');
+    expect(failure?.fields).to.include({ event: 'email_delivery', kind: 'verification', attempt: 1 });
     expect(h.logger.text()).to.not.include(token);
     expect(h.logger.text()).to.not.include('alice@example.com');
+
+    // The message waited in the outbox; once the sender works and its retry is due, the same link goes out.
+    h.sender.failWith = undefined;
+    h.clock.advance(MINUTE);
+    await h.accounts.drain();
+    expect(h.sender.of('sendVerification').map((mail) => mail.token)).to.deep.equal([token, token]);
+    await h.accounts.verifyEmail(token);
   });
 });

@@ -1,4 +1,4 @@
-import { EmailSender } from '../../src/email/email-sender';
+import { EmailContext, EmailSender } from '../../src/email/email-sender';
 
 export type EmailOperation =
   | 'sendVerification'
@@ -22,26 +22,29 @@ export interface RecordedEmail {
 export class RecordingEmailSender implements EmailSender {
   readonly sent: RecordedEmail[] = [];
   failWith?: Error;
-  /** Runs inside each call, before it returns: lets a test look at the world as the sender sees it. */
-  onSend?: (message: RecordedEmail) => void | Promise<void>;
+  /**
+   * Runs inside each call, before it returns: lets a test look at the world as the sender sees it, and at the
+   * outbox's context (message id, locale).
+   */
+  onSend?: (message: RecordedEmail, context?: EmailContext) => void | Promise<void>;
 
-  sendVerification(username: string, email: string, token: string) {
-    return this.record({ operation: 'sendVerification', username, email, token });
+  sendVerification(username: string, email: string, token: string, context?: EmailContext) {
+    return this.record({ operation: 'sendVerification', username, email, token }, context);
   }
-  sendPasswordReset(username: string, email: string, token: string) {
-    return this.record({ operation: 'sendPasswordReset', username, email, token });
+  sendPasswordReset(username: string, email: string, token: string, context?: EmailContext) {
+    return this.record({ operation: 'sendPasswordReset', username, email, token }, context);
   }
-  sendEmailVerified(username: string, email: string) {
-    return this.record({ operation: 'sendEmailVerified', username, email });
+  sendEmailVerified(username: string, email: string, context?: EmailContext) {
+    return this.record({ operation: 'sendEmailVerified', username, email }, context);
   }
-  sendPasswordChanged(username: string, email: string) {
-    return this.record({ operation: 'sendPasswordChanged', username, email });
+  sendPasswordChanged(username: string, email: string, context?: EmailContext) {
+    return this.record({ operation: 'sendPasswordChanged', username, email }, context);
   }
-  sendAccountDeleted(username: string, email: string) {
-    return this.record({ operation: 'sendAccountDeleted', username, email });
+  sendAccountDeleted(username: string, email: string, context?: EmailContext) {
+    return this.record({ operation: 'sendAccountDeleted', username, email }, context);
   }
-  sendRegistrationAttempt(username: string, email: string) {
-    return this.record({ operation: 'sendRegistrationAttempt', username, email });
+  sendRegistrationAttempt(username: string, email: string, context?: EmailContext) {
+    return this.record({ operation: 'sendRegistrationAttempt', username, email }, context);
   }
 
   /** Every message of this kind, oldest first. */
@@ -56,9 +59,9 @@ export class RecordingEmailSender implements EmailSender {
     return message.token;
   }
 
-  private async record(message: RecordedEmail): Promise<void> {
+  private async record(message: RecordedEmail, context?: EmailContext): Promise<void> {
     this.sent.push(message);
-    await this.onSend?.(message);
+    await this.onSend?.(message, context);
     if (this.failWith) throw this.failWith;
   }
 }

@@ -1,0 +1,23 @@
+/** Email that is never lost: the outbox's messages, the delivery worker, its options and the token sealing. */
+export {
+  carriesLink,
+  OUTBOX_KINDS,
+  OUTBOX_STATUSES,
+  type ClaimedMessage,
+  type NewOutboxMessage,
+  type OutboxEntry,
+  type OutboxKind,
+  type OutboxQuery,
+  type OutboxStatus,
+  type RetryTarget,
+} from './outbox-message';
+export {
+  DEFAULT_OUTBOX_OPTIONS,
+  resolveOutboxOptions,
+  type LocaleResolver,
+  type OutboxOptions,
+  type Recipient,
+} from './outbox-options';
+export { OutboxWorker, type OutboxStore, type OutboxWorkerDeps } from './outbox-worker';
+export { RetrySchedule } from './retry-schedule';
+export { SealError, TokenSealer } from './token-sealer';

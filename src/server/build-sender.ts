@@ -1,0 +1,20 @@
+import { ConsoleEmailSender } from '../email/console-email-sender';
+import { EmailLinks } from '../email/email-links';
+import type { EmailSender } from '../email/email-sender';
+import { SmtpEmailSender } from '../email/smtp-email-sender';
+import type { ServerConfig } from './config';
+
+/**
+ * The sender the configuration names: SMTP when `GATEHOUSE_SMTP_URL` is set, else the console. Used by the server
+ * and by `gatehouse worker`, so both build the same messages with the same links.
+ */
+export function buildSender(config: ServerConfig): EmailSender & { close?(): Promise<void> } {
+  const links = new EmailLinks({
+    publicUrl: config.publicUrl,
+    prefix: config.prefix,
+    verifyUrl: config.verifyUrl,
+    resetUrl: config.resetUrl,
+  });
+  if (config.smtpUrl) return new SmtpEmailSender({ url: config.smtpUrl, from: config.emailFrom, links });
+  return new ConsoleEmailSender({ links });
+}
