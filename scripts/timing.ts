@@ -12,23 +12,34 @@
  * medians differ by more than the tolerance: `--max-diff-ms` (5) or `--max-diff-ratio` (0.10) of the larger median,
  * whichever is larger, so that a pair of 1 ms answers is not failed over noise.
  *
- *   npm run timing -- --requests 300 --max-diff-ms 5 --max-diff-ratio 0.1
+ * The reset and resend pairs are measured once per email transport of `--smtp` (default all three): `console` (the
+ * default sender), `slow` (a real SMTP server on loopback that holds every reply to DATA for `--smtp-delay-ms`,
+ * default 2000) and `down` (nothing listens at the SMTP address). Only the existing-email side queues mail, so a
+ * difference here would show delivery leaking into the answer. Login is measured once, with the first transport.
+ *
+ *   npm run timing -- --requests 300 --max-diff-ms 5 --max-diff-ratio 0.1 --smtp console,slow,down
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseMail, startSmtpServer, type SmtpTestServer } from '../test/email/smtp-test-server';
 import { StandaloneServer } from '../test/server/standalone-server';
 
 const PASSWORD = 'violet staircase 42 umbrella';
 const WRONG_PASSWORD = 'quiet lantern over 7 rivers';
+
+type Transport = 'console' | 'slow' | 'down';
+const TRANSPORTS: readonly Transport[] = ['console', 'slow', 'down'];
 
 interface Options {
   requests: number;
   warmup: number;
   maxDiffMs: number;
   maxDiffRatio: number;
+  smtpDelayMs: number;
+  smtp: Transport[];
 }
 
 interface Sample {
@@ -51,20 +62,36 @@ interface Pair {
   b: Side;
 }
 
+const USAGE =
+  'usage: npm run timing -- [--requests 300] [--warmup 20] [--max-diff-ms 5] [--max-diff-ratio 0.1] ' +
+  '[--smtp console,slow,down] [--smtp-delay-ms 2000]';
+
 function parseOptions(argv: string[]): Options {
-  const options: Options = { requests: 300, warmup: 20, maxDiffMs: 5, maxDiffRatio: 0.1 };
-  const names: Record<string, keyof Options> = {
+  const options: Options = {
+    requests: 300,
+    warmup: 20,
+    maxDiffMs: 5,
+    maxDiffRatio: 0.1,
+    smtpDelayMs: 2000,
+    smtp: [...TRANSPORTS],
+  };
+  const names: Record<string, Exclude<keyof Options, 'smtp'>> = {
     '--requests': 'requests',
     '--warmup': 'warmup',
     '--max-diff-ms': 'maxDiffMs',
     '--max-diff-ratio': 'maxDiffRatio',
+    '--smtp-delay-ms': 'smtpDelayMs',
   };
   for (let i = 0; i < argv.length; i += 2) {
+    if (argv[i] === '--smtp') {
+      const chosen = (argv[i + 1] ?? '').split(',');
+      if (!chosen.every((name) => (TRANSPORTS as readonly string[]).includes(name))) throw new Error(USAGE);
+      options.smtp = chosen as Transport[];
+      continue;
+    }
     const key = names[argv[i]];
     const value = Number(argv[i + 1]);
-    if (!key || !Number.isFinite(value) || value < 0) {
-      throw new Error('usage: npm run timing -- [--requests 300] [--warmup 20] [--max-diff-ms 5] [--max-diff-ratio 0.1]');
-    }
+    if (!key || !Number.isFinite(value) || value < 0) throw new Error(USAGE);
     options[key] = value;
   }
   return options;
@@ -145,17 +172,70 @@ async function measure(baseUrl: string, pair: Pair, options: Options) {
   return { pair, a, b, diff, tolerance, ok: diff <= tolerance, sameBodies };
 }
 
-async function createAccounts(server: StandaloneServer) {
+/** The verification token of the newest message to `email`, from the console output or the SMTP server. */
+type TokenReader = (email: string) => Promise<string>;
+
+async function createAccounts(server: StandaloneServer, verificationToken: TokenReader) {
   const register = async (username: string) => {
     const email = `${username}@example.com`;
     const answer = await post(server.url, '/auth/register', { username, email, password: PASSWORD });
     if (answer.status !== 201) throw new Error(`could not register ${username}: ${answer.status} ${answer.body}`);
-    await server.waitFor(() => server.stdout.includes(`To: ${email}`), `the verification email of ${username}`);
+    return verificationToken(email);
   };
-  await register('timing-verified');
-  const verified = await post(server.url, '/auth/verify-email', { token: server.lastLinkToken('verify-email') });
+  const token = await register('timing-verified');
+  const verified = await post(server.url, '/auth/verify-email', { token });
   if (verified.status !== 200) throw new Error(`could not verify: ${verified.status} ${verified.body}`);
   await register('timing-unverified');
+}
+
+function consoleTokens(server: StandaloneServer): TokenReader {
+  return async (email) => {
+    await server.waitFor(() => server.stdout.includes(`To: ${email}`), `the verification email to ${email}`);
+    return server.lastLinkToken('verify-email');
+  };
+}
+
+function smtpTokens(server: StandaloneServer, smtp: SmtpTestServer): TokenReader {
+  return async (email) => {
+    await server.waitFor(() => smtp.received.some((mail) => mail.rcptTo.includes(email)), `the email to ${email}`);
+    const mail = smtp.received.filter((received) => received.rcptTo.includes(email)).at(-1)!;
+    const token = /verify-email\?token=([A-Za-z0-9_-]{43})/.exec((await parseMail(mail)).text ?? '')?.[1];
+    if (!token) throw new Error(`no verification link in the email to ${email}`);
+    return token;
+  };
+}
+
+/**
+ * A server on a fresh folder whose mail goes through `transport`. For `slow` and `down` the accounts are made while
+ * the SMTP server still answers at once; then it starts holding its replies, or is closed (its port then refuses).
+ */
+async function startServer(transport: Transport, options: Options) {
+  const cwd = mkdtempSync(join(tmpdir(), 'gatehouse-timing-'));
+  let slow = false;
+  const smtp =
+    transport === 'console'
+      ? undefined
+      : await startSmtpServer({
+          beforeReply: () => (slow ? new Promise((resolve) => setTimeout(resolve, options.smtpDelayMs)) : undefined),
+        });
+  const server = await StandaloneServer.start(cwd, {
+    GATEHOUSE_DATABASE_URL: `sqlite:${join(cwd, 'timing.db')}`,
+    GATEHOUSE_SECRET_KEY: randomBytes(48).toString('base64url'),
+    // Hundreds of failed logins and resets from one address in a minute: exactly what the limits refuse.
+    GATEHOUSE_RATE_LIMITS: 'off',
+    ...(smtp ? { GATEHOUSE_SMTP_URL: smtp.url } : {}),
+  });
+  await createAccounts(server, smtp ? smtpTokens(server, smtp) : consoleTokens(server));
+  if (transport === 'slow') slow = true;
+  if (transport === 'down') await smtp!.close();
+  return {
+    server,
+    async stop() {
+      await server.stop('SIGTERM');
+      if (transport === 'slow') await smtp!.close();
+      rmSync(cwd, { recursive: true, force: true });
+    },
+  };
 }
 
 /** One line of the table: pair, side, then three columns of milliseconds (or their headings). */
@@ -166,60 +246,58 @@ function row(pair: string, side: string, columns: (number | string)[]): string {
 
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
-  const cwd = mkdtempSync(join(tmpdir(), 'gatehouse-timing-'));
-  let server: StandaloneServer | undefined;
-  try {
-    server = await StandaloneServer.start(cwd, {
-      GATEHOUSE_DATABASE_URL: `sqlite:${join(cwd, 'timing.db')}`,
-      GATEHOUSE_SECRET_KEY: randomBytes(48).toString('base64url'),
-      // Hundreds of failed logins and resets from one address in a minute: exactly what the limits refuse.
-      GATEHOUSE_RATE_LIMITS: 'off',
-    });
-    await createAccounts(server);
+  const login = (label: string, username: string): Side => ({
+    label,
+    path: '/auth/login',
+    body: { username, password: WRONG_PASSWORD },
+    status: 401,
+  });
+  const mailRequest = (path: string, label: string, email: string): Side => ({ label, path, body: { email }, status: 200 });
+  const reset = '/auth/password-reset/request';
+  const resend = '/auth/resend-verification';
+  const mailPairs = (transport: Transport): Pair[] => [
+    {
+      name: `reset, ${transport}`,
+      a: mailRequest(reset, 'existing email', 'timing-verified@example.com'),
+      b: mailRequest(reset, 'unknown email', 'timing-nobody@example.com'),
+    },
+    {
+      name: `resend, ${transport}`,
+      a: mailRequest(resend, 'unverified email', 'timing-unverified@example.com'),
+      b: mailRequest(resend, 'unknown email', 'timing-nobody@example.com'),
+    },
+  ];
 
-    const login = (label: string, username: string): Side => ({
-      label,
-      path: '/auth/login',
-      body: { username, password: WRONG_PASSWORD },
-      status: 401,
-    });
-    const mailRequest = (path: string, label: string, email: string): Side => ({ label, path, body: { email }, status: 200 });
-    const reset = '/auth/password-reset/request';
-    const resend = '/auth/resend-verification';
-    const pairs: Pair[] = [
-      { name: 'login', a: login('unknown user', 'timing-nobody'), b: login('wrong password', 'timing-verified') },
-      {
-        name: 'reset request',
-        a: mailRequest(reset, 'existing email', 'timing-verified@example.com'),
-        b: mailRequest(reset, 'unknown email', 'timing-nobody@example.com'),
-      },
-      {
-        name: 'resend verification',
-        a: mailRequest(resend, 'unverified email', 'timing-unverified@example.com'),
-        b: mailRequest(resend, 'unknown email', 'timing-nobody@example.com'),
-      },
-    ];
-
-    console.log(`Gatehouse timing: ${options.requests} requests per side in random order, after ${options.warmup} warm-up each;`);
-    console.log(`node ${process.version}, SQLite, default argon2id (m=19456 KiB, t=2, p=1), rate limits off.\n`);
-    console.log(row('pair', 'side', ['p10 ms', 'median', 'p90 ms']));
-    let failed = false;
-    for (const pair of pairs) {
-      const result = await measure(server.url, pair, options);
-      console.log(row(pair.name, pair.a.label, [result.a.p10, result.a.median, result.a.p90]));
-      console.log(row('', pair.b.label, [result.b.p10, result.b.median, result.b.p90]));
-      const verdict = result.ok ? 'ok' : 'TOO DIFFERENT';
-      const answers = result.sameBodies ? 'byte-identical' : 'DIFFER';
-      const difference = `${result.diff.toFixed(2)} ms (tolerance ${result.tolerance.toFixed(2)} ms)`;
-      console.log(`${''.padEnd(21)}median difference ${difference}: ${verdict}; answers ${answers}\n`);
-      if (!result.ok || !result.sameBodies) failed = true;
+  console.log(`Gatehouse timing: ${options.requests} requests per side in random order, after ${options.warmup} warm-up each;`);
+  console.log(`node ${process.version}, SQLite, default argon2id (m=19456 KiB, t=2, p=1), rate limits off;`);
+  console.log(`email: ${options.smtp.join(', ')} (slow: every DATA reply held ${options.smtpDelayMs} ms; down: connection refused).\n`);
+  console.log(row('pair', 'side', ['p10 ms', 'median', 'p90 ms']));
+  let failed = false;
+  for (const [index, transport] of options.smtp.entries()) {
+    const { server, stop } = await startServer(transport, options);
+    try {
+      const pairs = [
+        ...(index === 0
+          ? [{ name: 'login', a: login('unknown user', 'timing-nobody'), b: login('wrong password', 'timing-verified') }]
+          : []),
+        ...mailPairs(transport),
+      ];
+      for (const pair of pairs) {
+        const result = await measure(server.url, pair, options);
+        console.log(row(pair.name, pair.a.label, [result.a.p10, result.a.median, result.a.p90]));
+        console.log(row('', pair.b.label, [result.b.p10, result.b.median, result.b.p90]));
+        const verdict = result.ok ? 'ok' : 'TOO DIFFERENT';
+        const answers = result.sameBodies ? 'byte-identical' : 'DIFFER';
+        const difference = `${result.diff.toFixed(2)} ms (tolerance ${result.tolerance.toFixed(2)} ms)`;
+        console.log(`${''.padEnd(21)}median difference ${difference}: ${verdict}; answers ${answers}\n`);
+        if (!result.ok || !result.sameBodies) failed = true;
+      }
+    } finally {
+      await stop();
     }
-    return failed ? 1 : 0;
-  } finally {
-    agent.destroy();
-    await server?.stop('SIGTERM');
-    rmSync(cwd, { recursive: true, force: true });
   }
+  agent.destroy();
+  return failed ? 1 : 0;
 }
 
 main().then(
