@@ -11,7 +11,7 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
  * run died after a throwaway connection was collected; WiseLibs/better-sqlite3 #1515, nodejs/node #65446).
  * better-sqlite3 13 (Node-API) is free of it but needs Node 22, and Gatehouse supports Node 20. So no connection or
  * statement ever becomes garbage: every connection is opened through `openSqlite`, which keeps it and each statement
- * it prepares (pragma() included, which prepares through the same method).
+ * it prepares. pragma() prepares natively, out of our reach, so it is refused; `exec('PRAGMA ...')` makes no statement.
  */
 const keptAlive: object[] = [];
 
@@ -25,6 +25,9 @@ export function openSqlite(filename: string, options?: BetterSqlite3.Options): B
     keptAlive.push(statement);
     return statement;
   }) as typeof database.prepare;
+  database.pragma = () => {
+    throw new Error('pragma() leaves a statement to be collected (a Node 24 abort); use exec("PRAGMA ...")');
+  };
   return database;
 }
 

@@ -31,11 +31,13 @@ export function storedValues(dump: Map<string, Row[]>): { table: string; column:
   return values;
 }
 
-/** Runs one statement on a connection of its own (WAL lets it share the file with the app's). */
+/**
+ * Runs one statement on a connection of its own (WAL lets it share the file with the app's; better-sqlite3 waits
+ * up to 5 s for a lock by default).
+ */
 export function execute(filename: string, statement: string, ...parameters: unknown[]): Row[] {
   const db = openSqlite(filename);
   try {
-    db.pragma('busy_timeout = 5000');
     const prepared = db.prepare(statement);
     if (prepared.reader) return prepared.all(...parameters) as Row[];
     prepared.run(...parameters);
