@@ -34,3 +34,22 @@ export function connectRedis(url: string, logger: Logger, options: { commandTime
   });
   return client;
 }
+
+/**
+ * Resolves once `client` is ready, or after `timeoutMs` if it is not (the start goes on; the limits count in memory
+ * until Redis is back). Without it, the first requests after a start beat the connection and are counted by this
+ * process alone, so two fresh instances would each grant the full budget.
+ */
+export function waitForRedis(client: Redis, timeoutMs = 2_000): Promise<boolean> {
+  if (client.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ready: boolean) => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      resolve(ready);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    client.on('ready', onReady);
+  });
+}

@@ -2,7 +2,7 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { resolveAccountService } from '../di/resolve';
-import { connectRedis } from '../limits/redis-client';
+import { connectRedis, waitForRedis } from '../limits/redis-client';
 import { createPinoLogger } from '../logging/pino-logger';
 import type { Logger } from '../services/logger';
 import type { UserStore } from '../stores/user-store';
@@ -76,6 +76,7 @@ async function main(): Promise<void> {
   });
   const sender = buildSender(config);
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
+  if (redis) await waitForRedis(redis);
   const app = createApp({
     store,
     sender,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { connectRedis } from '../../src/limits/redis-client';
+import { connectRedis, waitForRedis } from '../../src/limits/redis-client';
 import { RateLimits } from '../../src/limits/rate-limits';
 import type { RateLimitOptions } from '../../src/limits/rate-limit-options';
 import { CapturingLogger } from '../support/capturing-logger';
@@ -9,6 +9,7 @@ import { describeWithService, serviceUrl } from '../support/services';
 import { buildTestApp, PREFIX } from '../support/test-app';
 import { expectRateLimited } from './expect-rate-limited';
 import { TcpProxy } from '../support/tcp-proxy';
+import { freePort } from '../server/standalone-server';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -46,6 +47,14 @@ describeWithService('redis', 'rate limits in Redis (L5)', function () {
     await ready(redis);
     return new RateLimits({ ...options, redis, keyPrefix: `${prefix}:${test}` }, logger);
   }
+
+  it('waitForRedis resolves true once connected, and false after its timeout when Redis cannot be reached', async () => {
+    expect(await waitForRedis(client())).to.equal(true);
+    const unreachable = await freePort();
+    const started = Date.now();
+    expect(await waitForRedis(client(`redis://127.0.0.1:${unreachable}`), 300)).to.equal(false);
+    expect(Date.now() - started).to.be.within(250, 1_000);
+  });
 
   it('shares one budget between instances', async () => {
     const options = { limits: { 'login.ip': { points: 3, duration: 60 } } };
