@@ -64,6 +64,8 @@ export class OutboxWorker {
   private pollTimer: NodeJS.Timeout | undefined;
   private wakeTimer: NodeJS.Timeout | undefined;
   private wakeAt = Infinity;
+  /** The store failed the last claim: an outage is logged when it starts and when it ends, not at every poll. */
+  private claimsFailing = false;
 
   constructor(deps: OutboxWorkerDeps) {
     this.options = resolveOutboxOptions(deps.options);
@@ -128,11 +130,18 @@ export class OutboxWorker {
     try {
       claimed = await this.store.claimDueMessages(now, new Date(now.getTime() + this.options.leaseMs), this.options.batchSize);
     } catch (error) {
-      this.logger.warn(
-        { event: 'email_delivery', outcome: 'claim_failed', error: describeDeliveryFailure(error).fields },
-        'could not look for email to send; trying again later',
-      );
+      if (!this.claimsFailing) {
+        this.logger.warn(
+          { event: 'email_delivery', outcome: 'claim_failed', error: describeDeliveryFailure(error).fields },
+          'could not look for email to send; trying again at every poll, silently until it works',
+        );
+      }
+      this.claimsFailing = true;
       return 0;
+    }
+    if (this.claimsFailing) {
+      this.claimsFailing = false;
+      this.logger.info({ event: 'email_delivery', outcome: 'claim_recovered' }, 'looking for email to send works again');
     }
     await Promise.all(claimed.map((message) => this.deliver(message)));
     return claimed.length;

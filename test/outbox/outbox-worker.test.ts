@@ -186,6 +186,24 @@ describe('OutboxWorker', () => {
     expect(t.logger.text()).to.not.include('alice@example.com');
   });
 
+  it('logs a store that cannot be asked for due mail once per outage, and its recovery once', async () => {
+    const t = await setUp();
+    await t.queue('emailVerified');
+    const claim = t.store.claimDueMessages.bind(t.store);
+    t.store.claimDueMessages = async () => {
+      throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    };
+    for (let i = 0; i < 3; i++) expect(await t.worker.runOnce()).to.equal(0);
+    expect(t.events('claim_failed')).to.have.length(1);
+    expect(t.sender.sent).to.have.length(0);
+
+    t.store.claimDueMessages = claim;
+    expect(await t.worker.runOnce()).to.equal(1);
+    expect(await t.worker.runOnce()).to.equal(0);
+    expect(t.events('claim_recovered')).to.have.length(1);
+    expect(t.sender.sent).to.have.length(1);
+  });
+
   it('stop() lets the send under way finish and record, then claims nothing more', async () => {
     const t = await setUp();
     let release!: () => void;
