@@ -112,7 +112,7 @@ async function main(): Promise<void> {
       event: 'listening',
       url: `${address}${config.prefix}`,
       database: config.database.kind,
-      email: config.smtpUrl ? 'smtp' : 'console',
+      mailer: config.smtpUrl ? 'smtp' : 'console',
       emailWorker: config.outbox.worker ? 'in-process' : 'off',
       rateLimits: config.rateLimits.enabled === false ? 'off' : redis ? 'redis' : 'memory',
     },

@@ -91,6 +91,7 @@ describe('standalone server (npm start)', function () {
         GATEHOUSE_EMAIL_FROM: 'Accounts <accounts@example.com>',
         GATEHOUSE_PUBLIC_URL: 'https://id.example.com',
       });
+      expect(server.stderr).to.match(/"event":"listening".*"mailer":"smtp"/);
       await request(server.url)
         .post('/auth/register')
         .send({ username: 'dave', email: 'dave@example.com', password: PASSWORD })
