@@ -15,12 +15,11 @@
  * PostgreSQL: GATEHOUSE_BENCH_POSTGRES_URL (default GATEHOUSE_TEST_POSTGRES_URL, then
  * postgres://postgres@127.0.0.1:5432/test); a database of its own is created and dropped. Unreachable: skipped.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { BenchProcess } from './bench-process';
 import { measureArgon2Ceiling } from './argon2-ceiling-run';
+import { BenchProcess } from './bench-process';
 import { type Load, measure, type Measurement, median, runOnce, type Timing } from './measure';
 import { printReport, type Report, type Row } from './report';
 import { openBenchDatabase, seedAccounts, type BenchDatabase, type Seeded, PASSWORD } from './seed';

@@ -16,8 +16,8 @@ import { createApp } from '../../src/server/create-app';
 import { createHttpServer } from '../../src/server/http-server';
 import { openStore } from '../../src/server/open-store';
 
-export const HOST_ROUTE = '/host/reports';
-export const HOST_PERMISSION = 'reports.read';
+// seed.ts grants this permission and requests GET /host/reports.
+const HOST_PERMISSION = 'reports.read';
 
 @Service()
 @JsonController('/host')
