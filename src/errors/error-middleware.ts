@@ -20,6 +20,8 @@ export function errorMiddleware(): Middleware {
       renderError(ctx, answer);
       return;
     }
+    // Successful answers (nearly all of them) skip the asynchronous check below: it only ever finds errors.
+    if (ctx.status < 400) return;
     const unrendered = await unrenderedError(ctx);
     if (unrendered) renderError(ctx, unrendered);
   };

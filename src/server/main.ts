@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: it sizes libuv's pool, which must happen before anything uses it (see threadpool-size.ts).
+import './threadpool-size';
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { resolveAccountService } from '../di/resolve';

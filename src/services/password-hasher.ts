@@ -5,6 +5,9 @@ import { isAffordable, parseArgon2Parameters } from './argon2-parameters';
 import type { Logger } from './logger';
 import { BoundedWorkQueue } from './work-queue';
 
+/** Overload is logged at most once per this interval; see `logOverload`. */
+const OVERLOAD_LOG_INTERVAL_MS = 1000;
+
 const busy = () =>
   new AccountError('service_unavailable', 'Too many sign-in attempts in progress; retry shortly', { retryAfterSeconds: 1 });
 
@@ -19,6 +22,8 @@ const busy = () =>
 export class PasswordHasher {
   private dummyHash?: Promise<string>;
   private readonly queue: BoundedWorkQueue;
+  private refusedSinceLog = 0;
+  private lastOverloadLog = -Infinity;
 
   constructor(
     private readonly params: HashingOptions,
@@ -85,9 +90,26 @@ export class PasswordHasher {
   private scheduled<T>(work: () => Promise<T>): Promise<T> {
     const running = this.queue.tryRun(work);
     if (!running) {
-      this.logger?.warn({ event: 'hashing_overloaded', ...this.queue.load }, 'password hashing queue full; answered 503');
+      this.logOverload();
       return Promise.reject(busy());
     }
     return running;
+  }
+
+  /**
+   * At most one `hashing_overloaded` line a second, counting the refusals it stands for. A flood is refused thousands
+   * of times a second (`npm run bench`'s burst: about 2,400), and a line for each turned it into a flood of the logs
+   * as well, each line written synchronously on the event loop that also hands the hashing pool its work.
+   */
+  private logOverload(): void {
+    this.refusedSinceLog += 1;
+    const now = performance.now();
+    if (now - this.lastOverloadLog < OVERLOAD_LOG_INTERVAL_MS) return;
+    this.logger?.warn(
+      { event: 'hashing_overloaded', ...this.queue.load, refused: this.refusedSinceLog },
+      'password hashing queue full; answered 503',
+    );
+    this.lastOverloadLog = now;
+    this.refusedSinceLog = 0;
   }
 }

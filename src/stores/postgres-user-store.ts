@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, PostgresPool } from 'kysely';
+import { Kysely, KyselyConfig, PostgresDialect, PostgresPool } from 'kysely';
 import { Pool, PoolClient } from 'pg';
 import { DialectGuard, guardDialect, retryableOnce, unavailableOnFailure } from './sql/guarded-dialect';
 import { migrateToLatest } from './sql/migrate';
@@ -34,6 +34,8 @@ export interface PostgresUserStoreOptions {
    * request, and the pool replaces them; by default they are ignored.
    */
   onConnectionError?: (error: Error) => void;
+  /** Kysely's query log (every statement's SQL and duration, and failures): for diagnostics and query-count tests. */
+  log?: KyselyConfig['log'];
 }
 
 const DEFAULT_MAX_CONNECTIONS = 10;
@@ -79,7 +81,7 @@ export class PostgresUserStore extends SqlUserStore {
       ...UNAVAILABLE,
       beforeFirstQuery: migrateOnce,
     });
-    super(new Kysely<Database>({ dialect }), capabilities);
+    super(new Kysely<Database>({ dialect, log: options.log }), capabilities);
     this.pool = pool;
     this.migrateOnce = migrateOnce;
     this.detachListeners = detachOnClose;

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, KyselyConfig, SqliteDialect } from 'kysely';
+import { firstComeDialect } from './sql/first-come-dialect';
 import { migrateToLatest } from './sql/migrate';
 import { Database } from './sql/schema';
 import { SqlCapabilities } from './sql/sql-capabilities';
@@ -11,6 +12,8 @@ import { cachingStatements, openSqlite } from './sql/sqlite-statement-cache';
 export interface SqliteUserStoreOptions {
   /** Path of the database file; its folder is created if missing. */
   filename: string;
+  /** Kysely's query log (every statement's SQL and duration, and failures): for diagnostics and query-count tests. */
+  log?: KyselyConfig['log'];
 }
 
 /**
@@ -34,7 +37,7 @@ export class SqliteUserStore extends SqlUserStore {
   }
 
   /** Opens (creating if needed) the database file and migrates it to the latest schema. */
-  static async open({ filename }: SqliteUserStoreOptions): Promise<SqliteUserStore> {
+  static async open({ filename, log }: SqliteUserStoreOptions): Promise<SqliteUserStore> {
     await mkdir(path.dirname(path.resolve(filename)), { recursive: true });
     const database = openSqlite(filename);
     // busy_timeout first, so that switching to WAL waits for a process that holds the file.
@@ -43,7 +46,10 @@ export class SqliteUserStore extends SqlUserStore {
     database.exec('PRAGMA synchronous = FULL');
     database.exec('PRAGMA foreign_keys = ON');
 
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(database) }) });
+    const db = new Kysely<Database>({
+      dialect: firstComeDialect(new SqliteDialect({ database: cachingStatements(database) })),
+      log,
+    });
     const capabilities = sqliteCapabilities(filename);
     try {
       await migrateToLatest(db, capabilities);

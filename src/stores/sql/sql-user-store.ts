@@ -28,6 +28,7 @@ import {
   toTokenRow,
   toUserRow,
 } from './rows';
+import { requestPathQueries, type RequestPathQueries } from './request-path-queries';
 import { Database } from './schema';
 import { SqlCapabilities } from './sql-capabilities';
 
@@ -45,6 +46,7 @@ const CLEANUP_BATCH_SIZE = 1000;
  */
 export class SqlUserStore implements UserStore {
   private closed = false;
+  private readonly queries: RequestPathQueries;
 
   /**
    * @param db Exposed for health checks, tests and a host's own queries. Writing through it bypasses the store's
@@ -53,7 +55,9 @@ export class SqlUserStore implements UserStore {
   constructor(
     readonly db: Kysely<Database>,
     private readonly capabilities: SqlCapabilities,
-  ) {}
+  ) {
+    this.queries = requestPathQueries(db);
+  }
 
   async createUser(user: NewUser, verification: StoredToken, message?: NewOutboxMessage): Promise<CreateUserResult> {
     const row = toUserRow({ ...user, updatedAt: user.createdAt });
@@ -85,15 +89,15 @@ export class SqlUserStore implements UserStore {
   }
 
   async findUserById(id: string): Promise<StoredUser | null> {
-    return this.findUserBy('id', id);
+    return this.findUserWith(this.queries.userById, id);
   }
 
   async findUserByUsernameKey(usernameKey: string): Promise<StoredUser | null> {
-    return this.findUserBy('username_key', usernameKey);
+    return this.findUserWith(this.queries.userByUsernameKey, usernameKey);
   }
 
   async findUserByEmailKey(emailKey: string): Promise<StoredUser | null> {
-    return this.findUserBy('email_key', emailKey);
+    return this.findUserWith(this.queries.userByEmailKey, emailKey);
   }
 
   async findUserByToken(tokenHash: string, purpose: TokenPurpose, now: Date): Promise<StoredUser | null> {
@@ -230,18 +234,7 @@ export class SqlUserStore implements UserStore {
   }
 
   async getSessionAndUser(tokenHash: string): Promise<{ session: StoredSession; user: StoredUser } | null> {
-    const row = await this.db
-      .selectFrom('sessions as s')
-      .innerJoin('users as u', 'u.id', 's.user_id')
-      .selectAll('u')
-      .select([
-        's.token_hash as session_token_hash',
-        's.created_at as session_created_at',
-        's.expires_at as session_expires_at',
-        's.last_seen_at as session_last_seen_at',
-      ])
-      .where('s.token_hash', '=', tokenHash)
-      .executeTakeFirst();
+    const [row] = await this.queries.sessionAndUser.execute(this.db, tokenHash);
     if (!row) return null;
     const session = fromSessionRow({
       token_hash: row.session_token_hash,
@@ -372,34 +365,14 @@ export class SqlUserStore implements UserStore {
 
   async checkRole(userId: string, role: string): Promise<AccessAnswer> {
     // One query on the request path: the role's row (absent: unknown) and the user's grant of it, if any.
-    const row = await this.db
-      .selectFrom('roles as r')
-      .leftJoin('user_roles as ur', (join) => join.onRef('ur.role', '=', 'r.name').on('ur.user_id', '=', userId))
-      .select('ur.user_id as holder')
-      .where('r.name', '=', role)
-      .executeTakeFirst();
+    const [row] = await this.queries.role.execute(this.db, userId, role);
     if (!row) return 'unknown';
     return row.holder === null ? 'denied' : 'granted';
   }
 
   async checkPermission(userId: string, permission: string): Promise<AccessAnswer> {
     // One query on the request path: the permission's row (absent: unknown) and whether a role of the user carries it.
-    const row = await this.db
-      .selectFrom('permissions as p')
-      .select((eb) =>
-        eb
-          .exists(
-            eb
-              .selectFrom('role_permissions as rp')
-              .innerJoin('user_roles as ur', 'ur.role', 'rp.role')
-              .select('rp.role')
-              .whereRef('rp.permission', '=', 'p.name')
-              .where('ur.user_id', '=', userId),
-          )
-          .as('granted'),
-      )
-      .where('p.name', '=', permission)
-      .executeTakeFirst();
+    const [row] = await this.queries.permission.execute(this.db, userId, permission);
     if (!row) return 'unknown';
     // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
     return row.granted ? 'granted' : 'denied';
@@ -579,11 +552,11 @@ export class SqlUserStore implements UserStore {
     }
   }
 
-  private async findUserBy(column: 'id' | 'username_key' | 'email_key', value: string): Promise<StoredUser | null> {
+  private async findUserWith(query: RequestPathQueries['userById'], value: string): Promise<StoredUser | null> {
     // These are looked up with text as typed (a username at login). PostgreSQL text cannot hold NUL, so no stored key
     // has one, and asking would be an error there rather than the absence it is everywhere.
     if (value.includes('\u0000')) return null;
-    const row = await this.db.selectFrom('users').selectAll().where(column, '=', value).executeTakeFirst();
+    const [row] = await query.execute(this.db, value);
     return row ? fromUserRow(row) : null;
   }
 }

@@ -1,0 +1,99 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+/** A free loopback port, found by letting the OS pick one. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** How much of a child's output is kept: enough to find the latest link printed, never the whole run's mail. */
+const KEPT_OUTPUT = 256 * 1024;
+
+/**
+ * A server under test, run as a child process so that its memory and CPU are its own: started with its environment,
+ * ready once its stderr says so, and measured through /proc (peak RSS).
+ */
+export class BenchProcess {
+  stdout = '';
+  stderr = '';
+  private readonly exited: Promise<number | null>;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+  ) {
+    child.stdout!.on('data', (chunk) => (this.stdout = (this.stdout + chunk).slice(-KEPT_OUTPUT)));
+    child.stderr!.on('data', (chunk) => (this.stderr = (this.stderr + chunk).slice(-KEPT_OUTPUT)));
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  /** Starts `node script` and resolves when `ready` matches its stderr. */
+  static async start(
+    script: string,
+    env: Record<string, string>,
+    ready: RegExp,
+    options: { cwd?: string; nodeArgs?: string[] } = {},
+  ): Promise<BenchProcess> {
+    const port = String(await freePort());
+    const { cwd, nodeArgs = [] } = options;
+    const child = spawn(process.execPath, [...nodeArgs, script], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', ...env, PORT: port },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const server = new BenchProcess(child, `http://127.0.0.1:${port}`);
+    await server.waitFor(() => ready.test(server.stderr), `${script} to be ready`);
+    return server;
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** The raw token of the newest console-printed link of this kind. */
+  lastLinkToken(path: 'verify-email' | 'password-reset'): string | null {
+    const matches = [...this.stdout.matchAll(new RegExp(`/${path}\\?token=([A-Za-z0-9_-]+)`, 'g'))];
+    return matches.length > 0 ? matches[matches.length - 1][1] : null;
+  }
+
+  /**
+   * Starts a new peak: writing 5 to clear_refs resets the kernel's high-water mark of resident memory (VmHWM), so the
+   * next `peakRssBytes()` is the peak of what ran in between, not of the whole life of the process.
+   */
+  resetPeakRss(): void {
+    writeFileSync(`/proc/${this.pid}/clear_refs`, '5');
+  }
+
+  /** The most resident memory the process has had since start or since `resetPeakRss()`. */
+  peakRssBytes(): number {
+    const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
+    const kib = /^VmHWM:\s+(\d+) kB/m.exec(status)?.[1];
+    return kib === undefined ? NaN : Number(kib) * 1024;
+  }
+
+  async waitFor(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!condition()) {
+      if (!this.running) throw new Error(`process exited while waiting for ${what}:\n${this.stderr.slice(-4000)}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${this.stderr.slice(-4000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  async stop(): Promise<number | null> {
+    if (this.running) this.child.kill('SIGTERM');
+    return this.exited;
+  }
+}

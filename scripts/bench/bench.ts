@@ -1,0 +1,319 @@
+/**
+ * `npm run bench`: how fast the standalone server answers, measured against what this machine can do at all.
+ *
+ * Ceilings, measured in the same run: a bare routing-controllers route on Koa returning a constant object (the
+ * framework's rate; `bare-server.ts`), and argon2id hashes a second with every core busy and the server's parameters
+ * (`argon2-ceiling.ts`). Then, on SQLite and on PostgreSQL, the standalone server (`build/src/server/main.js`,
+ * configured by GATEHOUSE_* variables, rate limits off) answers `GET /me` with a bearer token, `POST /login` and
+ * `POST /register`, and a host app (`host-server.ts`, the same wiring) a route behind `@Authorized('perm:...')`.
+ * Each is warmed up, then run several times for a fixed duration; the table shows the median. On SQLite it also
+ * measures `GET /me` at a fixed rate alone and while logins saturate the hashing pool, and a burst of 1,000
+ * concurrent logins with 128-character passwords.
+ *
+ *   npm run bench -- --warmup 3 --duration 5 --runs 3 --only sqlite,postgres --json bench-results/latest.json
+ *
+ * PostgreSQL: GATEHOUSE_BENCH_POSTGRES_URL (default GATEHOUSE_TEST_POSTGRES_URL, then
+ * postgres://postgres@127.0.0.1:5432/test); a database of its own is created and dropped. Unreachable: skipped.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { measureArgon2Ceiling } from './argon2-ceiling-run';
+import { BenchProcess } from './bench-process';
+import { type Load, measure, type Measurement, median, runOnce, type Timing } from './measure';
+import { printReport, type Report, type Row } from './report';
+import { openBenchDatabase, seedAccounts, type BenchDatabase, type Seeded, PASSWORD } from './seed';
+
+const BUILD = join(__dirname, '../..');
+const MAIN = join(BUILD, 'src/server/main.js');
+const HOST = join(__dirname, 'host-server.js');
+const BARE = join(__dirname, 'bare-server.js');
+const LISTENING = /"event":"listening"/;
+const PROFILES = 'bench-profiles';
+const SCENARIOS = ['me', 'perm', 'login', 'register', 'load', 'burst'];
+
+/** Connections of the throughput loads: enough to keep the server busy on a few cores, few enough to not queue. */
+const CONNECTIONS = 16;
+/** The fixed rate of `GET /me` in the latency-under-load comparison: well within what one core answers. */
+const ME_FIXED_RATE = 500;
+const BURST_CONNECTIONS = 1000;
+
+interface Options extends Timing {
+  only: Set<'sqlite' | 'postgres'>;
+  json?: string;
+  /** Which loads run per database (`--scenarios me,perm`); default all. */
+  scenarios: Set<string>;
+  /** Node flags for the servers under test, e.g. a CPU profile of each (`--profile`). */
+  nodeArgs: string[];
+}
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = {
+    warmupSeconds: 3,
+    runSeconds: 5,
+    runs: 3,
+    only: new Set(['sqlite', 'postgres']),
+    nodeArgs: [],
+    scenarios: new Set(SCENARIOS),
+  };
+  for (let i = 0; i < argv.length; i += 2) {
+    const [flag, value] = [argv[i], argv[i + 1]];
+    if (flag === '--profile') {
+      // One .cpuprofile per server process, written when it exits; bench-profiles/ is git-ignored.
+      options.nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${resolve(PROFILES)}`];
+      i -= 1;
+      continue;
+    }
+    if (value === undefined) throw new Error(`${flag} needs a value`);
+    if (flag === '--warmup') options.warmupSeconds = Number(value);
+    else if (flag === '--duration') options.runSeconds = Number(value);
+    else if (flag === '--runs') options.runs = Number(value);
+    else if (flag === '--json') options.json = value;
+    else if (flag === '--scenarios') options.scenarios = new Set(value.split(','));
+    else if (flag === '--only') options.only = new Set(value.split(',') as ('sqlite' | 'postgres')[]);
+    else throw new Error(`unknown option ${flag} (use --warmup, --duration, --runs, --only, --scenarios, --json, --profile)`);
+  }
+  return options;
+}
+
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  const report: Report = {
+    machine: {
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: availableParallelism(),
+      node: process.version,
+      timing: `${options.warmupSeconds} s warm-up, median of ${options.runs} runs of ${options.runSeconds} s`,
+    },
+    ceilings: { bareRate: NaN, argon2Rate: NaN },
+    rows: [],
+    notes: [],
+  };
+
+  log('ceiling: bare routing-controllers route');
+  const bare = await BenchProcess.start(BARE, {}, LISTENING, { nodeArgs: options.nodeArgs });
+  const bareResult = await measure({ url: `${bare.url}/bare`, connections: CONNECTIONS, expect: [200] }, options, bare);
+  await bare.stop();
+  report.ceilings.bareRate = bareResult.rate;
+  report.rows.push(row('ceiling', 'bare route (constant JSON)', bareResult, bareResult.rate));
+
+  log('ceiling: argon2id hashes a second');
+  const argon2 = await measureArgon2Ceiling(options);
+  report.ceilings.argon2Rate = argon2.rate;
+  report.rows.push({
+    database: 'ceiling',
+    scenario: `argon2id hashes (${argon2.concurrency} at once)`,
+    rate: argon2.rate,
+    p50: NaN,
+    p99: NaN,
+    peakRssBytes: argon2.peakRssBytes,
+    ratio: 1,
+    errors: 0,
+  });
+
+  for (const kind of ['sqlite', 'postgres'] as const) {
+    if (!options.only.has(kind)) continue;
+    const database = await openBenchDatabase(kind);
+    if (!database) {
+      const note = 'PostgreSQL skipped: no server at GATEHOUSE_BENCH_POSTGRES_URL (see BENCHMARKS.md)';
+      log(note);
+      report.notes.push(note);
+      continue;
+    }
+    try {
+      await benchDatabase(database, options, report);
+    } finally {
+      await database.drop();
+    }
+  }
+
+  printReport(report);
+  if (options.json) {
+    mkdirSync(dirname(options.json), { recursive: true });
+    writeFileSync(options.json, JSON.stringify(report, null, 2) + '\n');
+  }
+}
+
+function row(database: string, scenario: string, result: Measurement, ceiling: number, extra: Partial<Row> = {}): Row {
+  return {
+    database,
+    scenario,
+    rate: result.rate,
+    p50: result.p50,
+    p99: result.p99,
+    peakRssBytes: result.peakRssBytes,
+    ratio: result.rate / ceiling,
+    errors: result.unexpected + result.errors,
+    ...extra,
+  };
+}
+
+async function benchDatabase(database: BenchDatabase, options: Options, report: Report): Promise<void> {
+  const cwd = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
+  const env = {
+    GATEHOUSE_DATABASE_URL: database.url,
+    GATEHOUSE_SECRET_KEY: 'bench-secret-key-bench-secret-key-bench-secret-key',
+    // Off for the benchmark only: one client address sends every request, which the per-IP and per-name limits
+    // exist to stop. Everything else (argon2 parameters, hashing queue, body limits, headers) is the default.
+    GATEHOUSE_RATE_LIMITS: 'off',
+    GATEHOUSE_PUBLIC_URL: 'http://127.0.0.1:8000',
+  };
+  const name = database.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+  const { bareRate, argon2Rate } = report.ceilings;
+  log(`${name}: starting the standalone server and the host app`);
+  const server = await BenchProcess.start(MAIN, env, LISTENING, { cwd, nodeArgs: options.nodeArgs });
+  let host: BenchProcess | undefined;
+  try {
+    const seeded = await seedAccounts(server, env, cwd);
+    host = await BenchProcess.start(HOST, env, LISTENING, { cwd, nodeArgs: options.nodeArgs });
+    const bearer = { authorization: `Bearer ${seeded.token}` };
+    const me: Load = { url: `${server.url}/auth/me`, headers: bearer, connections: CONNECTIONS, expect: [200] };
+
+    const login = loginLoad(server, seeded.username, PASSWORD, CONNECTIONS);
+    const runs = (scenario: string) => options.scenarios.has(scenario);
+
+    if (runs('me')) {
+      log(`${name}: GET /me`);
+      report.rows.push(row(name, 'GET /me (bearer)', await measure(me, options, server), bareRate));
+    }
+    if (runs('perm')) {
+      log(`${name}: host route behind @Authorized('perm:...')`);
+      const perm: Load = { url: `${host.url}${seeded.hostRoute}`, headers: bearer, connections: CONNECTIONS, expect: [200] };
+      report.rows.push(row(name, "GET host route @Authorized('perm:x')", await measure(perm, options, host), bareRate));
+    }
+    if (runs('login')) {
+      log(`${name}: POST /login`);
+      report.rows.push(row(name, 'POST /login', await measure(login, options, server), argon2Rate));
+    }
+    if (runs('register')) {
+      log(`${name}: POST /register`);
+      report.rows.push(row(name, 'POST /register', await measure(registerLoad(server), options, server), argon2Rate));
+    }
+    if (database.kind === 'sqlite' && runs('load')) await underLoad(name, server, me, login, options, report);
+    if (database.kind === 'sqlite' && runs('burst')) await burst(name, server, seeded, options, report);
+  } finally {
+    await host?.stop();
+    await server.stop();
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+function loginLoad(server: BenchProcess, username: string, password: string, connections: number): Load {
+  return {
+    url: `${server.url}/auth/login`,
+    method: 'POST',
+    body: { username, password },
+    connections,
+    expect: [200],
+  };
+}
+
+/** A new account per request: names from a per-run prefix and a counter. */
+function registerLoad(server: BenchProcess): Load {
+  const prefix = `r${Date.now().toString(36)}`;
+  let next = 0;
+  return {
+    url: `${server.url}/auth/register`,
+    method: 'POST',
+    body: () => {
+      const username = `${prefix}x${(next++).toString(36)}`;
+      return { username, email: `${username}@example.com`, password: PASSWORD };
+    },
+    connections: CONNECTIONS,
+    expect: [201],
+  };
+}
+
+/**
+ * `GET /me` at a fixed rate, alone and then while logins keep the hashing pool full: hashing runs on libuv's
+ * threads, so the event loop, and with it the latency of every other request, should barely notice.
+ */
+async function underLoad(
+  name: string,
+  server: BenchProcess,
+  me: Load,
+  login: Load,
+  options: Options,
+  report: Report,
+): Promise<void> {
+  const fixedMe: Load = { ...me, connections: 8, overallRate: ME_FIXED_RATE };
+  log(`${name}: GET /me at ${ME_FIXED_RATE}/s, idle`);
+  const idle = await measure(fixedMe, options, server);
+  report.rows.push(row(name, `GET /me at ${ME_FIXED_RATE}/s, idle`, idle, report.ceilings.bareRate));
+
+  log(`${name}: GET /me at ${ME_FIXED_RATE}/s while logins saturate hashing`);
+  const saturating = { ...login, connections: 32 };
+  server.resetPeakRss();
+  const loaded = [];
+  const logins = [];
+  for (let i = 0; i < options.runs; i++) {
+    const background = runOnce(saturating, options.runSeconds + 2);
+    // Let the hashing queue fill before measuring.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    loaded.push(await runOnce(fixedMe, options.runSeconds));
+    logins.push(await background);
+  }
+  const during: Measurement = {
+    rate: median(loaded.map((run) => run.rate)),
+    p50: median(loaded.map((run) => run.p50)),
+    p99: median(loaded.map((run) => run.p99)),
+    unexpected: loaded.reduce((sum, run) => sum + run.unexpected, 0),
+    errors: loaded.reduce((sum, run) => sum + run.errors, 0),
+    peakRssBytes: server.peakRssBytes(),
+    runs: loaded,
+  };
+  report.rows.push(
+    row(name, `GET /me at ${ME_FIXED_RATE}/s, logins saturating`, during, report.ceilings.bareRate, {
+      note: `p99 ${(during.p99 / idle.p99).toFixed(2)}x idle; logins meanwhile ${median(logins.map((run) => run.rate)).toFixed(1)}/s`,
+    }),
+  );
+  report.underLoad = { idleP99: idle.p99, loadedP99: during.p99 };
+}
+
+/**
+ * 1,000 connections each sending logins with a 128-character password, for one run: every answer must be a result
+ * (200) or a 503 with `Retry-After` (the hashing queue is full), the server must live, and its memory stay bounded.
+ */
+async function burst(name: string, server: BenchProcess, seeded: Seeded, options: Options, report: Report): Promise<void> {
+  log(`${name}: ${BURST_CONNECTIONS} concurrent logins with 128-character passwords`);
+  let without503Header = 0;
+  const load: Load = {
+    ...loginLoad(server, seeded.longUsername, seeded.longPassword, BURST_CONNECTIONS),
+    expect: [200, 503],
+    onAnswer: (status, headers) => {
+      if (status === 503 && !headers['retry-after']) without503Header += 1;
+    },
+  };
+  server.resetPeakRss();
+  const result = await runOnce(load, options.runSeconds);
+  const peakRssBytes = server.peakRssBytes();
+  const alive = server.running;
+  const answered = Object.values(result.statuses).reduce((sum, count) => sum + count, 0);
+  report.burst = {
+    answered,
+    statuses: result.statuses,
+    without503Header,
+    errors: result.errors,
+    unexpected: result.unexpected,
+    peakRssBytes,
+    alive,
+  };
+  report.rows.push({
+    database: name,
+    scenario: `${BURST_CONNECTIONS} concurrent logins, 128-char passwords`,
+    rate: (result.statuses['200'] ?? 0) / options.runSeconds,
+    p50: result.p50,
+    p99: result.p99,
+    peakRssBytes,
+    ratio: (result.statuses['200'] ?? 0) / options.runSeconds / report.ceilings.argon2Rate,
+    errors: result.unexpected + result.errors + without503Header,
+    note: `${answered} answers: ${Object.entries(result.statuses).map(([s, n]) => `${n}x${s}`).join(', ')}`,
+  });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,122 @@
+import autocannon from 'autocannon';
+import type { BenchProcess } from './bench-process';
+
+export interface Timing {
+  warmupSeconds: number;
+  runSeconds: number;
+  runs: number;
+}
+
+/** One load: what autocannon sends, and which statuses count as answered. */
+export interface Load {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  /** A fixed body, or one made per request (registrations need a new name each time). */
+  body?: object | (() => object);
+  connections: number;
+  /** Requests a second over all connections; unset: as fast as the server answers. */
+  overallRate?: number;
+  /** Statuses counted as answers; any other is reported as an error. */
+  expect: number[];
+  /** Called with every answer's status and headers, for checks beyond the status. */
+  onAnswer?: (status: number, headers: Record<string, string>) => void;
+}
+
+/** One autocannon run, reduced to what the table shows. */
+export interface RunResult {
+  rate: number;
+  p50: number;
+  p99: number;
+  unexpected: number;
+  errors: number;
+  statuses: Record<string, number>;
+}
+
+/** The median of several runs (each figure's own median), with the server's peak RSS over all of them. */
+export interface Measurement {
+  rate: number;
+  p50: number;
+  p99: number;
+  unexpected: number;
+  errors: number;
+  peakRssBytes: number;
+  runs: RunResult[];
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** autocannon hands headers over as the server spelled them. */
+function lowerCaseKeys(headers: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
+}
+
+/** Runs `load` once for `seconds` and returns answered requests a second and latency percentiles (ms). */
+export async function runOnce(load: Load, seconds: number): Promise<RunResult> {
+  const body = load.body;
+  const headers = { ...(body ? { 'content-type': 'application/json' } : {}), ...load.headers };
+  const request: autocannon.Request = {
+    method: load.method ?? 'GET',
+    headers,
+    ...(typeof body === 'function'
+      ? { setupRequest: (req: autocannon.Request) => ({ ...req, body: JSON.stringify(body()) }) }
+      : body
+        ? { body: JSON.stringify(body) }
+        : {}),
+    ...(load.onAnswer
+      ? {
+          onResponse: (status: number, _body: string, _context: object, answerHeaders?: Record<string, unknown>) =>
+            load.onAnswer!(status, lowerCaseKeys(answerHeaders ?? {})),
+        }
+      : {}),
+  };
+  const result = await autocannon({
+    url: load.url,
+    connections: load.connections,
+    duration: seconds,
+    ...(load.overallRate ? { overallRate: load.overallRate } : {}),
+    requests: [request],
+    // A login waiting in the hashing queue of a 1,000-connection burst may take seconds; that is an answer.
+    timeout: 30,
+  });
+  const statuses: Record<string, number> = {};
+  let answered = 0;
+  for (const [status, stats] of Object.entries(result.statusCodeStats ?? {})) {
+    const count = stats?.count ?? 0;
+    statuses[status] = count;
+    if (load.expect.includes(Number(status))) answered += count;
+  }
+  const total = Object.values(statuses).reduce((sum, count) => sum + count, 0);
+  return {
+    rate: answered / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    unexpected: total - answered,
+    errors: result.errors + result.timeouts,
+    statuses,
+  };
+}
+
+/**
+ * Warms up, then runs `load` `timing.runs` times and takes the median of each figure. The server's peak RSS is
+ * counted from the warm-up on.
+ */
+export async function measure(load: Load, timing: Timing, server?: BenchProcess): Promise<Measurement> {
+  server?.resetPeakRss();
+  if (timing.warmupSeconds > 0) await runOnce(load, timing.warmupSeconds);
+  const runs: RunResult[] = [];
+  for (let i = 0; i < timing.runs; i++) runs.push(await runOnce(load, timing.runSeconds));
+  return {
+    rate: median(runs.map((run) => run.rate)),
+    p50: median(runs.map((run) => run.p50)),
+    p99: median(runs.map((run) => run.p99)),
+    unexpected: runs.reduce((sum, run) => sum + run.unexpected, 0),
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+    peakRssBytes: server ? server.peakRssBytes() : NaN,
+    runs,
+  };
+}

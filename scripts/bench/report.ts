@@ -1,0 +1,100 @@
+/** One line of the table: a rate, its latencies, the server's peak memory, and its share of its ceiling. */
+export interface Row {
+  database: string;
+  scenario: string;
+  rate: number;
+  p50: number;
+  p99: number;
+  peakRssBytes: number;
+  ratio: number;
+  /** Answers with an unexpected status, connection errors and timeouts, over all runs. */
+  errors: number;
+  note?: string;
+}
+
+export interface Report {
+  machine: { cpu: string; cores: number; node: string; timing: string };
+  ceilings: { bareRate: number; argon2Rate: number };
+  rows: Row[];
+  underLoad?: { idleP99: number; loadedP99: number };
+  burst?: {
+    answered: number;
+    statuses: Record<string, number>;
+    without503Header: number;
+    errors: number;
+    unexpected: number;
+    peakRssBytes: number;
+    alive: boolean;
+  };
+  notes: string[];
+  targets?: Target[];
+}
+
+export interface Target {
+  name: string;
+  measured: string;
+  pass: boolean;
+}
+
+const MIB = 1024 * 1024;
+const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+
+function find(report: Report, database: string, scenario: string): Row | undefined {
+  return report.rows.find((row) => row.database === database && row.scenario === scenario);
+}
+
+/** The issue's targets, judged on this run's figures; a scenario that did not run is absent, not passed. */
+export function judgeTargets(report: Report): Target[] {
+  const targets: Target[] = [];
+  const ratioTarget = (name: string, row: Row | undefined, minimum: number) => {
+    if (row) targets.push({ name, measured: `${(row.ratio * 100).toFixed(1)}%`, pass: row.ratio >= minimum && row.errors === 0 });
+  };
+  ratioTarget('GET /me on SQLite >= 70% of the bare route', find(report, 'SQLite', 'GET /me (bearer)'), 0.7);
+  ratioTarget('GET /me on PostgreSQL >= 50% of the bare route', find(report, 'PostgreSQL', 'GET /me (bearer)'), 0.5);
+  ratioTarget('POST /login on SQLite >= 85% of argon2id', find(report, 'SQLite', 'POST /login'), 0.85);
+  ratioTarget('POST /login on PostgreSQL >= 85% of argon2id', find(report, 'PostgreSQL', 'POST /login'), 0.85);
+  if (report.underLoad) {
+    const factor = report.underLoad.loadedP99 / report.underLoad.idleP99;
+    targets.push({
+      name: 'GET /me p99 while logins saturate hashing < 5x idle p99',
+      measured: `${report.underLoad.loadedP99} ms vs ${report.underLoad.idleP99} ms (${factor.toFixed(2)}x)`,
+      pass: factor < 5,
+    });
+  }
+  if (report.burst) {
+    const b = report.burst;
+    targets.push({
+      name: '1,000 concurrent 128-char logins: peak RSS < 512 MiB, alive, only 200 or 503 + Retry-After',
+      measured:
+        `${fixed(b.peakRssBytes / MIB, 0)} MiB, ${b.alive ? 'alive' : 'DEAD'}, ${b.answered} answers, ` +
+        `${b.unexpected} other statuses, ${b.without503Header} 503 without Retry-After, ${b.errors} errors`,
+      pass: b.peakRssBytes < 512 * MIB && b.alive && b.unexpected === 0 && b.without503Header === 0 && b.errors === 0,
+    });
+  }
+  return targets;
+}
+
+/** Prints the machine, the table and the targets as Markdown, ready for BENCHMARKS.md. */
+export function printReport(report: Report): void {
+  const out: string[] = [];
+  const { machine, ceilings } = report;
+  out.push(`Machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; ${machine.timing}.`);
+  out.push(`Ceilings: bare route ${fixed(ceilings.bareRate, 0)} req/s; argon2id ${fixed(ceilings.argon2Rate, 1)} hashes/s.`);
+  out.push('');
+  out.push('| database | scenario | req/s | p50 ms | p99 ms | peak RSS MiB | of ceiling | errors | note |');
+  out.push('|---|---|---:|---:|---:|---:|---:|---:|---|');
+  for (const row of report.rows) {
+    out.push(
+      `| ${row.database} | ${row.scenario} | ${fixed(row.rate, row.rate < 100 ? 1 : 0)} | ${fixed(row.p50, 1)} | ` +
+        `${fixed(row.p99, 1)} | ${fixed(row.peakRssBytes / MIB, 0)} | ${fixed(row.ratio * 100, 1)}% | ${row.errors} | ` +
+        `${row.note ?? ''} |`,
+    );
+  }
+  report.targets = judgeTargets(report);
+  out.push('');
+  out.push('| target | measured | result |');
+  out.push('|---|---|---|');
+  for (const target of report.targets) out.push(`| ${target.name} | ${target.measured} | ${target.pass ? 'pass' : 'FAIL'} |`);
+  for (const note of report.notes) out.push('', note);
+  process.stdout.write(out.join('\n') + '\n');
+}

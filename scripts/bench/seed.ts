@@ -1,0 +1,113 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import type { BenchProcess } from './bench-process';
+
+export const PASSWORD = 'violet staircase 42 umbrella';
+const CLI = join(__dirname, '../../src/cli/main.js');
+const HOST_ROUTE = '/host/reports';
+const HOST_PERMISSION = 'reports.read';
+
+/** A database made for one bench run, and how to get rid of it. */
+export interface BenchDatabase {
+  kind: 'sqlite' | 'postgres';
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh SQLite file, or a fresh PostgreSQL database (null when no server answers). */
+export async function openBenchDatabase(kind: 'sqlite' | 'postgres'): Promise<BenchDatabase | null> {
+  if (kind === 'sqlite') {
+    const folder = mkdtempSync(join(tmpdir(), 'gatehouse-bench-db-'));
+    return { kind, url: `sqlite:${join(folder, 'bench.db')}`, drop: async () => rmSync(folder, { recursive: true, force: true }) };
+  }
+  const adminUrl =
+    process.env.GATEHOUSE_BENCH_POSTGRES_URL ??
+    process.env.GATEHOUSE_TEST_POSTGRES_URL ??
+    'postgres://postgres@127.0.0.1:5432/test';
+  const admin = new Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
+  try {
+    await admin.connect();
+  } catch {
+    return null;
+  }
+  const name = `gatehouse_bench_${randomBytes(6).toString('hex')}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    kind,
+    url: url.toString(),
+    drop: async () => {
+      try {
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await admin.end();
+      }
+    },
+  };
+}
+
+/** What the loads need: a verified user with a session and the permission, and one with a 128-character password. */
+export interface Seeded {
+  username: string;
+  token: string;
+  longUsername: string;
+  longPassword: string;
+  hostRoute: string;
+}
+
+async function post(url: string, body: object): Promise<{ status: number; json: Record<string, unknown> }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
+/** Registers a user through the API and verifies it with the link the console sender printed. */
+async function registerVerified(server: BenchProcess, username: string, password: string): Promise<void> {
+  const before = server.lastLinkToken('verify-email');
+  const registered = await post(`${server.url}/auth/register`, { username, email: `${username}@example.com`, password });
+  if (registered.status !== 201) throw new Error(`seeding: register answered ${registered.status}`);
+  await server.waitFor(() => {
+    const latest = server.lastLinkToken('verify-email');
+    return latest !== null && latest !== before;
+  }, 'the verification mail');
+  const verified = await post(`${server.url}/auth/verify-email`, { token: server.lastLinkToken('verify-email') });
+  if (verified.status !== 200) throw new Error(`seeding: verify-email answered ${verified.status}`);
+}
+
+function cli(args: string[], env: Record<string, string>, cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`gatehouse ${args.join(' ')}: ${stderr}`))));
+  });
+}
+
+/** Creates the accounts and the grant through the public API and the admin CLI, as an operator would. */
+export async function seedAccounts(server: BenchProcess, env: Record<string, string>, cwd: string): Promise<Seeded> {
+  const username = 'benchreader';
+  await registerVerified(server, username, PASSWORD);
+  const longUsername = 'benchlong';
+  // 128 characters, the policy's maximum, none of them the username.
+  const longPassword = randomBytes(96).toString('base64');
+  await registerVerified(server, longUsername, longPassword);
+  for (const args of [
+    ['create-role', 'reader'],
+    ['create-permission', HOST_PERMISSION],
+    ['grant-permission', 'reader', HOST_PERMISSION],
+    ['grant-role', username, 'reader'],
+  ]) {
+    await cli(args, env, cwd);
+  }
+  const login = await post(`${server.url}/auth/login`, { username, password: PASSWORD });
+  if (login.status !== 200) throw new Error(`seeding: login answered ${login.status}`);
+  return { username, token: String(login.json.access_token), longUsername, longPassword, hostRoute: HOST_ROUTE };
+}

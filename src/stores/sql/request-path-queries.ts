@@ -1,0 +1,61 @@
+import type { Kysely } from 'kysely';
+import { precompile } from './precompiled-query';
+import type { Database } from './schema';
+
+/**
+ * The reads that run on every request of their kind, compiled once per store (see `precompile`): session validation
+ * (every protected request), role and permission checks (every guarded host route), and the user lookups of login
+ * and the token flows. Each is one statement that an index answers.
+ */
+export function requestPathQueries(db: Kysely<Database>) {
+  return {
+    /** The session and its user, by the session's token hash (primary key), joined on the user's primary key. */
+    sessionAndUser: precompile(1, (tokenHash: string) =>
+      db
+        .selectFrom('sessions as s')
+        .innerJoin('users as u', 'u.id', 's.user_id')
+        .selectAll('u')
+        .select([
+          's.token_hash as session_token_hash',
+          's.created_at as session_created_at',
+          's.expires_at as session_expires_at',
+          's.last_seen_at as session_last_seen_at',
+        ])
+        .where('s.token_hash', '=', tokenHash),
+    ),
+
+    /** The role's row (absent: unknown role) and the user's grant of it, if any. */
+    role: precompile(2, (userId: string, role: string) =>
+      db
+        .selectFrom('roles as r')
+        .leftJoin('user_roles as ur', (join) => join.onRef('ur.role', '=', 'r.name').on('ur.user_id', '=', userId))
+        .select('ur.user_id as holder')
+        .where('r.name', '=', role),
+    ),
+
+    /** The permission's row (absent: unknown permission) and whether a role of the user carries it. */
+    permission: precompile(2, (userId: string, permission: string) =>
+      db
+        .selectFrom('permissions as p')
+        .select((eb) =>
+          eb
+            .exists(
+              eb
+                .selectFrom('role_permissions as rp')
+                .innerJoin('user_roles as ur', 'ur.role', 'rp.role')
+                .select('rp.role')
+                .whereRef('rp.permission', '=', 'p.name')
+                .where('ur.user_id', '=', userId),
+            )
+            .as('granted'),
+        )
+        .where('p.name', '=', permission),
+    ),
+
+    userById: precompile(1, (id: string) => db.selectFrom('users').selectAll().where('id', '=', id)),
+    userByUsernameKey: precompile(1, (key: string) => db.selectFrom('users').selectAll().where('username_key', '=', key)),
+    userByEmailKey: precompile(1, (key: string) => db.selectFrom('users').selectAll().where('email_key', '=', key)),
+  };
+}
+
+export type RequestPathQueries = ReturnType<typeof requestPathQueries>;
