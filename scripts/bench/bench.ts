@@ -3,7 +3,7 @@
  *
  * Ceilings, measured in the same run: a bare routing-controllers route on Koa returning a constant object (the
  * framework's rate; `bare-server.ts`), and argon2id hashes a second with every core busy and the server's parameters
- * (`argon2-ceiling.ts`). Then, on SQLite and on PostgreSQL, the standalone server (`build/src/server/main.js`,
+ * (`argon2-ceiling.ts`); and, as a reference, the bare route plus an HMAC and one SQLite read. Then, on SQLite and on PostgreSQL, the standalone server (`build/src/server/main.js`,
  * configured by GATEHOUSE_* variables, rate limits off) answers `GET /me` with a bearer token, `POST /login` and
  * `POST /register`, and a host app (`host-server.ts`, the same wiring) a route behind `@Authorized('perm:...')`.
  * Each is warmed up, then run several times for a fixed duration; the table shows the median. On SQLite it also
@@ -95,9 +95,16 @@ async function main(): Promise<void> {
   log('ceiling: bare routing-controllers route');
   const bare = await BenchProcess.start(BARE, {}, LISTENING, { nodeArgs: options.nodeArgs });
   const bareResult = await measure({ url: `${bare.url}/bare`, connections: CONNECTIONS, expect: [200] }, options, bare);
+  log('reference: bare route + HMAC + one SQLite read');
+  const bareRead = await measure(
+    { url: `${bare.url}/bare-read`, connections: CONNECTIONS, expect: [200], headers: { authorization: 'Bearer bench' } },
+    options,
+    bare,
+  );
   await bare.stop();
   report.ceilings.bareRate = bareResult.rate;
   report.rows.push(row('ceiling', 'bare route (constant JSON)', bareResult, bareResult.rate));
+  report.rows.push(row('reference', 'bare route + HMAC + one SQLite read', bareRead, bareResult.rate));
 
   log('ceiling: argon2id hashes a second');
   const argon2 = await measureArgon2Ceiling(options);
