@@ -1,4 +1,5 @@
 import { Body, Delete, Get, HttpCode, JsonController, Post, UseBefore } from 'routing-controllers';
+import { instanceToPlain } from 'class-transformer';
 import { Service } from 'typedi';
 import { resolveAccountService, resolveSerializer } from '../di/resolve';
 import { BearerToken } from '../guards/bearer-token';
@@ -20,6 +21,12 @@ import { jsonObjectBody } from './json-object-body';
  * measurable share of `GET /me`, the hot path of every protected request, and changes nothing.
  */
 const PLAIN_ANSWER = { transformResponse: false };
+
+function isPlain(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
 
 /** A `{ detail }` confirmation; answers that could reveal whether an address has an account are worded alike. */
 const done = (detail: string) => ({ detail });
@@ -117,7 +124,10 @@ export class AccountController {
   @Get('/me', PLAIN_ANSWER)
   @ApiDoc({ summary: 'The signed-in user', response: 'User', bearer: true })
   async me(@BearerToken() token: string) {
-    return resolveSerializer()(await this.accounts.authenticate(token));
+    const answer = resolveSerializer()(await this.accounts.authenticate(token));
+    // A host's serializer may return a class instance whose @Exclude()/@Expose() rules class-transformer applied
+    // before answers skipped it: those still go through it, so a field it hides is never sent.
+    return isPlain(answer) ? answer : instanceToPlain(answer);
   }
 
   @Post('/password-reset/request', PLAIN_ANSWER)

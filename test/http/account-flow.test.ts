@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { Exclude, Expose } from 'class-transformer';
 import { StoredUser } from '../../src/services/types';
 import { bearer, buildTestApp, OTHER_PASSWORD, PASSWORD, PREFIX, TestApp } from '../support/test-app';
 
@@ -45,6 +46,27 @@ describe('HTTP: registration, verification, login and /me', () => {
     expect(login.body).to.have.keys('access_token', 'token_type');
     const logout = await t.http.post(`${PREFIX}/logout`).set(bearer(token));
     expect(logout.body).to.have.keys('detail');
+  });
+
+  it("a USER_SERIALIZER's class instance goes through class-transformer: what it excludes is never sent", async () => {
+    class PublicUser {
+      username = '';
+
+      @Exclude()
+      passwordHash = '';
+
+      @Expose()
+      get shout(): string {
+        return this.username.toUpperCase();
+      }
+    }
+    const toPublic = (user: StoredUser) =>
+      Object.assign(new PublicUser(), { username: user.username, passwordHash: user.passwordHash });
+    t = buildTestApp({ serializer: toPublic });
+    const token = await t.loginNewUser('dora');
+    const me = await t.http.get(`${PREFIX}/me`).set(bearer(token));
+    expect(me.status).to.equal(200);
+    expect(me.body).to.deep.equal({ username: 'dora', shout: 'DORA' });
   });
 
   it('an unverified user who knows the password gets 403 unverified_user and no session', async () => {
