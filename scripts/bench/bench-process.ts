@@ -1,18 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 
-/** A free loopback port, found by letting the OS pick one. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../../test/support/free-port';
+
+export { freePort };
 
 /** How much of a child's output is kept: enough to find the latest link printed, never the whole run's mail. */
 const KEPT_OUTPUT = 256 * 1024;

@@ -1,20 +1,11 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 const MAIN = join(__dirname, '../../src/server/main.js');
 
-/** A free loopback port, found by letting the OS pick one. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../support/free-port';
+
+export { freePort };
 
 /** `npm start`'s process (node build/src/server/main.js), with its output collected. */
 export class StandaloneServer {
