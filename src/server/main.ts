@@ -56,7 +56,9 @@ function onShutdownSignals(
     await closed;
     const accounts = resolveAccountService();
     await accounts.delivery?.stop();
-    // The lookups of reset and resend requests answered just now: what they queue waits for the next start.
+    // The lookups of reset and resend requests answered just now: what they queue waits for the next start. Those
+    // waiting out a database outage give up rather than hold the shutdown.
+    accounts.stopRetries();
     await accounts.drain();
     await sender.close?.();
     await cleanup?.stop();

@@ -156,9 +156,11 @@ export class AccountService {
     if (emailKey === null) return;
     this.background.run('resend_verification', {}, async () => {
       if (!(await this.mayMail('resend-verification.email', emailKey))) return;
-      const user = await this.store.findUserByEmailKey(emailKey);
-      if (!user || user.verified) return;
-      await this.replaceTokenAndQueueLink(user.id, 'verify_email');
+      await this.background.retryWhileUnavailable(async () => {
+        const user = await this.store.findUserByEmailKey(emailKey);
+        if (!user || user.verified) return;
+        await this.replaceTokenAndQueueLink(user.id, 'verify_email');
+      });
     });
   }
 
@@ -262,12 +264,15 @@ export class AccountService {
     if (emailKey === null) return;
     this.background.run('request_password_reset', {}, async () => {
       if (!(await this.mayMail('reset-request.email', emailKey))) return;
-      const user = await this.store.findUserByEmailKey(emailKey);
+      const user = await this.background.retryWhileUnavailable(async () => {
+        const found = await this.store.findUserByEmailKey(emailKey);
+        if (found) await this.replaceTokenAndQueueLink(found.id, 'reset_password');
+        return found;
+      });
       if (!user) {
         this.logger.info({ event: 'password_reset_requested', outcome: 'unknown_email' }, 'password reset requested');
         return;
       }
-      await this.replaceTokenAndQueueLink(user.id, 'reset_password');
       this.logger.info({ event: 'password_reset_requested', outcome: 'sent', userId: user.id }, 'password reset requested');
     });
   }
@@ -396,6 +401,14 @@ export class AccountService {
   }
 
   /**
+   * For a shutdown: the background lookups waiting to retry a store outage give up now (logged) instead of holding
+   * the process for up to 15 s; `drain()` then returns as soon as the ones running finish.
+   */
+  stopRetries(): void {
+    this.background.stop();
+  }
+
+  /**
    * Resolves when the work done after answering has finished (the lookups of reset and resend requests, which queue
    * their mail) and the in-process worker has attempted every message due now: for tests and scripts. A message
    * whose attempt failed waits for its retry; `drain()` does not.
@@ -493,11 +506,11 @@ export class AccountService {
     if (typeof this.sender.sendRegistrationAttempt !== 'function') return;
     this.background.run('send_registration_attempt', {}, async () => {
       if (!(await this.mayMail('register.email', emailKey))) return;
-      const owner = await this.store.findUserByEmailKey(emailKey);
-      if (!owner) return;
-      if (await this.store.enqueueMessage(owner.id, this.messages.notice('registrationAttempt', this.clock.now()))) {
-        this.delivery?.nudge();
-      }
+      const queued = await this.background.retryWhileUnavailable(async () => {
+        const owner = await this.store.findUserByEmailKey(emailKey);
+        return owner !== null && this.store.enqueueMessage(owner.id, this.messages.notice('registrationAttempt', this.clock.now()));
+      });
+      if (queued) this.delivery?.nudge();
     });
   }
 }

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { makeHarness, OTHER_PASSWORD, STRONG_PASSWORD } from '../support/core-harness';
 import { expectAccountError } from '../support/expect-account-error';
 import { HOUR, MINUTE } from '../support/manual-clock';
+import { MemoryUserStore } from '../../src/stores/memory-user-store';
+import { StoreUnavailableError } from '../../src/stores/store-unavailable-error';
 
 const NEW_PASSWORD = 'brand new lighthouse keeper 3';
 
@@ -19,6 +21,58 @@ describe('AccountService: password reset, change and account deletion', () => {
     expect(h.sender.of('sendPasswordReset')).to.have.length(1);
     expect(h.sender.of('sendPasswordReset')[0]).to.include({ username: 'alice', email: 'alice@example.com' });
     await h.accounts.login('alice', STRONG_PASSWORD);
+  });
+
+  describe('a database outage during the lookup after the answer', () => {
+    /** A memory store whose email lookup fails as an unreachable database would, the next `failNext(n)` times. */
+    function flakyStore() {
+      const store = new MemoryUserStore();
+      const lookup = store.findUserByEmailKey.bind(store);
+      let failures = 0;
+      store.findUserByEmailKey = async (emailKey) => {
+        if (failures > 0) {
+          failures--;
+          throw new StoreUnavailableError('connection refused');
+        }
+        return lookup(emailKey);
+      };
+      return { store, failNext: (count: number) => void (failures = count) };
+    }
+
+    it('retries the reset and resend lookups, so the mail still goes, once', async function () {
+      this.timeout(10_000);
+      const flaky = flakyStore();
+      const h = makeHarness({ store: flaky.store });
+      await h.createVerifiedUser('alice');
+      await h.accounts.register({ username: 'bob', email: 'bob@example.com', password: STRONG_PASSWORD });
+      await h.accounts.drain();
+
+      flaky.failNext(2);
+      await h.accounts.requestPasswordReset('alice@example.com');
+      await h.accounts.drain(); // 1 s, then 2 s of waiting
+      expect(h.sender.of('sendPasswordReset', 'alice@example.com')).to.have.length(1);
+
+      flaky.failNext(1);
+      await h.accounts.resendVerification('bob@example.com');
+      await h.accounts.drain();
+      expect(h.sender.of('sendVerification', 'bob@example.com')).to.have.length(2);
+      expect(h.logger.lines.filter((line) => line.message === 'background task failed')).to.have.length(0);
+    });
+
+    it('gives up at once on stopRetries(), for a shutdown, and logs it', async () => {
+      const flaky = flakyStore();
+      const h = makeHarness({ store: flaky.store });
+      flaky.failNext(100);
+      await h.accounts.requestPasswordReset('alice@example.com');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const started = Date.now();
+      h.accounts.stopRetries();
+      await h.accounts.drain();
+      expect(Date.now() - started).to.be.below(500);
+      const failed = h.logger.lines.filter((line) => line.message === 'background task failed');
+      expect(failed).to.have.length(1);
+      expect(failed[0].fields).to.deep.include({ task: 'request_password_reset' });
+    });
   });
 
   it('resets the password, ends every session, spends the token and sends a notice (R4)', async () => {
