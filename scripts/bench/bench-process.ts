@@ -3,8 +3,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 
 import { freePort } from '../../test/support/free-port';
 
-export { freePort };
-
 /** How much of a child's output is kept: enough to find the latest link printed, never the whole run's mail. */
 const KEPT_OUTPUT = 256 * 1024;
 

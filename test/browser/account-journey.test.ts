@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import type { BrowserContext, Page, Request } from 'playwright-core';
 import request from 'supertest';
 import { parseMail, startSmtpServer, type SmtpTestServer } from '../email/smtp-test-server';
-import { freePort, StandaloneServer } from '../server/standalone-server';
+import { StandaloneServer } from '../server/standalone-server';
+import { freePort } from '../support/free-port';
 import { launchChromium, requireChromium } from './chromium';
 
 /** Kept by CI as test artifacts (git-ignored): one picture per step of the journey. */

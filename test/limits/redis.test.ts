@@ -9,7 +9,7 @@ import { describeWithService, serviceUrl } from '../support/services';
 import { buildTestApp, PREFIX } from '../support/test-app';
 import { expectRateLimited } from './expect-rate-limited';
 import { TcpProxy } from '../support/tcp-proxy';
-import { freePort } from '../server/standalone-server';
+import { freePort } from '../support/free-port';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -38,7 +38,7 @@ describeWithService('redis', 'rate limits in Redis (L5)', function () {
   }
 
   async function ready(redis: Redis): Promise<void> {
-    if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+    expect(await waitForRedis(redis, 10_000), 'Redis connected').to.equal(true);
   }
 
   /** An "instance": its own connection to Redis, as a separate process would have. */

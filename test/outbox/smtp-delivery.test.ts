@@ -6,7 +6,8 @@ import request from 'supertest';
 import { EmailLinks, SmtpEmailSender } from '../../src/email';
 import { messageIdOf, parseMail, smtpError, startSmtpServer, type ReceivedMail, type SmtpTestServer } from '../email/smtp-test-server';
 import { openSecurityApp, PASSWORD, PREFIX, type SecurityApp } from '../security/support/security-app';
-import { freePort, StandaloneServer } from '../server/standalone-server';
+import { StandaloneServer } from '../server/standalone-server';
+import { freePort } from '../support/free-port';
 
 const FROM = 'Gatehouse <no-reply@example.com>';
 const PUBLIC_URL = 'https://id.example.com';

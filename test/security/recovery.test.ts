@@ -3,7 +3,7 @@ import { Container } from 'typedi';
 import { EMAIL_SENDER } from '../../src/di/tokens';
 import { EmailLinks } from '../../src/email/email-links';
 import { SmtpEmailSender } from '../../src/email/smtp-email-sender';
-import { freePort } from '../server/standalone-server';
+import { freePort } from '../support/free-port';
 import { expectError, observable } from './support/answers';
 import { MailboxSender, PUBLIC_URL } from './support/mailbox-sender';
 import { bearer, openSecurityApp, OTHER_PASSWORD, PASSWORD, PREFIX, SecurityApp } from './support/security-app';

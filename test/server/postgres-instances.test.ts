@@ -6,7 +6,8 @@ import request from 'supertest';
 import { createTestDatabase, TestDatabase } from '../support/postgres-database';
 import { describeWithService, serviceUrl } from '../support/services';
 import { TcpProxy } from '../support/tcp-proxy';
-import { freePort, StandaloneServer } from './standalone-server';
+import { freePort } from '../support/free-port';
+import { StandaloneServer } from './standalone-server';
 
 const PASSWORD = 'violet staircase 42 umbrella';
 const NEW_PASSWORD = 'amber lighthouse 17 teapot';

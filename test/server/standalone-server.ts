@@ -5,8 +5,6 @@ const MAIN = join(__dirname, '../../src/server/main.js');
 
 import { freePort } from '../support/free-port';
 
-export { freePort };
-
 /** `npm start`'s process (node build/src/server/main.js), with its output collected. */
 export class StandaloneServer {
   stdout = '';
