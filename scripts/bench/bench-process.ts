@@ -72,6 +72,17 @@ export class BenchProcess {
     return kib === undefined ? NaN : Number(kib) * 1024;
   }
 
+  /**
+   * CPU time the process (all its threads) has used since it started, in seconds: utime + stime of /proc/<pid>/stat,
+   * in clock ticks of 1/100 s.
+   */
+  cpuSeconds(): number {
+    const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces; the fields after its closing parenthesis start at field 3.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  }
+
   async waitFor(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!condition()) {

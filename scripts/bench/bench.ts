@@ -153,6 +153,8 @@ function row(database: string, scenario: string, result: Measurement, ceiling: n
     peakRssBytes: result.peakRssBytes,
     ratio: result.rate / ceiling,
     errors: result.unexpected + result.errors,
+    serverCpuMicros: result.serverCpuMicros,
+    clientCpuMicros: result.clientCpuMicros,
     ...extra,
   };
 }
@@ -269,6 +271,9 @@ async function underLoad(
     unexpected: loaded.reduce((sum, run) => sum + run.unexpected, 0),
     errors: loaded.reduce((sum, run) => sum + run.errors, 0),
     peakRssBytes: server.peakRssBytes(),
+    // The server's CPU in these runs is mostly the logins' hashing, not these requests'.
+    serverCpuMicros: NaN,
+    clientCpuMicros: NaN,
     runs: loaded,
   };
   report.rows.push(

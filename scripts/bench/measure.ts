@@ -31,6 +31,10 @@ export interface RunResult {
   unexpected: number;
   errors: number;
   statuses: Record<string, number>;
+  /** Server CPU (all threads) per answered request, in microseconds; NaN without a server to read. */
+  serverCpuMicros: number;
+  /** This process's CPU (the load generator) per answered request, in microseconds. */
+  clientCpuMicros: number;
 }
 
 /** The median of several runs (each figure's own median), with the server's peak RSS over all of them. */
@@ -41,6 +45,8 @@ export interface Measurement {
   unexpected: number;
   errors: number;
   peakRssBytes: number;
+  serverCpuMicros: number;
+  clientCpuMicros: number;
   runs: RunResult[];
 }
 
@@ -56,7 +62,7 @@ function lowerCaseKeys(headers: Record<string, unknown>): Record<string, string>
 }
 
 /** Runs `load` once for `seconds` and returns answered requests a second and latency percentiles (ms). */
-export async function runOnce(load: Load, seconds: number): Promise<RunResult> {
+export async function runOnce(load: Load, seconds: number, server?: BenchProcess): Promise<RunResult> {
   const body = load.body;
   const headers = { ...(body ? { 'content-type': 'application/json' } : {}), ...load.headers };
   const request: autocannon.Request = {
@@ -74,6 +80,8 @@ export async function runOnce(load: Load, seconds: number): Promise<RunResult> {
         }
       : {}),
   };
+  const serverCpuBefore = server ? server.cpuSeconds() : NaN;
+  const clientCpuBefore = process.cpuUsage();
   const result = await autocannon({
     url: load.url,
     connections: load.connections,
@@ -83,6 +91,8 @@ export async function runOnce(load: Load, seconds: number): Promise<RunResult> {
     // A login waiting in the hashing queue of a 1,000-connection burst may take seconds; that is an answer.
     timeout: 30,
   });
+  const serverCpu = server ? server.cpuSeconds() - serverCpuBefore : NaN;
+  const clientCpu = process.cpuUsage(clientCpuBefore);
   const statuses: Record<string, number> = {};
   let answered = 0;
   for (const [status, stats] of Object.entries(result.statusCodeStats ?? {})) {
@@ -98,6 +108,8 @@ export async function runOnce(load: Load, seconds: number): Promise<RunResult> {
     unexpected: total - answered,
     errors: result.errors + result.timeouts,
     statuses,
+    serverCpuMicros: (serverCpu * 1e6) / answered,
+    clientCpuMicros: (clientCpu.user + clientCpu.system) / answered,
   };
 }
 
@@ -109,7 +121,7 @@ export async function measure(load: Load, timing: Timing, server?: BenchProcess)
   server?.resetPeakRss();
   if (timing.warmupSeconds > 0) await runOnce(load, timing.warmupSeconds);
   const runs: RunResult[] = [];
-  for (let i = 0; i < timing.runs; i++) runs.push(await runOnce(load, timing.runSeconds));
+  for (let i = 0; i < timing.runs; i++) runs.push(await runOnce(load, timing.runSeconds, server));
   return {
     rate: median(runs.map((run) => run.rate)),
     p50: median(runs.map((run) => run.p50)),
@@ -117,6 +129,8 @@ export async function measure(load: Load, timing: Timing, server?: BenchProcess)
     unexpected: runs.reduce((sum, run) => sum + run.unexpected, 0),
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
     peakRssBytes: server ? server.peakRssBytes() : NaN,
+    serverCpuMicros: median(runs.map((run) => run.serverCpuMicros)),
+    clientCpuMicros: median(runs.map((run) => run.clientCpuMicros)),
     runs,
   };
 }

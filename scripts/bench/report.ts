@@ -9,6 +9,9 @@ export interface Row {
   ratio: number;
   /** Answers with an unexpected status, connection errors and timeouts, over all runs. */
   errors: number;
+  /** CPU per answered request, in microseconds: the server's (all its threads) and the load generator's. */
+  serverCpuMicros?: number;
+  clientCpuMicros?: number;
   note?: string;
 }
 
@@ -81,12 +84,13 @@ export function printReport(report: Report): void {
   out.push(`Machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; ${machine.timing}.`);
   out.push(`Ceilings: bare route ${fixed(ceilings.bareRate, 0)} req/s; argon2id ${fixed(ceilings.argon2Rate, 1)} hashes/s.`);
   out.push('');
-  out.push('| database | scenario | req/s | p50 ms | p99 ms | peak RSS MiB | of ceiling | errors | note |');
-  out.push('|---|---|---:|---:|---:|---:|---:|---:|---|');
+  out.push('| database | scenario | req/s | p50 ms | p99 ms | peak RSS MiB | of ceiling | server CPU µs/req | client CPU µs/req | errors | note |');
+  out.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const row of report.rows) {
     out.push(
       `| ${row.database} | ${row.scenario} | ${fixed(row.rate, row.rate < 100 ? 1 : 0)} | ${fixed(row.p50, 1)} | ` +
-        `${fixed(row.p99, 1)} | ${fixed(row.peakRssBytes / MIB, 0)} | ${fixed(row.ratio * 100, 1)}% | ${row.errors} | ` +
+        `${fixed(row.p99, 1)} | ${fixed(row.peakRssBytes / MIB, 0)} | ${fixed(row.ratio * 100, 1)}% | ` +
+        `${fixed(row.serverCpuMicros ?? NaN, 0)} | ${fixed(row.clientCpuMicros ?? NaN, 0)} | ${row.errors} | ` +
         `${row.note ?? ''} |`,
     );
   }
