@@ -20,7 +20,17 @@ import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { measureArgon2Ceiling } from './argon2-ceiling-run';
 import { BenchProcess } from './bench-process';
-import { type Load, measure, type Measurement, median, runOnce, type Timing } from './measure';
+import {
+  type CeilingRun,
+  type Load,
+  measure,
+  type Measurement,
+  measurePaired,
+  median,
+  type PairedMeasurement,
+  runOnce,
+  type Timing,
+} from './measure';
 import { printReport, type Report, type Row } from './report';
 import { openBenchDatabase, seedAccounts, type BenchDatabase, type Seeded, PASSWORD } from './seed';
 
@@ -85,7 +95,9 @@ async function main(): Promise<void> {
       cpu: cpus()[0]?.model ?? 'unknown',
       cores: availableParallelism(),
       node: process.version,
-      timing: `${options.warmupSeconds} s warm-up, median of ${options.runs} runs of ${options.runSeconds} s`,
+      timing:
+        `${options.warmupSeconds} s warm-up, median of ${options.runs} runs of ${options.runSeconds} s; ` +
+        "each throughput row's share is the median of its runs' ratios to a run of its ceiling just before each",
     },
     ceilings: { bareRate: NaN, argon2Rate: NaN },
     rows: [],
@@ -93,47 +105,57 @@ async function main(): Promise<void> {
   };
 
   log('ceiling: bare routing-controllers route');
+  // Kept running to the end: each throughput row runs it again right before each of its own runs (`measurePaired`).
   const bare = await BenchProcess.start(BARE, {}, LISTENING, { nodeArgs: options.nodeArgs });
-  const bareResult = await measure({ url: `${bare.url}/bare`, connections: CONNECTIONS, expect: [200] }, options, bare);
-  log('reference: bare route + HMAC + one SQLite read');
-  const bareRead = await measure(
-    { url: `${bare.url}/bare-read`, connections: CONNECTIONS, expect: [200], headers: { authorization: 'Bearer bench' } },
-    options,
-    bare,
-  );
-  await bare.stop();
-  report.ceilings.bareRate = bareResult.rate;
-  report.rows.push(row('ceiling', 'bare route (constant JSON)', bareResult, bareResult.rate));
-  report.rows.push(row('reference', 'bare route + HMAC + one SQLite read', bareRead, bareResult.rate));
+  try {
+    const bareLoad: Load = { url: `${bare.url}/bare`, connections: CONNECTIONS, expect: [200] };
+    const bareResult = await measure(bareLoad, options, bare);
+    const ceilings: Ceilings = {
+      bare: async () => (await runOnce(bareLoad, options.runSeconds)).rate,
+      argon2: async () => (await measureArgon2Ceiling({ warmupSeconds: 1, runSeconds: options.runSeconds, runs: 1 })).rate,
+    };
+    report.ceilings.bareRate = bareResult.rate;
+    report.rows.push(row('ceiling', 'bare route (constant JSON)', bareResult, bareResult.rate));
+    log('reference: bare route + HMAC + one SQLite read');
+    const bareRead = await measurePaired(
+      { url: `${bare.url}/bare-read`, connections: CONNECTIONS, expect: [200], headers: { authorization: 'Bearer bench' } },
+      options,
+      bare,
+      ceilings.bare,
+    );
+    report.rows.push(pairedRow('reference', 'bare route + HMAC + one SQLite read', bareRead));
 
-  log('ceiling: argon2id hashes a second');
-  const argon2 = await measureArgon2Ceiling(options);
-  report.ceilings.argon2Rate = argon2.rate;
-  report.rows.push({
-    database: 'ceiling',
-    scenario: `argon2id hashes (${argon2.concurrency} at once)`,
-    rate: argon2.rate,
-    p50: NaN,
-    p99: NaN,
-    peakRssBytes: argon2.peakRssBytes,
-    ratio: 1,
-    errors: 0,
-  });
+    log('ceiling: argon2id hashes a second');
+    const argon2 = await measureArgon2Ceiling(options);
+    report.ceilings.argon2Rate = argon2.rate;
+    report.rows.push({
+      database: 'ceiling',
+      scenario: `argon2id hashes (${argon2.concurrency} at once)`,
+      rate: argon2.rate,
+      p50: NaN,
+      p99: NaN,
+      peakRssBytes: argon2.peakRssBytes,
+      ratio: 1,
+      errors: 0,
+    });
 
-  for (const kind of ['sqlite', 'postgres'] as const) {
-    if (!options.only.has(kind)) continue;
-    const database = await openBenchDatabase(kind);
-    if (!database) {
-      const note = 'PostgreSQL skipped: no server at GATEHOUSE_BENCH_POSTGRES_URL (see BENCHMARKS.md)';
-      log(note);
-      report.notes.push(note);
-      continue;
+    for (const kind of ['sqlite', 'postgres'] as const) {
+      if (!options.only.has(kind)) continue;
+      const database = await openBenchDatabase(kind);
+      if (!database) {
+        const note = 'PostgreSQL skipped: no server at GATEHOUSE_BENCH_POSTGRES_URL (see BENCHMARKS.md)';
+        log(note);
+        report.notes.push(note);
+        continue;
+      }
+      try {
+        await benchDatabase(database, options, ceilings, report);
+      } finally {
+        await database.drop();
+      }
     }
-    try {
-      await benchDatabase(database, options, report);
-    } finally {
-      await database.drop();
-    }
+  } finally {
+    await bare.stop();
   }
 
   printReport(report);
@@ -141,6 +163,18 @@ async function main(): Promise<void> {
     mkdirSync(dirname(options.json), { recursive: true });
     writeFileSync(options.json, JSON.stringify(report, null, 2) + '\n');
   }
+}
+
+/** One more run of each ceiling, for the pairs of `measurePaired`. */
+interface Ceilings {
+  bare: CeilingRun;
+  argon2: CeilingRun;
+}
+
+/** A throughput row whose share is the median of the ratios of its pairs, with the ceiling's rate beside it. */
+function pairedRow(database: string, scenario: string, result: PairedMeasurement): Row {
+  const ceiling = result.ceilingRate < 100 ? result.ceilingRate.toFixed(1) : result.ceilingRate.toFixed(0);
+  return { ...row(database, scenario, result, result.ceilingRate), ratio: result.ratio, note: `ceiling in its pairs: ${ceiling}/s` };
 }
 
 function row(database: string, scenario: string, result: Measurement, ceiling: number, extra: Partial<Row> = {}): Row {
@@ -159,7 +193,7 @@ function row(database: string, scenario: string, result: Measurement, ceiling: n
   };
 }
 
-async function benchDatabase(database: BenchDatabase, options: Options, report: Report): Promise<void> {
+async function benchDatabase(database: BenchDatabase, options: Options, ceilings: Ceilings, report: Report): Promise<void> {
   const cwd = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const env = {
     GATEHOUSE_DATABASE_URL: database.url,
@@ -170,7 +204,6 @@ async function benchDatabase(database: BenchDatabase, options: Options, report: 
     GATEHOUSE_PUBLIC_URL: 'http://127.0.0.1:8000',
   };
   const name = database.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL';
-  const { bareRate, argon2Rate } = report.ceilings;
   log(`${name}: starting the standalone server and the host app`);
   const server = await BenchProcess.start(MAIN, env, LISTENING, { cwd, nodeArgs: options.nodeArgs });
   let host: BenchProcess | undefined;
@@ -185,20 +218,24 @@ async function benchDatabase(database: BenchDatabase, options: Options, report: 
 
     if (runs('me')) {
       log(`${name}: GET /me`);
-      report.rows.push(row(name, 'GET /me (bearer)', await measure(me, options, server), bareRate));
+      report.rows.push(pairedRow(name, 'GET /me (bearer)', await measurePaired(me, options, server, ceilings.bare)));
     }
     if (runs('perm')) {
       log(`${name}: host route behind @Authorized('perm:...')`);
       const perm: Load = { url: `${host.url}${seeded.hostRoute}`, headers: bearer, connections: CONNECTIONS, expect: [200] };
-      report.rows.push(row(name, "GET host route @Authorized('perm:x')", await measure(perm, options, host), bareRate));
+      report.rows.push(
+        pairedRow(name, "GET host route @Authorized('perm:x')", await measurePaired(perm, options, host, ceilings.bare)),
+      );
     }
     if (runs('login')) {
       log(`${name}: POST /login`);
-      report.rows.push(row(name, 'POST /login', await measure(login, options, server), argon2Rate));
+      report.rows.push(pairedRow(name, 'POST /login', await measurePaired(login, options, server, ceilings.argon2)));
     }
     if (runs('register')) {
       log(`${name}: POST /register`);
-      report.rows.push(row(name, 'POST /register', await measure(registerLoad(server), options, server), argon2Rate));
+      report.rows.push(
+        pairedRow(name, 'POST /register', await measurePaired(registerLoad(server), options, server, ceilings.argon2)),
+      );
     }
     if (database.kind === 'sqlite' && runs('load')) await underLoad(name, server, me, login, options, report);
     if (database.kind === 'sqlite' && runs('burst')) await burst(name, server, seeded, options, report);

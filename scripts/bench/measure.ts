@@ -134,3 +134,48 @@ export async function measure(load: Load, timing: Timing, server?: BenchProcess)
     runs,
   };
 }
+
+/** One run of a ceiling's load, beside a run of a scenario: its rate. */
+export type CeilingRun = () => Promise<number>;
+
+/** A measurement whose share of its ceiling comes from runs taken in pairs. */
+export interface PairedMeasurement extends Measurement {
+  /** The median of each run's rate over the ceiling's rate in the run just before it. */
+  ratio: number;
+  /** The median rate of the ceiling's runs. */
+  ceilingRate: number;
+}
+
+/**
+ * Like `measure`, but runs the ceiling once right before each run of `load` and reports the median of the per-pair
+ * ratios. The VM's speed drifts by ±20% over minutes, so a ratio of two rates taken seconds apart says more than one
+ * of a rate taken now and a ceiling taken at the start of the bench.
+ */
+export async function measurePaired(
+  load: Load,
+  timing: Timing,
+  server: BenchProcess,
+  ceiling: CeilingRun,
+): Promise<PairedMeasurement> {
+  server.resetPeakRss();
+  if (timing.warmupSeconds > 0) await runOnce(load, timing.warmupSeconds);
+  const runs: RunResult[] = [];
+  const ceilingRates: number[] = [];
+  for (let i = 0; i < timing.runs; i++) {
+    ceilingRates.push(await ceiling());
+    runs.push(await runOnce(load, timing.runSeconds, server));
+  }
+  return {
+    rate: median(runs.map((run) => run.rate)),
+    p50: median(runs.map((run) => run.p50)),
+    p99: median(runs.map((run) => run.p99)),
+    unexpected: runs.reduce((sum, run) => sum + run.unexpected, 0),
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+    peakRssBytes: server.peakRssBytes(),
+    serverCpuMicros: median(runs.map((run) => run.serverCpuMicros)),
+    clientCpuMicros: median(runs.map((run) => run.clientCpuMicros)),
+    runs,
+    ratio: median(runs.map((run, i) => run.rate / ceilingRates[i])),
+    ceilingRate: median(ceilingRates),
+  };
+}
