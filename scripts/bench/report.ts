@@ -82,7 +82,10 @@ export function printReport(report: Report): void {
   const out: string[] = [];
   const { machine, ceilings } = report;
   out.push(`Machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; ${machine.timing}.`);
-  out.push(`Ceilings: bare route ${fixed(ceilings.bareRate, 0)} req/s; argon2id ${fixed(ceilings.argon2Rate, 1)} hashes/s.`);
+  out.push(
+    `Ceilings at the start: bare route ${fixed(ceilings.bareRate, 0)} req/s; argon2id ${fixed(ceilings.argon2Rate, 1)} hashes/s ` +
+      "(each throughput row's share comes from its own pairs; their ceiling is in its note).",
+  );
   out.push('');
   out.push('| database | scenario | req/s | p50 ms | p99 ms | peak RSS MiB | of ceiling | server CPU µs/req | client CPU µs/req | errors | note |');
   out.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
