@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { Response, Test } from 'supertest';
-import { useKoaServer } from 'routing-controllers';
-import { ACCOUNT_ERROR_CODES } from '../../src/errors/account-error';
+import { HttpError, useKoaServer } from 'routing-controllers';
+import { AccountError, ACCOUNT_ERROR_CODES } from '../../src/errors/account-error';
+import { AccountHttpError } from '../../src/errors/http-errors';
 import { accountGuards } from '../../src/guards/account-guards';
 import { AccountService } from '../../src/services/account-service';
 import { bearer, buildTestApp, PASSWORD, PREFIX, TestApp } from '../support/test-app';
@@ -91,6 +92,15 @@ describe('HTTP: error answers', () => {
       expectJsonError(response, 503, 'service_unavailable');
       expect(response.headers['retry-after']).to.equal('2');
       expect(response.text).not.to.include('hunter2');
+    });
+
+    it('an error answer formats no stack trace, and leaves stack traces of everything else as they were', () => {
+      const before = Error.stackTraceLimit;
+      const answer = new AccountHttpError(new AccountError('service_unavailable', 'busy', { retryAfterSeconds: 1 }));
+      expect(answer.stack).to.not.match(/\n\s+at /);
+      expect(answer).to.be.instanceOf(HttpError);
+      expect(Error.stackTraceLimit).to.equal(before);
+      expect(new Error('a fault').stack).to.match(/\n\s+at /);
     });
 
     it('an empty message is replaced by the name of the error kind', async () => {
