@@ -3,6 +3,7 @@ import { instanceToPlain } from 'class-transformer';
 import { Service } from 'typedi';
 import { resolveAccountService, resolveSerializer } from '../di/resolve';
 import { BearerToken } from '../guards/bearer-token';
+import { hashingCapacity } from '../http/hashing-capacity';
 import { rateLimit } from '../http/rate-limit';
 import { ApiDoc } from '../openapi/api-doc';
 import type { AccountService } from '../services/account-service';
@@ -54,7 +55,7 @@ export class AccountController {
     errors: ['invalid_username', 'invalid_email', 'weak_password'],
   })
   @HttpCode(201)
-  @UseBefore(rateLimit('register.ip'))
+  @UseBefore(rateLimit('register.ip'), hashingCapacity)
   async register(@Body() body: RegisterBody) {
     await this.accounts.register({ username: body.username, email: body.email, password: body.password });
     // The same words when the email already had an account: registration must not tell who has one.
@@ -96,7 +97,7 @@ export class AccountController {
     response: 'AccessToken',
     errors: ['invalid_credentials', 'unverified_user'],
   })
-  @UseBefore(rateLimit('login.ip'))
+  @UseBefore(rateLimit('login.ip'), hashingCapacity)
   async login(@Body() body: LoginBody) {
     const token = await this.accounts.login(body.username, body.password);
     return { access_token: token, token_type: 'bearer' };
@@ -153,7 +154,7 @@ export class AccountController {
     response: 'Detail',
     errors: ['invalid_password_reset_token', 'weak_password'],
   })
-  @UseBefore(rateLimit('reset-confirm.ip'))
+  @UseBefore(rateLimit('reset-confirm.ip'), hashingCapacity)
   async confirmPasswordReset(@Body() body: PasswordResetConfirmBody) {
     await this.accounts.confirmPasswordReset(body.token, body.new_password);
     return done('Password reset; sign in with the new password');
@@ -167,7 +168,7 @@ export class AccountController {
     errors: ['invalid_credentials', 'weak_password'],
     bearer: true,
   })
-  @UseBefore(rateLimit('password-change.ip'))
+  @UseBefore(rateLimit('password-change.ip'), hashingCapacity)
   async changePassword(@BearerToken() token: string, @Body() body: PasswordChangeBody) {
     await this.accounts.changePassword(token, body.old_password, body.new_password);
     return done('Password changed; sign in again');
@@ -181,6 +182,7 @@ export class AccountController {
     errors: ['invalid_credentials'],
     bearer: true,
   })
+  @UseBefore(hashingCapacity)
   async deleteAccount(@BearerToken() token: string, @Body() body: PasswordBody) {
     await this.accounts.deleteAccount(token, body.password);
     return done('Account deleted');

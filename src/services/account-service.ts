@@ -401,6 +401,17 @@ export class AccountService {
   }
 
   /**
+   * Throws the overload error (503 `service_unavailable` with `Retry-After`) that a password hash asked for now would
+   * get, before any lookup; does nothing while hashing has room. Registration, login, password change and reset, and
+   * account deletion all hash: the HTTP layer calls this before parsing and validating their bodies, so that a flood
+   * costs the event loop (which also hands the hashing threads their next job) as little as possible per refusal.
+   * The answer is the same for every account, known or not.
+   */
+  refuseIfHashingSaturated(): void {
+    this.passwords.refuseIfSaturated();
+  }
+
+  /**
    * For a shutdown: the background lookups waiting to retry a store outage give up now (logged) instead of holding
    * the process for up to 15 s; `drain()` then returns as soon as the ones running finish.
    */

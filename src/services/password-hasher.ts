@@ -87,6 +87,16 @@ export class PasswordHasher {
     );
   }
 
+  /**
+   * Refuses now, as a hash or verification asked for now would be: the same `service_unavailable`, counted in the
+   * same overload log line. Lets a caller shed a request before doing the work that leads up to its hash.
+   */
+  refuseIfSaturated(): void {
+    if (!this.queue.saturated) return;
+    this.logOverload();
+    throw busy();
+  }
+
   private scheduled<T>(work: () => Promise<T>): Promise<T> {
     const running = this.queue.tryRun(work);
     if (!running) {

@@ -17,6 +17,11 @@ export class BoundedWorkQueue {
     return { running: this.running, queued: this.waiting.length };
   }
 
+  /** Whether `tryRun` would refuse a task offered now. */
+  get saturated(): boolean {
+    return this.running >= this.concurrency && this.waiting.length >= this.maxQueued;
+  }
+
   /** Runs `task` when a slot frees up, or returns false at once when the queue is full (the task never runs). */
   tryRun<T>(task: () => Promise<T>): Promise<T> | false {
     if (this.running < this.concurrency) {

@@ -20,10 +20,12 @@ describe('bounded password hashing (C6)', () => {
       const running = gates.map((g) => queue.tryRun(g.task));
       expect(running.every((p) => p !== false)).to.equal(true);
       expect(queue.load).to.deep.equal({ running: 2, queued: 1 });
+      expect(queue.saturated).to.equal(true);
       expect(queue.tryRun(async () => 'never')).to.equal(false);
       gates.forEach((g) => g.open());
       await Promise.all(running);
       expect(queue.load).to.deep.equal({ running: 0, queued: 0 });
+      expect(queue.saturated).to.equal(false);
     });
 
     it('hands a freed slot to the oldest waiter, not to a newcomer', async () => {
