@@ -29,6 +29,7 @@ import {
   median,
   type PairedMeasurement,
   runOnce,
+  summarize,
   type Timing,
 } from './measure';
 import { printReport, type Report, type Row } from './report';
@@ -301,18 +302,8 @@ async function underLoad(
     loaded.push(await runOnce(fixedMe, options.runSeconds));
     logins.push(await background);
   }
-  const during: Measurement = {
-    rate: median(loaded.map((run) => run.rate)),
-    p50: median(loaded.map((run) => run.p50)),
-    p99: median(loaded.map((run) => run.p99)),
-    unexpected: loaded.reduce((sum, run) => sum + run.unexpected, 0),
-    errors: loaded.reduce((sum, run) => sum + run.errors, 0),
-    peakRssBytes: server.peakRssBytes(),
-    // The server's CPU in these runs is mostly the logins' hashing, not these requests'.
-    serverCpuMicros: NaN,
-    clientCpuMicros: NaN,
-    runs: loaded,
-  };
+  // No CPU per request here: the server's is mostly the logins' hashing, and this process also drives the logins.
+  const during: Measurement = { ...summarize(loaded, server.peakRssBytes()), serverCpuMicros: NaN, clientCpuMicros: NaN };
   report.rows.push(
     row(name, `GET /me at ${ME_FIXED_RATE}/s, logins saturating`, during, report.ceilings.bareRate, {
       note: `p99 ${(during.p99 / idle.p99).toFixed(2)}x idle; logins meanwhile ${median(logins.map((run) => run.rate)).toFixed(1)}/s`,

@@ -122,13 +122,18 @@ export async function measure(load: Load, timing: Timing, server?: BenchProcess)
   if (timing.warmupSeconds > 0) await runOnce(load, timing.warmupSeconds);
   const runs: RunResult[] = [];
   for (let i = 0; i < timing.runs; i++) runs.push(await runOnce(load, timing.runSeconds, server));
+  return summarize(runs, server ? server.peakRssBytes() : NaN);
+}
+
+/** The median of each figure of `runs` (counts summed), with the peak RSS measured over them. */
+export function summarize(runs: RunResult[], peakRssBytes: number): Measurement {
   return {
     rate: median(runs.map((run) => run.rate)),
     p50: median(runs.map((run) => run.p50)),
     p99: median(runs.map((run) => run.p99)),
     unexpected: runs.reduce((sum, run) => sum + run.unexpected, 0),
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
-    peakRssBytes: server ? server.peakRssBytes() : NaN,
+    peakRssBytes,
     serverCpuMicros: median(runs.map((run) => run.serverCpuMicros)),
     clientCpuMicros: median(runs.map((run) => run.clientCpuMicros)),
     runs,
@@ -166,15 +171,7 @@ export async function measurePaired(
     runs.push(await runOnce(load, timing.runSeconds, server));
   }
   return {
-    rate: median(runs.map((run) => run.rate)),
-    p50: median(runs.map((run) => run.p50)),
-    p99: median(runs.map((run) => run.p99)),
-    unexpected: runs.reduce((sum, run) => sum + run.unexpected, 0),
-    errors: runs.reduce((sum, run) => sum + run.errors, 0),
-    peakRssBytes: server.peakRssBytes(),
-    serverCpuMicros: median(runs.map((run) => run.serverCpuMicros)),
-    clientCpuMicros: median(runs.map((run) => run.clientCpuMicros)),
-    runs,
+    ...summarize(runs, server.peakRssBytes()),
     ratio: median(runs.map((run, i) => run.rate / ceilingRates[i])),
     ceilingRate: median(ceilingRates),
   };

@@ -403,7 +403,7 @@ export class AccountService {
   /**
    * Throws the overload error (503 `service_unavailable` with `Retry-After`) that a password hash asked for now would
    * get, before any lookup; does nothing while hashing has room. Registration, login, password change and reset, and
-   * account deletion all hash: the HTTP layer calls this before parsing and validating their bodies, so that a flood
+   * account deletion all hash: the HTTP layer calls this before validating their bodies, so that a flood
    * costs the event loop (which also hands the hashing threads their next job) as little as possible per refusal.
    * The answer is the same for every account, known or not.
    */
