@@ -12,7 +12,10 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-export type DatabaseConfig = { kind: 'sqlite'; filename: string } | { kind: 'postgres'; connectionString: string };
+export type DatabaseConfig =
+  | { kind: 'sqlite'; filename: string }
+  /** `preparedStatements`: `GATEHOUSE_PG_PREPARED_STATEMENTS` (see `PostgresUserStoreOptions.preparedStatements`). */
+  | { kind: 'postgres'; connectionString: string; preparedStatements: boolean };
 
 export interface ServerConfig {
   port: number;
@@ -82,7 +85,11 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerCon
     port,
     host,
     prefix: parsePrefix(env.GATEHOUSE_PREFIX),
-    database: parseDatabaseUrl(nonEmpty(env.GATEHOUSE_DATABASE_URL) ?? DEFAULT_DATABASE_URL, cwd),
+    database: parseDatabaseUrl(
+      nonEmpty(env.GATEHOUSE_DATABASE_URL) ?? DEFAULT_DATABASE_URL,
+      cwd,
+      parseSwitch('GATEHOUSE_PG_PREPARED_STATEMENTS', env.GATEHOUSE_PG_PREPARED_STATEMENTS, true),
+    ),
     cleanupIntervalMs: parseCleanupInterval(env.GATEHOUSE_CLEANUP_INTERVAL),
     smtpUrl: parseSmtpUrl(env.GATEHOUSE_SMTP_URL),
     emailFrom: parseEmailFrom(env.GATEHOUSE_EMAIL_FROM),
@@ -190,13 +197,13 @@ function readKeptKey(file: string): string | null {
   return Buffer.byteLength(kept) >= MIN_SECRET_KEY_BYTES ? kept : null;
 }
 
-function parseDatabaseUrl(url: string, cwd: string): DatabaseConfig {
+function parseDatabaseUrl(url: string, cwd: string, preparedStatements: boolean): DatabaseConfig {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (!path) throw new ConfigError('GATEHOUSE_DATABASE_URL "sqlite:" needs a file, e.g. sqlite:./data/gatehouse.db');
     return { kind: 'sqlite', filename: path === ':memory:' ? path : resolve(cwd, path) };
   }
-  if (/^postgres(ql)?:\/\//.test(url)) return { kind: 'postgres', connectionString: url };
+  if (/^postgres(ql)?:\/\//.test(url)) return { kind: 'postgres', connectionString: url, preparedStatements };
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
   throw new ConfigError(
     `GATEHOUSE_DATABASE_URL has ${scheme ? `an unknown scheme "${scheme}:"` : 'no scheme'}; ` +

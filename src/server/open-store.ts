@@ -16,6 +16,7 @@ export async function openStore(database: DatabaseConfig, options: OpenStoreOpti
     case 'postgres':
       return PostgresUserStore.open({
         connectionString: database.connectionString,
+        preparedStatements: database.preparedStatements,
         onConnectionError: options.onConnectionError,
       });
   }

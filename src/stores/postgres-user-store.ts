@@ -3,6 +3,7 @@ import { Pool, PoolClient } from 'pg';
 import { DialectGuard, guardDialect, retryableOnce, unavailableOnFailure } from './sql/guarded-dialect';
 import { migrateToLatest } from './sql/migrate';
 import { postgresCapabilities } from './sql/postgres-capabilities';
+import { PreparedStatements, preparingView } from './sql/postgres-prepared-statements';
 import { isPostgresConnectionFailure } from './sql/postgres-errors';
 import { Database } from './sql/schema';
 import { SqlUserStore } from './sql/sql-user-store';
@@ -36,6 +37,13 @@ export interface PostgresUserStoreOptions {
   onConnectionError?: (error: Error) => void;
   /** Kysely's query log (every statement's SQL and duration, and failures): for diagnostics and query-count tests. */
   log?: KyselyConfig['log'];
+  /**
+   * Run the reads of every request (session validation, role and permission checks, login's lookup) as named
+   * prepared statements, parsed and planned once per connection; default true. Turn it off behind a pooler that
+   * hands each transaction a different server connection and does not track prepared statements (PgBouncer in
+   * transaction mode before 1.21, or with `max_prepared_statements = 0`).
+   */
+  preparedStatements?: boolean;
 }
 
 const DEFAULT_MAX_CONNECTIONS = 10;
@@ -75,9 +83,11 @@ export class PostgresUserStore extends SqlUserStore {
     // Migrations run through a second Kysely on the same pool, unguarded by the migration gate below (which waits for
     // them); it is never destroyed, so it never ends the pool.
     const migrationDb = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: unendingView(pool) }) });
-    const capabilities = postgresCapabilities();
+    const statements = options.preparedStatements === false ? undefined : new PreparedStatements();
+    const capabilities = postgresCapabilities(statements);
     const migrateOnce = retryableOnce(() => migrateToLatest(migrationDb, capabilities));
-    const dialect = guardDialect(new PostgresDialect({ pool: owned ? pool : unendingView(pool) }), {
+    const queryPool = owned ? pool : unendingView(pool);
+    const dialect = guardDialect(new PostgresDialect({ pool: statements ? preparingView(queryPool, statements) : queryPool }), {
       ...UNAVAILABLE,
       beforeFirstQuery: migrateOnce,
     });

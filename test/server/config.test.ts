@@ -46,11 +46,22 @@ describe('server configuration', () => {
       port: 9001,
       host: '0.0.0.0',
       prefix: '/api/accounts',
-      database: { kind: 'postgres', connectionString: 'postgres://app@db/accounts' },
+      database: { kind: 'postgres', connectionString: 'postgres://app@db/accounts', preparedStatements: true },
       smtpUrl: 'smtp://user:pass@mail:2525',
       emailFrom: 'Accounts <accounts@example.com>',
       publicUrl: 'https://example.com',
     });
+  });
+
+  it('runs the request-path reads as prepared statements on PostgreSQL unless GATEHOUSE_PG_PREPARED_STATEMENTS=off', () => {
+    const prepared = (value?: string) =>
+      loadConfig(
+        { GATEHOUSE_SECRET_KEY: KEY, GATEHOUSE_DATABASE_URL: 'postgres://app@db/accounts', GATEHOUSE_PG_PREPARED_STATEMENTS: value },
+        { cwd },
+      ).database;
+    expect([prepared(), prepared('on'), prepared('off')].map((database) => 'preparedStatements' in database && database.preparedStatements))
+      .to.deep.equal([true, true, false]);
+    expect(() => prepared('maybe')).to.throw(/GATEHOUSE_PG_PREPARED_STATEMENTS must be on or off/);
   });
 
   it('removes expired sessions hourly by default; GATEHOUSE_CLEANUP_INTERVAL sets seconds, 0 turns it off', () => {

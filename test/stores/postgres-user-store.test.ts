@@ -152,6 +152,52 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       assert.deepEqual(rows, [{ type: 'bigint', value: String(T0.getTime()) }]);
     });
 
+    /** The named statements of the one connection of a one-connection store, as `{ name, statement }`. */
+    async function preparedOn(store: PostgresUserStore): Promise<{ name: string; statement: string }[]> {
+      const { rows } = await sql<{ name: string; statement: string }>`
+        select name, statement from pg_prepared_statements order by statement`.execute(store.db);
+      return rows;
+    }
+
+    it('runs the reads of every request as named statements, parsed once per connection', async () => {
+      const store = track(await PostgresUserStore.open({ connectionString: database.url, maxConnections: 1 }));
+      const { user } = await register(store, 'alice');
+      await openSession(store, user.id, 's');
+      for (let i = 0; i < 3; i++) {
+        assert.equal((await store.getSessionAndUser('s'))?.user.username, 'alice');
+        assert.equal((await store.findUserByUsernameKey('alice'))?.id, user.id);
+      }
+      const prepared = await preparedOn(store);
+      assert.ok(prepared.every((row) => /^gatehouse_[0-9a-f]{32}$/.test(row.name)), JSON.stringify(prepared));
+      const sessionRead = prepared.filter((row) => row.statement.includes('from "sessions" as "s"'));
+      const usernameRead = prepared.filter((row) => row.statement.includes('"u"."username_key" = $1'));
+      assert.equal(sessionRead.length, 1);
+      assert.equal(usernameRead.length, 1);
+      // Nothing else: writes, transactions and one-off queries stay unnamed.
+      assert.ok(prepared.every((row) => /^select /.test(row.statement)), JSON.stringify(prepared));
+
+      const unprepared = track(
+        await PostgresUserStore.open({ connectionString: database.url, maxConnections: 1, preparedStatements: false }),
+      );
+      assert.equal((await unprepared.getSessionAndUser('s'))?.user.username, 'alice');
+      assert.deepEqual(await preparedOn(unprepared), []);
+    });
+
+    it('a prepared read keeps working after a newer migration adds a column to users', async () => {
+      const store = track(await PostgresUserStore.open({ connectionString: database.url, maxConnections: 1 }));
+      const { user } = await register(store, 'alice');
+      await openSession(store, user.id, 's');
+      assert.equal((await store.getSessionAndUser('s'))?.user.id, user.id);
+      // A `select u.*` prepared before this would now fail with "cached plan must not change result type".
+      await sql`alter table users add column added_later text`.execute(keeper.db);
+      try {
+        assert.equal((await store.getSessionAndUser('s'))?.user.id, user.id);
+        assert.equal((await store.findUserById(user.id))?.username, 'alice');
+      } finally {
+        await sql`alter table users drop column added_later`.execute(keeper.db);
+      }
+    });
+
     it('has indexes that serve the removal of expired sessions and tokens', async () => {
       const { user } = await register(keeper, 'alice');
       await openSession(keeper, user.id, 's');

@@ -1,5 +1,6 @@
 import { Kysely, sql } from 'kysely';
 import { isPostgresConflict, PG_UNIQUE_VIOLATION } from './postgres-errors';
+import type { PreparedStatements } from './postgres-prepared-statements';
 import { SqlCapabilities } from './sql-capabilities';
 
 /**
@@ -14,14 +15,16 @@ const CONFLICT_ATTEMPTS = 4;
 /**
  * Capabilities of PostgreSQL through node-postgres. Transactions run at READ COMMITTED, PostgreSQL's default: every
  * statement of the store that depends on a row's current value re-checks it (`UPDATE ... WHERE password_hash = ...`,
- * `DELETE ... RETURNING`), and `FOR SHARE` covers the one check that is a read (creating a session).
+ * `DELETE ... RETURNING`), and `FOR SHARE` covers the one check that is a read (creating a session). With
+ * `statements`, the request-path reads run as named statements through a `preparingView` of the pool.
  */
-export function postgresCapabilities(): SqlCapabilities {
+export function postgresCapabilities(statements?: PreparedStatements): SqlCapabilities {
   return {
     writeTransaction: (db, work) => runAgainOnConflict(() => db.transaction().execute(work)),
     migrationScope,
     isUniqueViolation: (error) => (error as { code?: unknown } | null)?.code === PG_UNIQUE_VIOLATION,
     rowLocks: true,
+    ...(statements ? { prepare: (text: string) => statements.add(text) } : {}),
   };
 }
 

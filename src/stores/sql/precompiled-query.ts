@@ -17,6 +17,7 @@ const placeholder = (index: number) => `\u0000gatehouse-parameter-${index}`;
  *
  * `build` receives one placeholder per value and must hand each to Kysely as a parameter (`where(col, '=', p)`),
  * never into the SQL text; a placeholder that does not come out as exactly one parameter fails the first run.
+ * `onCompiled` is told the SQL text once, before its first run (to prepare it where the database gains from that).
  *
  * @example
  * const byId = precompile(1, (id: string) => db.selectFrom('users').selectAll().where('id', '=', id));
@@ -25,6 +26,7 @@ const placeholder = (index: number) => `\u0000gatehouse-parameter-${index}`;
 export function precompile<Params extends string[], Row>(
   arity: Params['length'],
   build: (...placeholders: Params) => Compilable<Row>,
+  onCompiled?: (sql: string) => void,
 ): PrecompiledQuery<Params, Row> {
   let compiled: { query: CompiledQuery<Row>; sources: number[] } | undefined;
   return {
@@ -33,6 +35,7 @@ export function precompile<Params extends string[], Row>(
         // Compiled at the first run, not when the store is built: a Kysely plugin's transformQuery then sees the query
         // once, when it first runs, rather than queries that have not run yet.
         compiled = compileWithPlaceholders(arity, build);
+        onCompiled?.(compiled.query.sql);
         return (await db.executeQuery<Row>(fill(compiled.query, compiled.sources, values))).rows;
       }
       // Later runs are new queries to any plugin keeping state per query id.

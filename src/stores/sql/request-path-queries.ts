@@ -1,20 +1,23 @@
 import type { Kysely } from 'kysely';
 import { precompile } from './precompiled-query';
-import type { Database } from './schema';
+import { USER_COLUMNS, type Database } from './schema';
 
 /**
  * The reads that run on every request of their kind, compiled once per store (see `precompile`): session validation
  * (every protected request), role and permission checks (every guarded host route), and the user lookups of login
  * and the token flows. Each is one statement that an index answers.
  */
-export function requestPathQueries(db: Kysely<Database>) {
+export function requestPathQueries(db: Kysely<Database>, prepare?: (sql: string) => void) {
+  // Every column named, never `*`: on PostgreSQL these run as prepared statements, and a prepared `select *` fails
+  // with "cached plan must not change result type" once a newer instance's migration adds a column to the table.
+  const userColumns = USER_COLUMNS.map((column) => `u.${column}` as const);
   return {
     /** The session and its user, by the session's token hash (primary key), joined on the user's primary key. */
     sessionAndUser: precompile(1, (tokenHash: string) =>
       db
         .selectFrom('sessions as s')
         .innerJoin('users as u', 'u.id', 's.user_id')
-        .selectAll('u')
+        .select(userColumns)
         .select([
           's.token_hash as session_token_hash',
           's.created_at as session_created_at',
@@ -22,6 +25,7 @@ export function requestPathQueries(db: Kysely<Database>) {
           's.last_seen_at as session_last_seen_at',
         ])
         .where('s.token_hash', '=', tokenHash),
+      prepare,
     ),
 
     /** The role's row (absent: unknown role) and the user's grant of it, if any. */
@@ -31,6 +35,7 @@ export function requestPathQueries(db: Kysely<Database>) {
         .leftJoin('user_roles as ur', (join) => join.onRef('ur.role', '=', 'r.name').on('ur.user_id', '=', userId))
         .select('ur.user_id as holder')
         .where('r.name', '=', role),
+      prepare,
     ),
 
     /** The permission's row (absent: unknown permission) and whether a role of the user carries it. */
@@ -50,11 +55,20 @@ export function requestPathQueries(db: Kysely<Database>) {
             .as('granted'),
         )
         .where('p.name', '=', permission),
+      prepare,
     ),
 
-    userById: precompile(1, (id: string) => db.selectFrom('users').selectAll().where('id', '=', id)),
-    userByUsernameKey: precompile(1, (key: string) => db.selectFrom('users').selectAll().where('username_key', '=', key)),
-    userByEmailKey: precompile(1, (key: string) => db.selectFrom('users').selectAll().where('email_key', '=', key)),
+    userById: precompile(1, (id: string) => db.selectFrom('users as u').select(userColumns).where('u.id', '=', id), prepare),
+    userByUsernameKey: precompile(
+      1,
+      (key: string) => db.selectFrom('users as u').select(userColumns).where('u.username_key', '=', key),
+      prepare,
+    ),
+    userByEmailKey: precompile(
+      1,
+      (key: string) => db.selectFrom('users as u').select(userColumns).where('u.email_key', '=', key),
+      prepare,
+    ),
   };
 }
 

@@ -22,6 +22,23 @@ export interface UsersTable {
   updated_at: EpochMs;
 }
 
+/** Every column of `users`, for queries that must name them (see `requestPathQueries`). */
+export const USER_COLUMNS = [
+  'id',
+  'username',
+  'username_key',
+  'email',
+  'email_key',
+  'password_hash',
+  'verified',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof UsersTable)[];
+
+// A column added to UsersTable and not to USER_COLUMNS fails to compile here.
+const everyUserColumn: Exclude<keyof UsersTable, (typeof USER_COLUMNS)[number]> extends never ? true : never = true;
+void everyUserColumn;
+
 export interface SessionsTable {
   token_hash: string;
   user_id: string;

@@ -24,4 +24,10 @@ export interface SqlCapabilities {
    * writer at a time holds the whole database.
    */
   rowLocks: boolean;
+  /**
+   * Marks a statement the store runs on every request of its kind (session validation, guards, login's lookup), to be
+   * prepared once per connection where that saves the database work (PostgreSQL: a named statement, parsed and
+   * planned once instead of on every run). Absent where it would not (SQLite prepares every statement anyway).
+   */
+  prepare?(sql: string): void;
 }

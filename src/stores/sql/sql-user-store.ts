@@ -56,7 +56,7 @@ export class SqlUserStore implements UserStore {
     readonly db: Kysely<Database>,
     private readonly capabilities: SqlCapabilities,
   ) {
-    this.queries = requestPathQueries(db);
+    this.queries = requestPathQueries(db, capabilities.prepare?.bind(capabilities));
   }
 
   async createUser(user: NewUser, verification: StoredToken, message?: NewOutboxMessage): Promise<CreateUserResult> {
