@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Compilable, Kysely } from 'kysely';
 import { precompile } from './precompiled-query';
 import { USER_COLUMNS, type Database } from './schema';
 
@@ -11,9 +11,16 @@ export function requestPathQueries(db: Kysely<Database>, prepare?: (sql: string)
   // Every column named, never `*`: on PostgreSQL these run as prepared statements, and a prepared `select *` fails
   // with "cached plan must not change result type" once a newer instance's migration adds a column to the table.
   const userColumns = USER_COLUMNS.map((column) => `u.${column}` as const);
+  // Each is compiled once and told to `prepare`, which marks it for preparing where the database gains from that.
+  const compiled = <Params extends string[], Row>(
+    arity: Params['length'],
+    build: (...values: Params) => Compilable<Row>,
+  ) => precompile(arity, build, prepare);
+  const userBy = (column: 'u.id' | 'u.username_key' | 'u.email_key') =>
+    compiled(1, (value: string) => db.selectFrom('users as u').select(userColumns).where(column, '=', value));
   return {
     /** The session and its user, by the session's token hash (primary key), joined on the user's primary key. */
-    sessionAndUser: precompile(1, (tokenHash: string) =>
+    sessionAndUser: compiled(1, (tokenHash: string) =>
       db
         .selectFrom('sessions as s')
         .innerJoin('users as u', 'u.id', 's.user_id')
@@ -25,21 +32,19 @@ export function requestPathQueries(db: Kysely<Database>, prepare?: (sql: string)
           's.last_seen_at as session_last_seen_at',
         ])
         .where('s.token_hash', '=', tokenHash),
-      prepare,
     ),
 
     /** The role's row (absent: unknown role) and the user's grant of it, if any. */
-    role: precompile(2, (userId: string, role: string) =>
+    role: compiled(2, (userId: string, role: string) =>
       db
         .selectFrom('roles as r')
         .leftJoin('user_roles as ur', (join) => join.onRef('ur.role', '=', 'r.name').on('ur.user_id', '=', userId))
         .select('ur.user_id as holder')
         .where('r.name', '=', role),
-      prepare,
     ),
 
     /** The permission's row (absent: unknown permission) and whether a role of the user carries it. */
-    permission: precompile(2, (userId: string, permission: string) =>
+    permission: compiled(2, (userId: string, permission: string) =>
       db
         .selectFrom('permissions as p')
         .select((eb) =>
@@ -55,20 +60,11 @@ export function requestPathQueries(db: Kysely<Database>, prepare?: (sql: string)
             .as('granted'),
         )
         .where('p.name', '=', permission),
-      prepare,
     ),
 
-    userById: precompile(1, (id: string) => db.selectFrom('users as u').select(userColumns).where('u.id', '=', id), prepare),
-    userByUsernameKey: precompile(
-      1,
-      (key: string) => db.selectFrom('users as u').select(userColumns).where('u.username_key', '=', key),
-      prepare,
-    ),
-    userByEmailKey: precompile(
-      1,
-      (key: string) => db.selectFrom('users as u').select(userColumns).where('u.email_key', '=', key),
-      prepare,
-    ),
+    userById: userBy('u.id'),
+    userByUsernameKey: userBy('u.username_key'),
+    userByEmailKey: userBy('u.email_key'),
   };
 }
 
