@@ -104,10 +104,13 @@ export const DATABASE_COMMANDS: Record<string, DatabaseCommand> = {
     },
   },
   cleanup: {
-    summary: 'remove expired sessions and tokens, and old sent or failed email (for cron)',
+    summary: 'remove expired sessions, tokens and registrations, and old sent or failed email (for cron)',
     async run(store, out, config) {
-      const removed = await removeExpired(store, new Date(), undefined, config.outbox.retentionMs);
-      out(`removed ${removed} expired sessions and tokens, and old sent or failed email`);
+      const removed = await removeExpired(store, new Date(), {
+        unverifiedRegistrationTtlMs: config.unverifiedRegistrationTtlMs,
+        outboxRetentionMs: config.outbox.retentionMs,
+      });
+      out(`removed ${removed} expired sessions, tokens and registrations, and old sent or failed email`);
     },
   },
 };

@@ -5,7 +5,7 @@ import { compileTrustedProxies } from '../http/client-ip';
 import type { RateLimitOptions } from '../limits/rate-limit-options';
 import { parseRateLimitSpec } from '../limits/rate-limit-spec';
 import { DEFAULT_OUTBOX_OPTIONS, type OutboxOptions } from '../outbox/outbox-options';
-import { MIN_SECRET_KEY_BYTES } from '../services/account-options';
+import { DEFAULT_ACCOUNT_OPTIONS, MIN_SECRET_KEY_BYTES } from '../services/account-options';
 
 /** A configuration problem, phrased as what to fix; `main` prints it as one line and exits. */
 export class ConfigError extends Error {
@@ -27,6 +27,8 @@ export interface ServerConfig {
   database: DatabaseConfig;
   /** `GATEHOUSE_CLEANUP_INTERVAL` in ms: how often expired sessions and tokens are removed; 0: never (use cron). */
   cleanupIntervalMs: number;
+  /** `GATEHOUSE_UNVERIFIED_TTL` in ms: how long a registration may stay unconfirmed before it expires. */
+  unverifiedRegistrationTtlMs: number;
   smtpUrl?: string;
   emailFrom: string;
   publicUrl: string;
@@ -91,6 +93,13 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerCon
       parseSwitch('GATEHOUSE_PG_PREPARED_STATEMENTS', env.GATEHOUSE_PG_PREPARED_STATEMENTS, true),
     ),
     cleanupIntervalMs: parseCleanupInterval(env.GATEHOUSE_CLEANUP_INTERVAL),
+    unverifiedRegistrationTtlMs: parseDuration(
+      'GATEHOUSE_UNVERIFIED_TTL',
+      env.GATEHOUSE_UNVERIFIED_TTL,
+      DEFAULT_ACCOUNT_OPTIONS.unverifiedRegistrationTtlMs,
+      SECOND,
+      365 * DAY,
+    ),
     smtpUrl: parseSmtpUrl(env.GATEHOUSE_SMTP_URL),
     emailFrom: parseEmailFrom(env.GATEHOUSE_EMAIL_FROM),
     publicUrl: parsePublicUrl(env.GATEHOUSE_PUBLIC_URL, host, port),

@@ -1,32 +1,32 @@
 import { DEFAULT_OUTBOX_OPTIONS } from '../outbox/outbox-options';
 import { DEFAULT_ACCOUNT_OPTIONS } from '../services/account-options';
 import { Clock, systemClock } from '../services/clock';
+import { expiryCutoffs, type ExpiryRules } from '../services/expiry-rules';
 import type { Logger } from '../services/logger';
 import { isStoreUnavailable } from '../stores/store-unavailable-error';
 import type { UserStore } from '../stores/user-store';
 
+/** The rules of the core's defaults, for a process that has no `AccountService` of its own (the CLI). */
+export const DEFAULT_EXPIRY_RULES: ExpiryRules = {
+  sessionIdleTimeoutMs: DEFAULT_ACCOUNT_OPTIONS.sessionIdleTimeoutMs,
+  unverifiedRegistrationTtlMs: DEFAULT_ACCOUNT_OPTIONS.unverifiedRegistrationTtlMs,
+  outboxRetentionMs: DEFAULT_OUTBOX_OPTIONS.retentionMs,
+};
+
 /**
- * Removes the sessions and tokens that can no longer be used: past their absolute expiry, or (sessions) idle for
- * `idleTimeoutMs`, the core's `sessionIdleTimeoutMs` (the standalone server and the CLI use its default). Expired rows
- * are already refused on use; removing them only keeps the tables small. Sent and failed outbox messages go
- * `outboxRetentionMs` after their last change (pending ones never). Returns how many rows went.
+ * Removes what can no longer be used under `rules` (see `ExpiryRules`; `AccountService.removeExpired` does the same
+ * with the options in force): sessions and tokens past their expiry or idle, registrations never confirmed in time,
+ * old sent and failed mail. Returns how many rows went.
  */
-export function removeExpired(
-  store: UserStore,
-  now: Date = new Date(),
-  idleTimeoutMs: number = DEFAULT_ACCOUNT_OPTIONS.sessionIdleTimeoutMs,
-  outboxRetentionMs: number = DEFAULT_OUTBOX_OPTIONS.retentionMs,
-): Promise<number> {
-  const time = now.getTime();
-  return store.deleteExpired(now, new Date(time - idleTimeoutMs), new Date(time - outboxRetentionMs));
+export function removeExpired(store: UserStore, now: Date = new Date(), rules: Partial<ExpiryRules> = {}): Promise<number> {
+  return store.deleteExpired(expiryCutoffs(now, { ...DEFAULT_EXPIRY_RULES, ...rules }));
 }
 
 export interface ExpiredCleanupOptions {
   store: UserStore;
   intervalMs: number;
-  idleTimeoutMs?: number;
-  /** How long sent and failed outbox messages are kept; default 7 days. */
-  outboxRetentionMs?: number;
+  /** Default: `DEFAULT_EXPIRY_RULES`, field by field. */
+  rules?: Partial<ExpiryRules>;
   logger: Logger;
   clock?: Clock;
 }
@@ -47,8 +47,8 @@ export function startExpiredCleanup(options: ExpiredCleanupOptions): ExpiredClea
 
   const run = async () => {
     try {
-      const removed = await removeExpired(options.store, clock.now(), options.idleTimeoutMs, options.outboxRetentionMs);
-      if (removed > 0) options.logger.info({ event: 'cleanup', removed }, 'removed expired sessions, tokens and old mail');
+      const removed = await removeExpired(options.store, clock.now(), options.rules);
+      if (removed > 0) options.logger.info({ event: 'cleanup', removed }, 'removed expired sessions, tokens, registrations and old mail');
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       const log = isStoreUnavailable(error) ? options.logger.warn : options.logger.error;

@@ -84,7 +84,11 @@ async function main(): Promise<void> {
   const app = createApp({
     store,
     sender,
-    options: { secretKey: config.secretKey, outbox: config.outbox },
+    options: {
+      secretKey: config.secretKey,
+      outbox: config.outbox,
+      unverifiedRegistrationTtlMs: config.unverifiedRegistrationTtlMs,
+    },
     prefix: config.prefix,
     logger,
     rateLimits: { ...config.rateLimits, redis, keyPrefix: config.redisKeyPrefix },
@@ -102,7 +106,10 @@ async function main(): Promise<void> {
       ? startExpiredCleanup({
           store,
           intervalMs: config.cleanupIntervalMs,
-          outboxRetentionMs: config.outbox.retentionMs,
+          rules: {
+            unverifiedRegistrationTtlMs: config.unverifiedRegistrationTtlMs,
+            outboxRetentionMs: config.outbox.retentionMs,
+          },
           logger,
         })
       : undefined;

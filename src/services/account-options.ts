@@ -44,6 +44,11 @@ export interface AccountOptions {
   /** How often an active session's idle window moves; bounds writes on the hot path to one per interval. */
   sessionRefreshIntervalMs?: number;
   verificationTokenTtlMs?: number;
+  /**
+   * How long a registration may stay unconfirmed: past it the registration has expired (it cannot sign in, be
+   * confirmed or be sent a new link, and its username is free again) and the clean-up removes it. Default 7 days.
+   */
+  unverifiedRegistrationTtlMs?: number;
   resetTokenTtlMs?: number;
   hashing?: Partial<HashingOptions>;
   hashingQueue?: Partial<HashingQueueOptions>;
@@ -72,6 +77,7 @@ export const DEFAULT_ACCOUNT_OPTIONS = {
   sessionIdleTimeoutMs: 7 * DAY,
   sessionRefreshIntervalMs: HOUR,
   verificationTokenTtlMs: DAY,
+  unverifiedRegistrationTtlMs: 7 * DAY,
   resetTokenTtlMs: HOUR,
   hashing: { memoryCost: 19_456, timeCost: 2, parallelism: 1 } satisfies HashingOptions,
   password: { minLength: 12, maxLength: 128, useBlocklist: true, contextWords: ['gatehouse'] } satisfies PasswordPolicyOptions,
@@ -94,6 +100,8 @@ export function resolveAccountOptions(options: AccountOptions): ResolvedAccountO
     sessionIdleTimeoutMs: options.sessionIdleTimeoutMs ?? DEFAULT_ACCOUNT_OPTIONS.sessionIdleTimeoutMs,
     sessionRefreshIntervalMs: options.sessionRefreshIntervalMs ?? DEFAULT_ACCOUNT_OPTIONS.sessionRefreshIntervalMs,
     verificationTokenTtlMs: options.verificationTokenTtlMs ?? DEFAULT_ACCOUNT_OPTIONS.verificationTokenTtlMs,
+    unverifiedRegistrationTtlMs:
+      options.unverifiedRegistrationTtlMs ?? DEFAULT_ACCOUNT_OPTIONS.unverifiedRegistrationTtlMs,
     resetTokenTtlMs: options.resetTokenTtlMs ?? DEFAULT_ACCOUNT_OPTIONS.resetTokenTtlMs,
     hashing: { ...DEFAULT_ACCOUNT_OPTIONS.hashing, ...options.hashing },
     hashingQueue: resolveHashingQueue(options.hashingQueue),
@@ -105,6 +113,7 @@ export function resolveAccountOptions(options: AccountOptions): ResolvedAccountO
     'sessionIdleTimeoutMs',
     'sessionRefreshIntervalMs',
     'verificationTokenTtlMs',
+    'unverifiedRegistrationTtlMs',
     'resetTokenTtlMs',
   ] as const) {
     if (!Number.isFinite(resolved[key]) || resolved[key] <= 0) {

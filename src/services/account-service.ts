@@ -6,6 +6,13 @@ import { AccountOptions, ResolvedAccountOptions, resolveAccountOptions } from '.
 import { AccountLimit, AttemptLimiter, noAttemptLimits } from './attempt-limiter';
 import { BackgroundTasks } from './background-tasks';
 import { Clock, systemClock } from './clock';
+import {
+  expiryCutoffs,
+  expiryRulesOf,
+  isExpiredRegistration,
+  registrationExpiresAt,
+  unverifiedCreatedBefore,
+} from './expiry-rules';
 import { canonicalEmail, canonicalUsername, checkPermissionName, checkRoleName, emailKeyOf, usernameKeyOf } from './identity';
 import { withLogContext } from '../logging/contextual-logger';
 import { defaultLogger } from '../logging/pino-logger';
@@ -33,6 +40,9 @@ export interface RegisterInput {
   email: string;
   password: string;
 }
+
+/** How many registrations of one address a resend mails a new link to (the newest ones). */
+const RESEND_LIMIT = 3;
 
 /** Raw tokens are 32 bytes in base64url; anything else cannot be one of ours and is refused without a lookup. */
 const RAW_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
@@ -103,38 +113,45 @@ export class AccountService {
   // --- Registration and verification ---------------------------------------------------------------------------
 
   /**
-   * Creates an unverified user and queues the verification email with it (one transaction). A taken username is
-   * `invalid_username` (409 over HTTP: usernames are public). A taken email answers exactly like success, creates
-   * nothing, and tells the address's owner instead, so registration cannot be used to learn who has an account.
+   * Stores a registration, unverified, and queues the verification email with it (one transaction). A taken username
+   * is `invalid_username` (409 over HTTP: usernames are public). The address decides nothing a client can see: a
+   * registration is a claim on it until its own link is confirmed, so a free address, one that other unverified
+   * registrations claim and one that a verified account owns all get the same answer, the same rows written and the
+   * same later login answer (`unverified_user`). Only the mail differs: the link goes to the address unless a
+   * verified account owns it, whose owner is told of the attempt instead; that registration can never be confirmed.
    */
   async register(input: RegisterInput): Promise<void> {
     const name = canonicalUsername(input.username);
     const address = canonicalEmail(input.email);
     const password = this.policy.check(input.password, { username: name.username, email: address.email });
     // Checked before hashing so a taken name costs no argon2 work; the store's unique key still decides races.
-    if (await this.store.findUserByUsernameKey(name.usernameKey)) throw usernameTaken();
+    const holder = await this.store.findUserByUsernameKey(name.usernameKey);
+    if (holder && !this.hasExpired(holder, this.clock.now())) throw usernameTaken();
 
     const passwordHash = await this.passwords.hash(password);
+    // One budget for whatever registration mails an address (the link or the owner's notice), taken on every path.
+    const mayMail = await this.mayMail('register.email', address.emailKey);
     const now = this.clock.now();
     const id = randomUUID();
     const verificationToken = this.tokens.generate();
-    const verification = this.tokenRow(verificationToken, id, 'verify_email', now);
-    const result = await this.store.createUser(
-      { id, ...name, ...address, passwordHash, verified: false, createdAt: now },
-      verification,
-      this.messages.link('verification', now, verificationToken, verification.expiresAt),
-    );
-    if (!result.ok) {
-      if (result.conflict === 'username') throw usernameTaken();
-      this.logger.info({ event: 'register', outcome: 'duplicate_email' }, 'registration with a taken email');
-      this.notifyOwnerOfRegistrationAttempt(address.emailKey);
-      return;
-    }
-    this.logger.info({ event: 'register', outcome: 'created', userId: id }, 'user registered');
+    const verification = this.tokenRow(verificationToken, { id, createdAt: now }, 'verify_email', now);
+    const canNotify = typeof this.sender.sendRegistrationAttempt === 'function';
+    const result = await this.store.createUser({ id, ...name, ...address, passwordHash, createdAt: now }, verification, {
+      link: mayMail ? this.messages.link('verification', now, verificationToken, verification.expiresAt) : undefined,
+      ownerNotice: mayMail && canNotify ? this.messages.notice('registrationAttempt', now) : undefined,
+      expiredUnverifiedBefore: unverifiedCreatedBefore(now, this.options.unverifiedRegistrationTtlMs),
+    });
+    if (!result.ok) throw usernameTaken();
+    const outcome = result.addressOwned ? 'address_owned' : 'created';
+    this.logger.info({ event: 'register', outcome, userId: id }, 'registration stored');
     this.delivery?.nudge();
   }
 
-  /** Consumes a verification token and marks its user verified (single use, purpose-bound, expiring). */
+  /**
+   * Consumes a verification token and makes its registration the verified owner of its address (single use,
+   * purpose-bound, expiring): every other unverified registration of the address ends with it. A registration whose
+   * address a verified account already owns is refused like a dead token.
+   */
   async verifyEmail(token: string): Promise<void> {
     if (!isRawToken(token)) throw invalidVerificationToken();
     const now = this.clock.now();
@@ -148,8 +165,21 @@ export class AccountService {
   }
 
   /**
-   * Emails a fresh verification token (superseding older ones) to an unverified account. Answers the same, at the
-   * same speed, for unknown, verified and malformed addresses: the lookup itself runs after the answer.
+   * The username of the live registration a verification token would confirm, without spending it, or null: the
+   * confirmation page names the account, so that a person who did not choose that username does not confirm it.
+   */
+  async pendingVerification(token: string): Promise<{ username: string } | null> {
+    if (!isRawToken(token)) return null;
+    const now = this.clock.now();
+    const user = await this.store.findUserByToken(this.tokens.hash(token), 'verify_email', now);
+    return user && !user.verified && !this.hasExpired(user, now) ? { username: user.username } : null;
+  }
+
+  /**
+   * Emails a fresh verification link (superseding older ones) to each live registration of the address, newest first
+   * and at most `RESEND_LIMIT`, each naming its username; nothing when a verified account owns the address. Answers
+   * the same, at the same speed, for every address, known or not, and malformed: the lookup itself runs after the
+   * answer.
    */
   async resendVerification(email: string): Promise<void> {
     const emailKey = emailKeyOf(email);
@@ -157,9 +187,12 @@ export class AccountService {
     this.background.run('resend_verification', {}, async () => {
       if (!(await this.mayMail('resend-verification.email', emailKey))) return;
       await this.background.retryWhileUnavailable(async () => {
-        const user = await this.store.findUserByEmailKey(emailKey);
-        if (!user || user.verified) return;
-        await this.replaceTokenAndQueueLink(user.id, 'verify_email');
+        if (await this.store.findVerifiedUserByEmailKey(emailKey)) return;
+        const now = this.clock.now();
+        const createdAfter = unverifiedCreatedBefore(now, this.options.unverifiedRegistrationTtlMs);
+        for (const user of await this.store.findUnverifiedUsersByEmailKey(emailKey, createdAfter, RESEND_LIMIT)) {
+          await this.replaceTokenAndQueueLink(user, 'verify_email');
+        }
       });
     });
   }
@@ -178,7 +211,7 @@ export class AccountService {
     // Keyed by the name asked for, not the user: unknown and existing names are throttled alike.
     await this.takePasswordGuess(usernameKey);
     const user = await this.store.findUserByUsernameKey(usernameKey);
-    if (!user) {
+    if (!user || this.hasExpired(user, this.clock.now())) {
       await this.passwords.verifyDummy(candidate);
       this.logger.info({ event: 'login', outcome: 'unknown_user' }, 'login failed');
       throw invalidCredentials();
@@ -255,7 +288,8 @@ export class AccountService {
   // --- Passwords -------------------------------------------------------------------------------------------------
 
   /**
-   * Emails a reset token (superseding older ones) when the address belongs to a user. The answer is the same, and
+   * Emails a reset token (superseding older ones) when the address belongs to a verified account (a registration
+   * that was never confirmed has no password worth recovering: it registers again or resends its link). The answer is the same, and
    * as fast, whether or not it does: the lookup, the token and queueing the mail all happen after the answer, and
    * the delivery after that. Nothing changes until the token is used; the old password keeps working.
    */
@@ -265,8 +299,8 @@ export class AccountService {
     this.background.run('request_password_reset', {}, async () => {
       if (!(await this.mayMail('reset-request.email', emailKey))) return;
       const user = await this.background.retryWhileUnavailable(async () => {
-        const found = await this.store.findUserByEmailKey(emailKey);
-        if (found) await this.replaceTokenAndQueueLink(found.id, 'reset_password');
+        const found = await this.store.findVerifiedUserByEmailKey(emailKey);
+        if (found) await this.replaceTokenAndQueueLink(found, 'reset_password');
         return found;
       });
       if (!user) {
@@ -412,6 +446,15 @@ export class AccountService {
   }
 
   /**
+   * Removes what has expired under the options in force: sessions and tokens past their expiry, idle sessions,
+   * registrations never confirmed in time (freeing their usernames), and old sent or failed mail. Returns how many
+   * rows went. The standalone server runs it periodically; a host calls it from a timer or a cron job.
+   */
+  removeExpired(now: Date = this.clock.now()): Promise<number> {
+    return this.store.deleteExpired(expiryCutoffs(now, expiryRulesOf(this.options)));
+  }
+
+  /**
    * For a shutdown: the background lookups waiting to retry a store outage give up now (logged) instead of holding
    * the process for up to 15 s; `drain()` then returns as soon as the ones running finish.
    */
@@ -432,18 +475,28 @@ export class AccountService {
   // --- Helpers ---------------------------------------------------------------------------------------------------
 
   /** A new emailed token for the user, superseding older ones, and its link message: one store transaction. */
-  private async replaceTokenAndQueueLink(userId: string, purpose: TokenPurpose): Promise<void> {
+  private async replaceTokenAndQueueLink(user: StoredUser, purpose: TokenPurpose): Promise<void> {
     const token = this.tokens.generate();
     const now = this.clock.now();
-    const row = this.tokenRow(token, userId, purpose, now);
+    const row = this.tokenRow(token, user, purpose, now);
     const kind = purpose === 'verify_email' ? 'verification' : 'passwordReset';
     await this.store.replaceToken(row, this.messages.link(kind, now, token, row.expiresAt));
     this.delivery?.nudge();
   }
 
-  private tokenRow(token: string, userId: string, purpose: TokenPurpose, now: Date): StoredToken {
+  /** A verification token never outlives its registration. */
+  private tokenRow(token: string, user: Pick<StoredUser, 'id' | 'createdAt'>, purpose: TokenPurpose, now: Date): StoredToken {
     const ttl = purpose === 'verify_email' ? this.options.verificationTokenTtlMs : this.options.resetTokenTtlMs;
-    return { tokenHash: this.tokens.hash(token), userId, purpose, expiresAt: new Date(now.getTime() + ttl) };
+    let expiresAt = now.getTime() + ttl;
+    if (purpose === 'verify_email') {
+      expiresAt = Math.min(expiresAt, registrationExpiresAt(user.createdAt, this.options.unverifiedRegistrationTtlMs).getTime());
+    }
+    return { tokenHash: this.tokens.hash(token), userId: user.id, purpose, expiresAt: new Date(expiresAt) };
+  }
+
+  /** An unconfirmed registration past its time: as if it did not exist, until the clean-up removes it. */
+  private hasExpired(user: StoredUser, now: Date): boolean {
+    return isExpiredRegistration(user, now, this.options.unverifiedRegistrationTtlMs);
   }
 
   /** Re-authentication before a sensitive change; a failure is a security event of that change (`event`). */
@@ -512,18 +565,6 @@ export class AccountService {
     return user;
   }
 
-  /** Looked up after the answer, so a taken email costs what a new one does; only senders that can send it. */
-  private notifyOwnerOfRegistrationAttempt(emailKey: string): void {
-    if (typeof this.sender.sendRegistrationAttempt !== 'function') return;
-    this.background.run('send_registration_attempt', {}, async () => {
-      if (!(await this.mayMail('register.email', emailKey))) return;
-      const queued = await this.background.retryWhileUnavailable(async () => {
-        const owner = await this.store.findUserByEmailKey(emailKey);
-        return owner !== null && this.store.enqueueMessage(owner.id, this.messages.notice('registrationAttempt', this.clock.now()));
-      });
-      if (queued) this.delivery?.nudge();
-    });
-  }
 }
 
 function isRawToken(token: unknown): token is string {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { carriesLink, type OutboxEntry, type OutboxKind } from '../outbox/outbox-message';
+import { carriesLink, SUPERSEDED_ERROR, type OutboxEntry, type OutboxKind } from '../outbox/outbox-message';
 import {
   NewOutboxMessage,
   NewUser,
@@ -77,14 +77,15 @@ export function describeUserStoreConformance<S extends UserStore>(
 
     describe('users', () => {
       it('createUser stores the user, with updatedAt equal to createdAt, and every finder returns it', async () => {
-        const user = newUser('alice', { username: 'Alice', email: 'Alice@Example.com', verified: false });
+        const user = newUser('alice', { username: 'Alice', email: 'Alice@Example.com' });
         const result = await store.createUser(user, token(user.id, 'verify_email', HOUR_LATER, 'verify-alice'));
 
-        const expected: StoredUser = { ...user, updatedAt: user.createdAt };
-        assert.deepEqual(result, { ok: true, user: expected });
+        const expected: StoredUser = { ...user, verified: false, updatedAt: user.createdAt };
+        assert.deepEqual(result, { ok: true, user: expected, addressOwned: false });
         assert.deepEqual(await store.findUserById(user.id), expected);
         assert.deepEqual(await store.findUserByUsernameKey(user.usernameKey), expected);
-        assert.deepEqual(await store.findUserByEmailKey(user.emailKey), expected);
+        assert.deepEqual(await store.findUnverifiedUsersByEmailKey(user.emailKey, T0_MINUS_1, 10), [expected]);
+        assert.equal(await store.findVerifiedUserByEmailKey(user.emailKey), null, 'an unverified user owns no address');
       });
 
       it('keeps text exactly and instants to the millisecond', async () => {
@@ -105,13 +106,15 @@ export function describeUserStoreConformance<S extends UserStore>(
         await registered('alice');
         assert.equal(await store.findUserById('no-such-id'), null);
         assert.equal(await store.findUserByUsernameKey('nobody'), null);
-        assert.equal(await store.findUserByEmailKey('nobody@example.com'), null);
+        assert.equal(await store.findVerifiedUserByEmailKey('nobody@example.com'), null);
+        assert.deepEqual(await store.findUnverifiedUsersByEmailKey('nobody@example.com', T0_MINUS_1, 10), []);
       });
 
       it('answers null, not an error, for keys as typed that no store could hold (a NUL character)', async () => {
         const { user } = await registered('alice');
         assert.equal(await store.findUserByUsernameKey(`${user.usernameKey}\u0000`), null);
-        assert.equal(await store.findUserByEmailKey(`\u0000${user.emailKey}`), null);
+        assert.equal(await store.findVerifiedUserByEmailKey(`\u0000${user.emailKey}`), null);
+        assert.deepEqual(await store.findUnverifiedUsersByEmailKey(`\u0000${user.emailKey}`, T0_MINUS_1, 10), []);
         assert.equal(await store.findUserById(`${user.id}\u0000`), null);
       });
 
@@ -122,30 +125,8 @@ export function describeUserStoreConformance<S extends UserStore>(
 
         assert.deepEqual(await store.createUser(loser, loserToken), { ok: false, conflict: 'username' });
         assert.equal(await store.findUserById(loser.id), null);
-        assert.equal(await store.findUserByEmailKey(loser.emailKey), null);
+        assert.deepEqual(await store.findUnverifiedUsersByEmailKey(loser.emailKey, T0_MINUS_1, 10), []);
         assert.equal(await store.verifyEmail(loserToken.tokenHash, T0), null);
-      });
-
-      it('refuses a taken email key, whatever the display case', async () => {
-        await registered('alice', { email: 'alice@example.com', emailKey: 'alice@example.com' });
-        const loser = newUser('bob', { email: 'ALICE@Example.COM', emailKey: 'alice@example.com' });
-
-        const result = await store.createUser(loser, token(loser.id, 'verify_email', HOUR_LATER, 'verify-bob'));
-        assert.deepEqual(result, { ok: false, conflict: 'email' });
-        assert.equal(await store.findUserById(loser.id), null);
-        assert.equal(await store.findUserByUsernameKey(loser.usernameKey), null);
-      });
-
-      it("reports 'username' when both keys are taken, even by two different users", async () => {
-        const alice = await registered('alice');
-        const bob = await registered('bob');
-        const both = newUser('carol', { usernameKey: alice.user.usernameKey, emailKey: alice.user.emailKey });
-        const split = newUser('dave', { usernameKey: bob.user.usernameKey, emailKey: alice.user.emailKey });
-
-        const first = await store.createUser(both, token(both.id, 'verify_email', HOUR_LATER, 'verify-carol'));
-        const second = await store.createUser(split, token(split.id, 'verify_email', HOUR_LATER, 'verify-dave'));
-        assert.deepEqual(first, { ok: false, conflict: 'username' });
-        assert.deepEqual(second, { ok: false, conflict: 'username' });
       });
 
       it('createUser is all or nothing: when the token cannot be stored, neither is the user', async () => {
@@ -163,7 +144,7 @@ export function describeUserStoreConformance<S extends UserStore>(
         const result = await store.createUser(input, token(input.id, 'verify_email', HOUR_LATER, 'verify-alice'));
         assert.ok(result.ok);
         const createdAt = input.createdAt.getTime();
-        const pristine: StoredUser = { ...input, createdAt: new Date(createdAt), updatedAt: new Date(createdAt) };
+        const pristine: StoredUser = { ...input, verified: false, createdAt: new Date(createdAt), updatedAt: new Date(createdAt) };
 
         input.username = 'mallory';
         input.createdAt.setTime(0);
@@ -284,6 +265,121 @@ export function describeUserStoreConformance<S extends UserStore>(
       });
     });
 
+    describe('addresses: owned by the registration that proves them', () => {
+      const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
+
+      it('createUser stores the registration whoever holds the address, and queues the link or the owner notice', async () => {
+        const first = newUser('first', { emailKey: 'shared@example.com' });
+        const firstLink = message('verification');
+        const stored = await store.createUser(first, token(first.id, 'verify_email', HOUR_LATER, 'verify-first'), {
+          link: firstLink,
+          ownerNotice: message('registrationAttempt'),
+        });
+        assert.deepEqual(stored, { ok: true, user: { ...first, verified: false, updatedAt: T0 }, addressOwned: false });
+
+        const second = newUser('second', { emailKey: 'shared@example.com', createdAt: at(1) });
+        const secondLink = message('verification');
+        const claimed = await store.createUser(second, token(second.id, 'verify_email', HOUR_LATER, 'verify-second'), {
+          link: secondLink,
+        });
+        assert.ok(claimed.ok && !claimed.addressOwned, 'an address held only by unverified registrations is not owned');
+        assert.deepEqual(
+          (await store.listMessages()).map((entry) => [entry.id, entry.userId]).sort(),
+          [[firstLink.id, first.id], [secondLink.id, second.id]].sort(),
+        );
+
+        assert.ok(await store.verifyEmail('verify-first', T0));
+        const late = newUser('late', { emailKey: 'shared@example.com', createdAt: at(2) });
+        const notice = message('registrationAttempt');
+        const lateLink = message('verification');
+        const owned = await store.createUser(late, token(late.id, 'verify_email', HOUR_LATER, 'verify-late'), {
+          link: lateLink,
+          ownerNotice: notice,
+        });
+        assert.ok(owned.ok && owned.addressOwned);
+        assert.equal((await store.findUserById(late.id))?.verified, false, 'stored all the same, unverified');
+        const messages = await store.listMessages();
+        assert.equal(messages.find((entry) => entry.id === notice.id)?.userId, first.id, 'the owner is told');
+        assert.equal(messages.find((entry) => entry.id === lateLink.id), undefined, 'no link to an owned address');
+        assert.equal(await store.verifyEmail('verify-late', T0), null, 'a registration of an owned address never owns it');
+        assert.equal((await store.findUserById(late.id))?.verified, false);
+        assert.equal((await store.findVerifiedUserByEmailKey('shared@example.com'))?.id, first.id);
+      });
+
+      it('findUnverifiedUsersByEmailKey lists the live registrations of an address, newest first, at most `limit`', async () => {
+        const users = [0, 1, 2, 3].map((i) => newUser(`claim-${i}`, { emailKey: 'shared@example.com', createdAt: at(i) }));
+        for (const user of users) await store.createUser(user, token(user.id, 'verify_email', HOUR_LATER, `v-${user.id}`));
+        await registered('other');
+
+        const ids = async (after: Date, limit: number) =>
+          (await store.findUnverifiedUsersByEmailKey('shared@example.com', after, limit)).map((user) => user.id);
+        assert.deepEqual(await ids(T0_MINUS_1, 10), [3, 2, 1, 0].map((i) => users[i].id));
+        assert.deepEqual(await ids(T0_MINUS_1, 2), [users[3].id, users[2].id]);
+        assert.deepEqual(await ids(at(1), 10), [users[3].id, users[2].id], 'created at or before the cut-off: expired');
+        assert.deepEqual(await ids(T0_MINUS_1, 0), []);
+      });
+
+      it('verifyEmail makes its registration the owner and ends every other registration of the address', async () => {
+        const owner = newUser('owner', { emailKey: 'shared@example.com', createdAt: at(1) });
+        const rival = newUser('rival', { emailKey: 'shared@example.com' });
+        const elsewhere = await registered('elsewhere');
+        const rivalLink = message('verification');
+        await store.createUser(rival, token(rival.id, 'verify_email', HOUR_LATER, 'verify-rival'), { link: rivalLink });
+        await store.createUser(owner, token(owner.id, 'verify_email', HOUR_LATER, 'verify-owner'));
+        await store.replaceToken(token(rival.id, 'reset_password', HOUR_LATER, 'reset-rival'));
+
+        const verified = await store.verifyEmail('verify-owner', at(2));
+        assert.deepEqual(verified, { ...owner, verified: true, updatedAt: at(2) });
+        assert.equal((await store.findVerifiedUserByEmailKey('shared@example.com'))?.id, owner.id);
+        assert.equal(await store.findUserById(rival.id), null, 'the other registration ended');
+        assert.equal(await store.findUserByUsernameKey(rival.usernameKey), null, 'and its username is free');
+        assert.equal(await store.verifyEmail('verify-rival', at(2)), null, 'its link died with it');
+        assert.equal(await store.findUserByToken('reset-rival', 'reset_password', T0), null, 'every token of it');
+        const dead = (await store.listMessages()).find((entry) => entry.id === rivalLink.id);
+        assert.deepEqual([dead?.status, dead?.hasToken, dead?.lastError], ['failed', false, SUPERSEDED_ERROR]);
+        assert.ok(await store.findUserById(elsewhere.user.id), 'registrations of other addresses stay');
+        const again = newUser('again', { usernameKey: rival.usernameKey });
+        assert.ok((await store.createUser(again, token(again.id, 'verify_email', HOUR_LATER, 'verify-again'))).ok);
+      });
+
+      it('createUser frees a username held by an expired registration, and by nothing else', async () => {
+        const expired = newUser('taken', { usernameKey: 'taken-expired' });
+        const live = newUser('live', { usernameKey: 'taken-live', createdAt: at(10) });
+        await store.createUser(expired, token(expired.id, 'verify_email', HOUR_LATER, 'verify-expired'));
+        await store.createUser(live, token(live.id, 'verify_email', HOUR_LATER, 'verify-live'));
+        const verified = await registered('verified', { usernameKey: 'taken-verified' });
+        assert.ok(await store.verifyEmail(verified.verificationHash, T0));
+        const cutoff = { expiredUnverifiedBefore: at(5) };
+
+        const claim = (key: string) => {
+          const user = newUser(`new-${key}`, { usernameKey: key, createdAt: at(20) });
+          return store.createUser(user, token(user.id, 'verify_email', DAY_LATER, `verify-new-${key}`), cutoff);
+        };
+        assert.ok((await claim('taken-expired')).ok, 'an expired registration gives way');
+        assert.equal(await store.findUserById(expired.id), null);
+        assert.equal(await store.findUserByToken('verify-expired', 'verify_email', T0), null, 'with its tokens');
+        assert.deepEqual(await claim('taken-live'), { ok: false, conflict: 'username' });
+        assert.deepEqual(await claim('taken-verified'), { ok: false, conflict: 'username' }, 'a verified user never expires');
+      });
+
+      it('deleteExpired removes registrations never confirmed by the cut-off, with their tokens and sessions', async () => {
+        const old = await registered('old');
+        const fresh = await registered('fresh', { createdAt: at(30) });
+        const verified = await registered('verified');
+        assert.ok(await store.verifyEmail(verified.verificationHash, T0));
+        await sessionFor(old.user.id, 'old');
+        const cutoffs = { now: T0, sessionIdleBefore: new Date(0), unverifiedCreatedBefore: at(10) };
+
+        assert.equal(await store.deleteExpired(cutoffs), 1);
+        assert.equal(await store.findUserById(old.user.id), null);
+        assert.equal(await store.getSessionAndUser('session-old'), null);
+        assert.equal(await store.findUserByToken(old.verificationHash, 'verify_email', T0), null);
+        assert.ok(await store.findUserById(fresh.user.id));
+        assert.ok(await store.findUserById(verified.user.id));
+        assert.equal(await store.deleteExpired(cutoffs), 0);
+      });
+    });
+
     describe('passwords', () => {
       it('changePassword replaces the hash, ends sessions and reset tokens, keeps verification tokens', async () => {
         const alice = await registered('alice');
@@ -388,7 +484,7 @@ export function describeUserStoreConformance<S extends UserStore>(
         const id = alice.user.id;
         assert.equal(await store.findUserById(id), null);
         assert.equal(await store.findUserByUsernameKey(alice.user.usernameKey), null);
-        assert.equal(await store.findUserByEmailKey(alice.user.emailKey), null);
+        assert.deepEqual(await store.findUnverifiedUsersByEmailKey(alice.user.emailKey, T0_MINUS_1, 10), []);
         assert.equal(await store.getSessionAndUser('session-alice'), null);
         assert.equal(await store.findUserByToken(resetHash, 'reset_password', T0), null);
         assert.equal(await store.verifyEmail(alice.verificationHash, T0), null);
@@ -480,14 +576,14 @@ export function describeUserStoreConformance<S extends UserStore>(
         await store.replaceToken(token(user.id, 'reset_password', new Date(now.getTime() + 1), 'reset-live'));
         const bob = await registered('bob'); // its verification token expires an hour after T0, long before `now`
 
-        assert.equal(await store.deleteExpired(now, idleCutoff), 4);
+        assert.equal(await store.deleteExpired({ now, sessionIdleBefore: idleCutoff }), 4);
         assert.equal(await store.getSessionAndUser('session-absolute'), null);
         assert.equal(await store.getSessionAndUser('session-idle'), null);
         assert.ok(await store.getSessionAndUser('session-live'));
         assert.equal(await store.findUserByToken(verificationHash, 'verify_email', T0), null, 'expired token removed');
         assert.equal(await store.findUserByToken(bob.verificationHash, 'verify_email', T0), null);
         assert.ok(await store.findUserByToken('reset-live', 'reset_password', now));
-        assert.equal(await store.deleteExpired(now, idleCutoff), 0);
+        assert.equal(await store.deleteExpired({ now, sessionIdleBefore: idleCutoff }), 0);
       });
     });
 
@@ -628,7 +724,7 @@ export function describeUserStoreConformance<S extends UserStore>(
       it('each account change queues its message in its transaction, addressed from the user row', async () => {
         const alice = newUser('alice', { username: 'Alice', email: 'Alice@Example.com' });
         const welcome = message('verification');
-        await store.createUser(alice, token(alice.id, 'verify_email', HOUR_LATER, 'verify-alice'), welcome);
+        await store.createUser(alice, token(alice.id, 'verify_email', HOUR_LATER, 'verify-alice'), { link: welcome });
         assert.deepEqual(await onlyMessage('verification'), {
           id: welcome.id,
           kind: 'verification',
@@ -671,7 +767,10 @@ export function describeUserStoreConformance<S extends UserStore>(
       it('no change, no message', async () => {
         const alice = await registered('alice');
         const clash = newUser('mallory', { usernameKey: alice.user.usernameKey });
-        const refused = await store.createUser(clash, token(clash.id, 'verify_email', HOUR_LATER, 'v'), message('verification'));
+        const refused = await store.createUser(clash, token(clash.id, 'verify_email', HOUR_LATER, 'v'), {
+          link: message('verification'),
+          ownerNotice: message('registrationAttempt'),
+        });
         assert.deepEqual(refused, { ok: false, conflict: 'username' });
         assert.equal(await store.verifyEmail('unknown', T0, message('emailVerified')), null);
         assert.equal(await store.resetPassword('unknown', 'hash', T0, message('passwordChanged')), null);
@@ -690,7 +789,9 @@ export function describeUserStoreConformance<S extends UserStore>(
         const clashing = (kind: OutboxKind) => ({ ...message(kind), id: taken.id });
 
         const bob = newUser('bob');
-        await assert.rejects(store.createUser(bob, token(bob.id, 'verify_email', HOUR_LATER, 'verify-bob'), clashing('verification')));
+        await assert.rejects(
+          store.createUser(bob, token(bob.id, 'verify_email', HOUR_LATER, 'verify-bob'), { link: clashing('verification') }),
+        );
         assert.equal(await store.findUserById(bob.id), null, 'createUser undone');
         await assert.rejects(store.replaceToken(token(user.id, 'reset_password', HOUR_LATER, 'reset-2'), clashing('passwordReset')));
         assert.equal(await store.findUserByToken('reset-2', 'reset_password', T0), null, 'replaceToken undone');
@@ -849,10 +950,11 @@ export function describeUserStoreConformance<S extends UserStore>(
         await store.markMessageFailed(oldFailed.id, claims.get(oldFailed.id)!, 'Error', T0);
         await store.markMessageSent(recentSent.id, HOUR_LATER);
 
-        assert.equal(await store.deleteExpired(T0, T0), 0, 'without a cutoff the outbox is left alone');
-        assert.equal(await store.deleteExpired(T0, T0, T0), 2);
+        const cutoffs = { now: T0, sessionIdleBefore: T0 };
+        assert.equal(await store.deleteExpired(cutoffs), 0, 'without a cutoff the outbox is left alone');
+        assert.equal(await store.deleteExpired({ ...cutoffs, outboxChangedBefore: T0 }), 2);
         assert.deepEqual((await store.listMessages()).map((entry) => entry.id).sort(), [recentSent.id, pending.id].sort());
-        assert.equal(await store.deleteExpired(T0, T0, DAY_LATER), 1, 'pending messages stay');
+        assert.equal(await store.deleteExpired({ ...cutoffs, outboxChangedBefore: DAY_LATER }), 1, 'pending messages stay');
       });
 
       it('concurrent claims never hand out one message twice', async () => {
@@ -996,22 +1098,27 @@ export function describeUserStoreConformance<S extends UserStore>(
         for (const loser of losers) assert.equal(await store.findUserById(loser.id), null);
       });
 
-      it(`${RACERS} concurrent registrations of one email in different display cases: exactly one wins`, async () => {
+      it(`${RACERS} registrations of one address all stand; confirming them all at once leaves exactly one owner`, async () => {
         const racers = Array.from({ length: RACERS }, (_, i) =>
-          newUser(`racer-${i}`, {
-            email: i % 2 ? 'Same@Example.com' : 'same@EXAMPLE.com',
-            emailKey: 'same@example.com',
-          }),
+          newUser(`racer-${i}`, { email: i % 2 ? 'Same@Example.com' : 'same@EXAMPLE.com', emailKey: 'same@example.com' }),
         );
-        const settled = await Promise.allSettled(
-          racers.map((user) => store.createUser(user, token(user.id, 'verify_email', HOUR_LATER, `verify-${user.id}`))),
+        const created = fulfilled(
+          await Promise.allSettled(
+            racers.map((user) => store.createUser(user, token(user.id, 'verify_email', HOUR_LATER, `verify-${user.id}`))),
+          ),
         );
+        assert.ok(created.every((result) => result.ok && !result.addressOwned));
 
-        const results = fulfilled(settled);
-        assert.equal(results.filter((result) => result.ok).length, 1);
-        assert.ok(results.every((result) => result.ok || result.conflict === 'email'));
-        const owner = await store.findUserByEmailKey('same@example.com');
-        assert.ok(owner && racers.some((user) => user.id === owner.id));
+        const confirmed = fulfilled(
+          await Promise.allSettled(racers.map((user) => store.verifyEmail(`verify-${user.id}`, T0))),
+        );
+        const owners = confirmed.filter((user): user is StoredUser => user !== null);
+        assert.equal(owners.length, 1, 'exactly one confirmation wins');
+        assert.equal((await store.findVerifiedUserByEmailKey('same@example.com'))?.id, owners[0].id);
+        assert.deepEqual(await store.findUnverifiedUsersByEmailKey('same@example.com', T0_MINUS_1, 100), []);
+        for (const loser of racers.filter((user) => user.id !== owners[0].id)) {
+          assert.equal(await store.findUserById(loser.id), null);
+        }
       });
 
       it(`${RACERS} concurrent verifyEmail calls with one token: exactly one succeeds`, async () => {
@@ -1076,6 +1183,8 @@ const HOUR = 3_600_000;
 const T0 = new Date('2030-01-01T00:00:00.000Z');
 const HOUR_LATER = new Date(T0.getTime() + HOUR);
 const DAY_LATER = new Date(T0.getTime() + 24 * HOUR);
+/** "Created after" this includes every user created at T0. */
+const T0_MINUS_1 = new Date(T0.getTime() - 1);
 
 function newUser(label: string, overrides: Partial<NewUser> = {}): NewUser {
   return {
@@ -1085,7 +1194,6 @@ function newUser(label: string, overrides: Partial<NewUser> = {}): NewUser {
     email: `${label}@example.com`,
     emailKey: `${label.toLowerCase()}@example.com`,
     passwordHash: `$argon2id$fake$${label}`,
-    verified: false,
     createdAt: new Date(T0),
     ...overrides,
   };

@@ -3,7 +3,9 @@ import { carriesLink, SUPERSEDED_ERROR } from '../outbox/outbox-message';
 import {
   AccessAnswer,
   ClaimedMessage,
+  CreateUserOptions,
   CreateUserResult,
+  ExpiryCutoffs,
   GrantResult,
   NewOutboxMessage,
   NewUser,
@@ -33,6 +35,7 @@ import {
 export class MemoryUserStore implements UserStore {
   private readonly users = new Map<string, StoredUser>();
   private readonly userIdByUsernameKey = new Map<string, string>();
+  /** Email key → the verified user that owns the address (unverified registrations own nothing). */
   private readonly userIdByEmailKey = new Map<string, string>();
   private readonly sessions = new Map<string, StoredSession>();
   private readonly tokens = new Map<string, StoredToken>();
@@ -44,20 +47,28 @@ export class MemoryUserStore implements UserStore {
   /** Message id → message, in insertion order. */
   private readonly outbox = new Map<string, OutboxRow>();
 
-  async createUser(user: NewUser, verification: StoredToken, message?: NewOutboxMessage): Promise<CreateUserResult> {
-    if (this.userIdByUsernameKey.has(user.usernameKey)) return { ok: false, conflict: 'username' };
-    if (this.userIdByEmailKey.has(user.emailKey)) return { ok: false, conflict: 'email' };
+  async createUser(user: NewUser, verification: StoredToken, options: CreateUserOptions = {}): Promise<CreateUserResult> {
+    const holder = this.users.get(this.userIdByUsernameKey.get(user.usernameKey) ?? '');
+    const holderExpired =
+      holder !== undefined &&
+      !holder.verified &&
+      options.expiredUnverifiedBefore !== undefined &&
+      isAtOrBefore(holder.createdAt, options.expiredUnverifiedBefore);
+    if (holder && !holderExpired) return { ok: false, conflict: 'username' };
     if (this.users.has(user.id)) throw new Error('MemoryUserStore: duplicate user id');
     this.assertTokenHashFree(verification);
-    this.assertMessageIdFree(message);
+    this.assertMessageIdFree(options.link);
+    this.assertMessageIdFree(options.ownerNotice);
 
-    const stored = copyUser({ ...user, updatedAt: user.createdAt });
+    if (holder) this.removeUser(holder);
+    const stored = copyUser({ ...user, verified: false, updatedAt: user.createdAt });
     this.users.set(stored.id, stored);
     this.userIdByUsernameKey.set(stored.usernameKey, stored.id);
-    this.userIdByEmailKey.set(stored.emailKey, stored.id);
     this.tokens.set(verification.tokenHash, copyToken(verification));
-    this.insertMessage(stored, message);
-    return { ok: true, user: copyUser(stored) };
+    const owner = this.users.get(this.userIdByEmailKey.get(stored.emailKey) ?? '');
+    if (owner) this.insertMessage(owner, options.ownerNotice);
+    else this.insertMessage(stored, options.link);
+    return { ok: true, user: copyUser(stored), addressOwned: owner !== undefined };
   }
 
   async findUserById(id: string): Promise<StoredUser | null> {
@@ -68,8 +79,16 @@ export class MemoryUserStore implements UserStore {
     return this.copyOfUser(this.userIdByUsernameKey.get(usernameKey));
   }
 
-  async findUserByEmailKey(emailKey: string): Promise<StoredUser | null> {
+  async findVerifiedUserByEmailKey(emailKey: string): Promise<StoredUser | null> {
     return this.copyOfUser(this.userIdByEmailKey.get(emailKey));
+  }
+
+  async findUnverifiedUsersByEmailKey(emailKey: string, createdAfter: Date, limit: number): Promise<StoredUser[]> {
+    return [...this.users.values()]
+      .filter((user) => !user.verified && user.emailKey === emailKey && !isAtOrBefore(user.createdAt, createdAfter))
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+      .slice(0, Math.max(0, limit))
+      .map(copyUser);
   }
 
   async findUserByToken(tokenHash: string, purpose: TokenPurpose, now: Date): Promise<StoredUser | null> {
@@ -96,8 +115,13 @@ export class MemoryUserStore implements UserStore {
     this.assertMessageIdFree(message);
     const user = this.consumeToken(tokenHash, 'verify_email', now);
     if (!user) return null;
+    if (this.userIdByEmailKey.has(user.emailKey)) return null;
     user.verified = true;
     user.updatedAt = new Date(now);
+    this.userIdByEmailKey.set(user.emailKey, user.id);
+    for (const other of [...this.users.values()]) {
+      if (!other.verified && other.emailKey === user.emailKey) this.endRegistration(other, now);
+    }
     this.insertMessage(user, message);
     return copyUser(user);
   }
@@ -144,12 +168,7 @@ export class MemoryUserStore implements UserStore {
     if (!user) return false;
     this.assertMessageIdFree(message);
     this.insertMessage(user, message);
-    this.users.delete(userId);
-    this.userIdByUsernameKey.delete(user.usernameKey);
-    this.userIdByEmailKey.delete(user.emailKey);
-    this.deleteSessionsOf(userId);
-    this.deleteTokensOf(userId);
-    this.userRoles.delete(userId);
+    this.removeUser(user);
     return true;
   }
 
@@ -180,16 +199,23 @@ export class MemoryUserStore implements UserStore {
     this.deleteSessionsOf(userId);
   }
 
-  async deleteExpired(now: Date, idleCutoff: Date, outboxCutoff?: Date): Promise<number> {
+  async deleteExpired(cutoffs: ExpiryCutoffs): Promise<number> {
+    const { now, sessionIdleBefore, unverifiedCreatedBefore, outboxChangedBefore } = cutoffs;
     let deleted = 0;
     for (const [id, row] of this.outbox) {
-      if (outboxCutoff && row.status !== 'pending' && isAtOrBefore(row.updatedAt, outboxCutoff)) {
+      if (outboxChangedBefore && row.status !== 'pending' && isAtOrBefore(row.updatedAt, outboxChangedBefore)) {
         this.outbox.delete(id);
         deleted++;
       }
     }
+    for (const user of [...this.users.values()]) {
+      if (unverifiedCreatedBefore && !user.verified && isAtOrBefore(user.createdAt, unverifiedCreatedBefore)) {
+        this.removeUser(user);
+        deleted++;
+      }
+    }
     for (const [hash, session] of this.sessions) {
-      if (isAtOrBefore(session.expiresAt, now) || isAtOrBefore(session.lastSeenAt, idleCutoff)) {
+      if (isAtOrBefore(session.expiresAt, now) || isAtOrBefore(session.lastSeenAt, sessionIdleBefore)) {
         this.sessions.delete(hash);
         deleted++;
       }
@@ -348,6 +374,26 @@ export class MemoryUserStore implements UserStore {
 
   /** Nothing to release: the data simply goes with the object. */
   async close(): Promise<void> {}
+
+  /** The user goes with every session, token and grant of theirs; messages to them stay (they are copies). */
+  private removeUser(user: StoredUser): void {
+    this.users.delete(user.id);
+    this.userIdByUsernameKey.delete(user.usernameKey);
+    if (this.userIdByEmailKey.get(user.emailKey) === user.id) this.userIdByEmailKey.delete(user.emailKey);
+    this.deleteSessionsOf(user.id);
+    this.deleteTokensOf(user.id);
+    this.userRoles.delete(user.id);
+  }
+
+  /** Another registration proved the address: this one goes, and its pending links die with its tokens. */
+  private endRegistration(user: StoredUser, now: Date): void {
+    for (const row of this.outbox.values()) {
+      if (row.userId === user.id && row.status === 'pending' && row.claimId === null && row.sealedToken !== null) {
+        Object.assign(row, { status: 'failed', sealedToken: null, lastError: SUPERSEDED_ERROR, updatedAt: new Date(now) });
+      }
+    }
+    this.removeUser(user);
+  }
 
   /** Deletes the token if it is unexpired and of `purpose`; returns its (live, stored) user. */
   private consumeToken(tokenHash: string, purpose: TokenPurpose, now: Date): StoredUser | null {

@@ -7,10 +7,42 @@ import type {
 } from '../outbox/outbox-message';
 import { StoredSession, StoredToken, StoredUser, TokenPurpose } from '../services/types';
 
-/** What a new user row needs; the store assigns nothing the core did not decide. */
-export type NewUser = Omit<StoredUser, 'updatedAt'>;
+/**
+ * What a new user row needs; the store assigns nothing the core did not decide. Every user starts unverified: an
+ * address is owned only once a link sent to it is confirmed.
+ */
+export type NewUser = Omit<StoredUser, 'updatedAt' | 'verified'>;
 
-export type CreateUserResult = { ok: true; user: StoredUser } | { ok: false; conflict: 'username' | 'email' };
+/**
+ * A registration is stored whoever holds its address (see `createUser`); only a taken username refuses it.
+ * `addressOwned`: a verified account held the address, so the owner was told instead of the address being sent a link.
+ */
+export type CreateUserResult = { ok: true; user: StoredUser; addressOwned: boolean } | { ok: false; conflict: 'username' };
+
+/** What `createUser` does besides inserting the user and its verification token, in the same transaction. */
+export interface CreateUserOptions {
+  /** The verification link, queued to the new user when no verified account holds the address. */
+  link?: NewOutboxMessage;
+  /** The notice queued instead, to the verified account that holds the address, when one does. */
+  ownerNotice?: NewOutboxMessage;
+  /**
+   * An unverified user holding the username and created at or before this instant is an expired registration: it
+   * goes first (with its tokens), so the username is free again even before the periodic clean-up removes it.
+   */
+  expiredUnverifiedBefore?: Date;
+}
+
+/** The cut-offs of `deleteExpired`: rows at or before them go. */
+export interface ExpiryCutoffs {
+  /** Sessions and tokens whose `expiresAt` is at or before it. */
+  now: Date;
+  /** Sessions last seen at or before it (the idle timeout). */
+  sessionIdleBefore: Date;
+  /** Unverified users created at or before it, with everything of theirs (registrations that were never confirmed). */
+  unverifiedCreatedBefore?: Date;
+  /** Sent and failed outbox messages last changed at or before it; pending ones never go. */
+  outboxChangedBefore?: Date;
+}
 
 /** Answer of an access check: `unknown` when the role or permission itself does not exist. */
 export type AccessAnswer = 'granted' | 'denied' | 'unknown';
@@ -26,7 +58,9 @@ export interface RoleSummary {
  * Storage of users, sessions, single-use tokens, roles and permissions, shaped around the account domain.
  *
  * Contract every implementation must keep (the conformance suite in `stores/conformance.ts` checks it):
- * - uniqueness of `usernameKey` and `emailKey` is enforced by the store itself, race-free;
+ * - `usernameKey` is unique among all users; `emailKey` is unique among verified users only, both enforced by the
+ *   store itself, race-free. An address may be claimed by several unverified registrations at once; the one whose
+ *   link is confirmed owns it, and the others end with that confirmation (see `verifyEmail`);
  * - every method documented as atomic either happens whole or not at all, and exactly one of several concurrent
  *   callers can consume a given token;
  * - expected absence is `null`/`false`, never an exception; exceptions mean the store itself failed.
@@ -42,13 +76,21 @@ export interface RoleSummary {
  */
 export interface UserStore {
   /**
-   * Atomically inserts the user, its first verification token and, if given, the message about it; reports which
-   * unique key was taken (and then stores nothing).
+   * Atomically inserts the (unverified) user and its first verification token, whoever holds the address, and queues
+   * the link to the user, or the owner notice to the verified account that holds the address (see
+   * `CreateUserOptions`). Refuses only a taken username, and then stores nothing. The same rows are written on every
+   * path, so that the time a registration takes does not tell whether the address has an account.
    */
-  createUser(user: NewUser, verification: StoredToken, message?: NewOutboxMessage): Promise<CreateUserResult>;
+  createUser(user: NewUser, verification: StoredToken, options?: CreateUserOptions): Promise<CreateUserResult>;
   findUserById(id: string): Promise<StoredUser | null>;
   findUserByUsernameKey(usernameKey: string): Promise<StoredUser | null>;
-  findUserByEmailKey(emailKey: string): Promise<StoredUser | null>;
+  /** The verified account that owns the address, or null; unverified registrations of it are not owners. */
+  findVerifiedUserByEmailKey(emailKey: string): Promise<StoredUser | null>;
+  /**
+   * The unverified registrations of the address created after `createdAfter` (older ones have expired), newest
+   * first, at most `limit`.
+   */
+  findUnverifiedUsersByEmailKey(emailKey: string, createdAfter: Date, limit: number): Promise<StoredUser[]>;
 
   /**
    * The user an unexpired token of this purpose belongs to, without consuming it: lets the core judge a new password
@@ -62,8 +104,12 @@ export interface UserStore {
    */
   replaceToken(token: StoredToken, message?: NewOutboxMessage): Promise<void>;
   /**
-   * Atomically consumes an unexpired `verify_email` token, marks its user verified, and queues the message if given.
-   * Returns the updated user, or null when no such token exists (unknown, used, expired or of another purpose).
+   * Atomically consumes an unexpired `verify_email` token and marks its user verified, making it the owner of its
+   * address: every other unverified user of that address is deleted in the same transaction (with its tokens, and its
+   * pending link messages failed as `SUPERSEDED`), and the message is queued if given. Returns the updated user, or
+   * null when no such token exists (unknown, used, expired or of another purpose) or when another verified user owns
+   * the address already (the token is spent all the same). Of concurrent confirmations of one address, exactly one
+   * succeeds.
    */
   verifyEmail(tokenHash: string, now: Date, message?: NewOutboxMessage): Promise<StoredUser | null>;
   /**
@@ -109,19 +155,12 @@ export interface UserStore {
   touchSession(tokenHash: string, lastSeenAt: Date): Promise<void>;
   deleteSession(tokenHash: string): Promise<void>;
   deleteUserSessions(userId: string): Promise<void>;
-  /**
-   * Removes sessions and tokens past their expiry; returns how many rows went. A session goes when
-   * `expiresAt <= now` or `lastSeenAt <= idleCutoff`; a token when `expiresAt <= now`. With `outboxCutoff`, sent and
-   * failed messages last changed at or before it go too (pending ones never do).
-   */
-  deleteExpired(now: Date, idleCutoff: Date, outboxCutoff?: Date): Promise<number>;
+  /** Removes what `cutoffs` says has expired (see `ExpiryCutoffs`); returns how many rows went. */
+  deleteExpired(cutoffs: ExpiryCutoffs): Promise<number>;
 
   // --- Outbox: email to deliver -----------------------------------------------------------------------------------
 
-  /**
-   * Queues a message that no account change causes (the registration-attempt notice), to the user `userId`; false,
-   * and nothing stored, when that user does not exist.
-   */
+  /** Queues a message that no account change causes, to the user `userId`; false, and nothing stored, when that user does not exist. */
   enqueueMessage(userId: string, message: NewOutboxMessage): Promise<boolean>;
   /**
    * Atomically claims up to `limit` pending messages due at `now` (`nextAttemptAt <= now`), oldest due first: each

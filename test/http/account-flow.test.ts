@@ -107,7 +107,7 @@ describe('HTTP: registration, verification, login and /me', () => {
     expect(again.body.detail.detail).to.equal('Username already exists');
   });
 
-  it('a taken email answers exactly like a new registration and creates no user', async () => {
+  it('an address another registration claims answers like a free one; each claim gets its own link', async () => {
     const first = await t.http
       .post(`${PREFIX}/register`)
       .send({ username: 'frank', email: 'frank@example.com', password: PASSWORD });
@@ -116,10 +116,22 @@ describe('HTTP: registration, verification, login and /me', () => {
       .send({ username: 'frank2', email: 'Frank@Example.com', password: PASSWORD });
     expect(second.status).to.equal(201);
     expect(second.text).to.equal(first.text);
-    expect(await t.store.findUserByUsernameKey('frank2')).to.equal(null);
+    expect((await t.store.findUserByUsernameKey('frank2'))?.verified).to.equal(false);
     await t.accounts.drain();
-    expect(t.sender.of('sendVerification')).to.have.length(1);
-    expect(t.sender.of('sendRegistrationAttempt', 'frank@example.com')).to.have.length(1);
+    expect(t.sender.of('sendVerification').map((mail) => mail.username)).to.deep.equal(['frank', 'frank2']);
+    expect(t.sender.of('sendRegistrationAttempt')).to.have.length(0);
+  });
+
+  it('an address a verified account owns answers like a free one, and only its owner hears of it', async () => {
+    await t.createUser('fern');
+    t.sender.sent.length = 0;
+    const answer = await t.http
+      .post(`${PREFIX}/register`)
+      .send({ username: 'fern2', email: 'FERN@example.com', password: PASSWORD });
+    expect(answer.status).to.equal(201);
+    await t.accounts.drain();
+    expect(t.sender.of('sendVerification')).to.have.length(0);
+    expect(t.sender.of('sendRegistrationAttempt', 'fern@example.com').map((mail) => mail.username)).to.deep.equal(['fern']);
   });
 
   it('invalid username, invalid email and weak password are 400 with their codes', async () => {

@@ -131,7 +131,22 @@ describe('per-account and per-address limits over HTTP, with the defaults (L1, L
     await t.accounts.drain();
     expect(new Set(answers.map((answer) => `${answer.status} ${answer.text}`)).size).to.equal(1);
     expect(answers[0].status).to.equal(201);
-    expect(t.sender.of('sendRegistrationAttempt', 'alice@example.com')).to.have.length(5);
+    // One budget for all registration mail to the address: alice's own registration took one of the five.
+    expect(t.sender.of('sendRegistrationAttempt', 'alice@example.com')).to.have.length(4);
+    expect(events(t, 'rate_limited').map((fields) => fields.limit)).to.deep.equal(['register.email', 'register.email']);
+  });
+
+  it('silently skips registration links past 5 an hour to one address, however many usernames claim it', async () => {
+    const answers = [];
+    for (let i = 1; i <= 6; i++) {
+      const attempt = { username: `claim${i}`, email: 'dora@example.com', password: OTHER_PASSWORD };
+      answers.push(await t.http.post(`${PREFIX}/register`).send(attempt));
+    }
+    await t.accounts.drain();
+    expect(new Set(answers.map((answer) => `${answer.status} ${answer.text}`)).size).to.equal(1);
+    expect(t.sender.of('sendVerification', 'dora@example.com').map((mail) => mail.username)).to.deep.equal(
+      ['claim1', 'claim2', 'claim3', 'claim4', 'claim5'],
+    );
     expect(events(t, 'rate_limited').map((fields) => fields.limit)).to.deep.equal(['register.email']);
   });
 });

@@ -31,7 +31,6 @@ async function setUp(options: Partial<OutboxWorkerDeps> = {}) {
       email: 'alice@example.com',
       emailKey: 'alice@example.com',
       passwordHash: 'x',
-      verified: true,
       createdAt: clock.now(),
     },
     { tokenHash: 'h', userId: 'user-1', purpose: 'verify_email', expiresAt: new Date(clock.now().getTime() + HOUR) },

@@ -163,7 +163,6 @@ describeWithService('postgres', 'two workers on one PostgreSQL database', functi
         email: 'alice@example.com',
         emailKey: 'alice@example.com',
         passwordHash: 'x',
-        verified: true,
         createdAt: new Date(),
       },
       { tokenHash: 'h', userId: 'user-1', purpose: 'verify_email', expiresAt: new Date(Date.now() + 3_600_000) },

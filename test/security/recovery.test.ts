@@ -34,7 +34,7 @@ describe('Security checklist: Recovery and enumeration', () => {
     return ['alice@example.com', 'vera@example.com', 'dora@example.com', 'nobody@example.com'];
   }
 
-  it('R1: reset and resend answer byte-identically for existing, unknown, unverified and deleted emails; mail goes only to accounts', async () => {
+  it('R1: reset and resend answer byte-identically for existing, unknown, unverified and deleted emails; mail goes only to who can use it', async () => {
     const addresses = await fourKindsOfAddress();
     t.sender.sent.length = 0;
     for (const send of [resetRequest, resend]) {
@@ -45,11 +45,8 @@ describe('Security checklist: Recovery and enumeration', () => {
     }
     await t.drain();
     const mailed = t.sender.sent.map((mail) => `${mail.operation} ${mail.email}`);
-    expect(mailed.sort()).to.deep.equal([
-      'sendPasswordReset alice@example.com',
-      'sendPasswordReset vera@example.com',
-      'sendVerification vera@example.com',
-    ]);
+    // A reset goes to the verified owner only; a new link to the unconfirmed registration only.
+    expect(mailed.sort()).to.deep.equal(['sendPasswordReset alice@example.com', 'sendVerification vera@example.com']);
   });
 
   it('R2: email links come from the configured public URL; Host and X-Forwarded-Host are ignored, even from a trusted proxy', async () => {
@@ -65,6 +62,9 @@ describe('Security checklist: Recovery and enumeration', () => {
     };
     await m.http.post(`${PREFIX}/register`).set(poisoned).send({ username: 'alice', email: 'alice@example.com', password: PASSWORD }).expect(201);
     await m.http.post(`${PREFIX}/resend-verification`).set(poisoned).send({ email: 'alice@example.com' }).expect(200);
+    await m.drain();
+    const token = /token=([A-Za-z0-9_-]{43})/.exec(mailbox.delivered.at(-1)!.message.text)![1];
+    await m.http.post(`${PREFIX}/verify-email`).set(poisoned).send({ token }).expect(200);
     await m.http.post(`${PREFIX}/password-reset/request`).set(poisoned).send({ email: 'alice@example.com' }).expect(200);
     await m.drain();
     const linked = mailbox.delivered.filter((mail) => mail.operation === 'verification' || mail.operation === 'passwordReset');
@@ -180,14 +180,36 @@ describe('Security checklist: Recovery and enumeration', () => {
     expect(Math.abs(gap), `${medians}; median gap ${gap.toFixed(1)} ms`).to.be.below(Math.max(5, typical / 10));
   });
 
-  it('E3: registering a taken email answers exactly like success, creates nothing, and tells the owner', async () => {
-    const fresh = observable(await t.register('alice', 'alice@example.com'));
-    const taken = observable(await t.register('mallory', 'ALICE@Example.com'));
-    expect(fresh.status).to.equal(201);
-    expect(taken).to.deep.equal(fresh);
-    expect(dumpTables(t.filename).get('users')!.map((row) => row.username)).to.deep.equal(['alice']);
+  it('E3: registering an owned, a claimed or a free address looks the same on every channel; only the owner hears', async () => {
+    await t.createUser('alice', 'alice@example.com');
+    await t.register('vera', 'vera@example.com');
+    await t.drain();
+    t.sender.sent.length = 0;
+    const probes = [
+      ['probe1', 'ALICE@Example.com'],
+      ['probe2', 'vera@example.com'],
+      ['probe3', 'free@example.com'],
+    ];
+    const channels = [];
+    for (const [username, email] of probes) {
+      const answer = observable(await t.register(username, email, OTHER_PASSWORD));
+      const login = observable(await t.http.post(`${PREFIX}/login`).send({ username, password: OTHER_PASSWORD }));
+      const again = observable(await t.register(username, 'other@example.com', OTHER_PASSWORD));
+      const resent = observable(await resend(email));
+      channels.push({ answer, login, again, resent });
+    }
+    expect(channels[0].answer.status).to.equal(201);
+    expect(channels[0].login.status).to.equal(403);
+    expect(channels[0].again.status).to.equal(409);
+    for (const channel of channels) expect(channel).to.deep.equal(channels[0]);
+
+    await t.drain();
     expect(t.sender.of('sendRegistrationAttempt').map((mail) => [mail.username, mail.email])).to.deep.equal([['alice', 'alice@example.com']]);
-    expectError(await t.http.post(`${PREFIX}/login`).send({ username: 'mallory', password: PASSWORD }), 401, 'invalid_credentials');
+    // The owned address is never sent a link, at registration or on resend; the claimed and free ones are.
+    expect(t.sender.of('sendVerification', 'alice@example.com')).to.deep.equal([]);
+    const users = dumpTables(t.filename).get('users')!;
+    const probe1 = users.find((row) => row.username === 'probe1')!;
+    expect([probe1.verified, probe1.email_key]).to.deep.equal([0, 'alice@example.com']);
   });
 
   it('E4: an SMTP server that is down does not change the answers of reset or resend', async () => {

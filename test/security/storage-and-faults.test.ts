@@ -20,17 +20,20 @@ describe('Security checklist: Storage and faults', () => {
   });
   afterEach(() => t.close());
 
-  it('D1: the canonical username and email are unique in the database itself', async () => {
+  it('D1: the canonical username, and the email of verified users, are unique in the database itself', async () => {
     await t.createUser('alice', 'alice@example.com');
     expectError(await t.register('ALICE', 'other@example.com'), 409, 'invalid_username');
     const insert = (usernameKey: string, emailKey: string) => () =>
       execute(
         t.filename,
         'insert into users (id, username, username_key, email, email_key, password_hash, verified, created_at, updated_at) ' +
-          "values (?, ?, ?, ?, ?, 'x', 0, 0, 0)",
+          `values (?, ?, ?, ?, ?, 'x', ${verified}, 0, 0)`,
         `id-${usernameKey}-${emailKey}`, usernameKey, usernameKey, emailKey, emailKey,
       );
+    let verified = 0;
     expect(insert('alice', 'new@example.com')).to.throw(/UNIQUE constraint failed: users.username_key/);
+    insert('claimant', 'alice@example.com')(); // an unverified registration of an owned address owns nothing
+    verified = 1;
     expect(insert('newcomer', 'alice@example.com')).to.throw(/UNIQUE constraint failed: users.email_key/);
     insert('newcomer', 'new@example.com')();
   });
@@ -151,7 +154,7 @@ describe('Security checklist: Storage and faults', () => {
     }
   });
 
-  it('C1: concurrent registrations of one username or one email, in any case, make one row and no 5xx', async () => {
+  it('C1: concurrent registrations of one username make one row, of one email a claim each, and no 5xx', async () => {
     const names = ['carol', 'Carol', 'CAROL', 'cArOl', 'caroL', 'CaRoL', 'carOL', 'CARol'];
     const byName = await Promise.all(
       names.map((username, i) => t.http.post(`${PREFIX}/register`).send({ username, email: `carol${i}@example.com`, password: PASSWORD })),
@@ -165,7 +168,14 @@ describe('Security checklist: Storage and faults', () => {
     expect(byEmail.map((answer) => answer.status)).to.deep.equal(emails.map(() => 201));
     await t.drain();
     expect(execute(t.filename, "select count(*) as n from users where username_key = 'carol'")).to.deep.equal([{ n: 1 }]);
-    expect(execute(t.filename, "select count(*) as n from users where email_key = 'dave@example.com'")).to.deep.equal([{ n: 1 }]);
+    const claims = "select count(*) as n from users where email_key = 'dave@example.com' and verified = 0";
+    expect(execute(t.filename, claims)).to.deep.equal([{ n: emails.length }]);
+    // Confirming them all at once leaves one owner and no other registration of the address.
+    const toDave = t.sender.of('sendVerification').filter((mail) => mail.email.toLowerCase() === 'dave@example.com');
+    expect(toDave).to.have.length(emails.length);
+    const confirms = await Promise.all(toDave.map(({ token }) => t.http.post(`${PREFIX}/verify-email`).send({ token })));
+    expect(confirms.map((answer) => answer.status).sort()).to.deep.equal([200, ...Array(emails.length - 1).fill(400)]);
+    expect(execute(t.filename, "select verified from users where email_key = 'dave@example.com'")).to.deep.equal([{ verified: 1 }]);
   });
 
   it('C2: of concurrent confirms of one token, exactly one succeeds', async () => {

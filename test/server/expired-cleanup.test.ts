@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { startExpiredCleanup } from '../../src/server/expired-cleanup';
+import { DEFAULT_OUTBOX_OPTIONS } from '../../src/outbox/outbox-options';
+import type { ExpiryCutoffs } from '../../src/stores/user-store';
 import { StoreUnavailableError } from '../../src/stores/store-unavailable-error';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
 import { CapturingLogger } from '../support/capturing-logger';
@@ -7,19 +9,23 @@ import { CapturingLogger } from '../support/capturing-logger';
 describe('periodic removal of expired sessions and tokens', () => {
   it('runs at the interval, off the request path, and stop() waits for a run in progress', async () => {
     const store = new MemoryUserStore();
-    const calls: Array<{ now: Date; idleCutoff: Date }> = [];
+    const calls: ExpiryCutoffs[] = [];
     let finishRun!: () => void;
-    store.deleteExpired = (now, idleCutoff) => {
-      calls.push({ now, idleCutoff });
+    store.deleteExpired = (cutoffs) => {
+      calls.push(cutoffs);
       return new Promise((resolve) => (finishRun = () => resolve(3)));
     };
     const logger = new CapturingLogger();
-    const cleanup = startExpiredCleanup({ store, intervalMs: 20, idleTimeoutMs: 1_000, logger });
+    const rules = { sessionIdleTimeoutMs: 1_000, unverifiedRegistrationTtlMs: 2_000 };
+    const cleanup = startExpiredCleanup({ store, intervalMs: 20, rules, logger });
 
     await waitUntil(() => calls.length === 1);
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect(calls, 'a run still going makes the next ticks skip').to.have.length(1);
-    expect(calls[0].now.getTime() - calls[0].idleCutoff.getTime()).to.equal(1_000);
+    const { now, sessionIdleBefore, unverifiedCreatedBefore, outboxChangedBefore } = calls[0];
+    expect(now.getTime() - sessionIdleBefore.getTime()).to.equal(1_000);
+    expect(now.getTime() - unverifiedCreatedBefore!.getTime()).to.equal(2_000);
+    expect(now.getTime() - outboxChangedBefore!.getTime(), 'the default retention').to.equal(DEFAULT_OUTBOX_OPTIONS.retentionMs);
 
     let stopped = false;
     const stopping = cleanup.stop().then(() => (stopped = true));

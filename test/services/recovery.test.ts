@@ -27,9 +27,9 @@ describe('AccountService: password reset, change and account deletion', () => {
     /** A memory store whose email lookup fails as an unreachable database would, the next `failNext(n)` times. */
     function flakyStore() {
       const store = new MemoryUserStore();
-      const lookup = store.findUserByEmailKey.bind(store);
+      const lookup = store.findVerifiedUserByEmailKey.bind(store);
       let failures = 0;
-      store.findUserByEmailKey = async (emailKey) => {
+      store.findVerifiedUserByEmailKey = async (emailKey) => {
         if (failures > 0) {
           failures--;
           throw new StoreUnavailableError('connection refused');

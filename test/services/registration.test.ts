@@ -69,9 +69,11 @@ describe('AccountService: registration and email verification', () => {
     expect(error.message).to.equal(USERNAME_EXISTS_MESSAGE);
   });
 
-  it('answers a taken email exactly like success, creates nothing and tells the owner (E3)', async () => {
+  it('stores a registration of an owned address like any other, never confirmable, and tells the owner (E3)', async () => {
     const h = makeHarness();
     await h.accounts.register({ username: 'alice', email: 'alice@example.com', password: STRONG_PASSWORD });
+    await h.accounts.drain();
+    await h.accounts.verifyEmail(h.sender.lastToken('sendVerification'));
     const result = await h.accounts.register({
       username: 'mallory',
       email: 'ALICE@Example.COM',
@@ -79,11 +81,15 @@ describe('AccountService: registration and email verification', () => {
     });
     await h.accounts.drain();
     expect(result).to.equal(undefined);
-    expect(await h.store.findUserByUsernameKey('mallory')).to.equal(null);
+    expect((await h.store.findUserByUsernameKey('mallory'))?.verified).to.equal(false);
+    await expectAccountError(h.accounts.login('mallory', STRONG_PASSWORD), 'unverified_user');
     expect(h.sender.of('sendVerification')).to.have.length(1);
     expect(h.sender.of('sendRegistrationAttempt')).to.deep.equal([
       { operation: 'sendRegistrationAttempt', username: 'alice', email: 'alice@example.com' },
     ]);
+    await h.accounts.resendVerification('alice@example.com');
+    await h.accounts.drain();
+    expect(h.sender.of('sendVerification'), 'no link to an owned address on resend either').to.have.length(1);
   });
 
   it('rejects invalid usernames and emails with their codes', async () => {

@@ -12,7 +12,7 @@ describe('AccountService: login and sessions', () => {
     await expectAccountError(h.accounts.login('alice', OTHER_PASSWORD), 'invalid_credentials');
     await expectAccountError(h.accounts.login('alice', STRONG_PASSWORD), 'unverified_user');
     // Expiring everything removes what exists: the verification token alone, so no session was created.
-    expect(await h.store.deleteExpired(new Date(8.64e15), new Date(8.64e15))).to.equal(1);
+    expect(await h.store.deleteExpired({ now: new Date(8.64e15), sessionIdleBefore: new Date(8.64e15) })).to.equal(1);
     expect(user!.verified).to.equal(false);
   });
 

@@ -22,7 +22,6 @@ export function attemptRegistration(store: UserStore, label: string, overrides: 
     email: `${label}@example.com`,
     emailKey: `${label}@example.com`,
     passwordHash: `$argon2id$fake$${label}`,
-    verified: false,
     createdAt: T0,
     ...overrides,
   };

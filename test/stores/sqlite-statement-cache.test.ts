@@ -18,7 +18,7 @@ describe('SqliteUserStore: prepared statements', () => {
         await h.accounts.logoutAll(token);
         await h.accounts.requestPasswordReset(`${name}@example.com`);
         await h.accounts.drain();
-        await h.store.deleteExpired(h.clock.now(), h.clock.now());
+        await h.store.deleteExpired({ now: h.clock.now(), sessionIdleBefore: h.clock.now() });
       };
       await lifeOf('alice');
       const afterFirst = cachedStatementCount();

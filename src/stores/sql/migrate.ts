@@ -2,6 +2,7 @@ import { Kysely, Migration, MigrationProvider, MigrationResult, Migrator } from 
 import * as initial from './migrations/2026-11-22-initial';
 import * as expiryIndexes from './migrations/2026-11-23-expiry-indexes';
 import * as outbox from './migrations/2026-11-24-outbox';
+import * as addressClaims from './migrations/2026-11-25-address-claims';
 import { SqlCapabilities } from './sql-capabilities';
 
 /**
@@ -12,6 +13,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-22-initial': initial,
   '2026-11-23-expiry-indexes': expiryIndexes,
   '2026-11-24-outbox': outbox,
+  '2026-11-25-address-claims': addressClaims,
 };
 
 const staticProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -16,7 +16,7 @@ export function requestPathQueries(db: Kysely<Database>, prepare?: (sql: string)
     arity: Params['length'],
     build: (...values: Params) => Compilable<Row>,
   ) => precompile(arity, build, prepare);
-  const userBy = (column: 'u.id' | 'u.username_key' | 'u.email_key') =>
+  const userBy = (column: 'u.id' | 'u.username_key') =>
     compiled(1, (value: string) => db.selectFrom('users as u').select(userColumns).where(column, '=', value));
   return {
     /** The session and its user, by the session's token hash (primary key), joined on the user's primary key. */
@@ -64,7 +64,10 @@ export function requestPathQueries(db: Kysely<Database>, prepare?: (sql: string)
 
     userById: userBy('u.id'),
     userByUsernameKey: userBy('u.username_key'),
-    userByEmailKey: userBy('u.email_key'),
+    /** The verified owner of an address (unverified registrations of it own nothing). */
+    verifiedUserByEmailKey: compiled(1, (emailKey: string) =>
+      db.selectFrom('users as u').select(userColumns).where('u.email_key', '=', emailKey).where('u.verified', '=', 1),
+    ),
   };
 }
 

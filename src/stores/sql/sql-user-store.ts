@@ -4,7 +4,9 @@ import { carriesLink, OUTBOX_KINDS, SUPERSEDED_ERROR } from '../../outbox/outbox
 import {
   AccessAnswer,
   ClaimedMessage,
+  CreateUserOptions,
   CreateUserResult,
+  ExpiryCutoffs,
   GrantResult,
   NewOutboxMessage,
   NewUser,
@@ -29,7 +31,7 @@ import {
   toUserRow,
 } from './rows';
 import { requestPathQueries, type RequestPathQueries } from './request-path-queries';
-import { Database } from './schema';
+import { Database, USER_COLUMNS } from './schema';
 import { SqlCapabilities } from './sql-capabilities';
 
 /** Rows removed per transaction by `deleteExpired`. */
@@ -59,28 +61,43 @@ export class SqlUserStore implements UserStore {
     this.queries = requestPathQueries(db, capabilities.prepare?.bind(capabilities));
   }
 
-  async createUser(user: NewUser, verification: StoredToken, message?: NewOutboxMessage): Promise<CreateUserResult> {
-    const row = toUserRow({ ...user, updatedAt: user.createdAt });
+  async createUser(user: NewUser, verification: StoredToken, options: CreateUserOptions = {}): Promise<CreateUserResult> {
+    const row = toUserRow({ ...user, verified: false, updatedAt: user.createdAt });
+    const { expiredUnverifiedBefore } = options;
     // Checking first answers every conflict that committed before our transaction. A conflicting insert that commits
     // while we run (possible where the write lock is per row, as in PostgreSQL) fails ours with a unique violation;
     // the second attempt then sees that row in its check.
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.write(async (trx): Promise<CreateUserResult> => {
+          if (expiredUnverifiedBefore) {
+            const expired = await trx
+              .selectFrom('users')
+              .select('id')
+              .where('username_key', '=', user.usernameKey)
+              .where('verified', '=', 0)
+              .where('created_at', '<=', expiredUnverifiedBefore.getTime())
+              .execute();
+            await deleteUsersWithDependents(trx, expired.map((holder) => holder.id));
+          }
           const taken = await trx
             .selectFrom('users')
-            .select('username_key')
-            .where((eb) => eb.or([eb('username_key', '=', user.usernameKey), eb('email_key', '=', user.emailKey)]))
-            .execute();
-          if (taken.some((existing) => existing.username_key === user.usernameKey)) {
-            return { ok: false, conflict: 'username' };
-          }
-          if (taken.length > 0) return { ok: false, conflict: 'email' };
+            .select('id')
+            .where('username_key', '=', user.usernameKey)
+            .executeTakeFirst();
+          if (taken) return { ok: false, conflict: 'username' };
+          const owner = await trx
+            .selectFrom('users')
+            .select(['id', 'username', 'email'])
+            .where('email_key', '=', user.emailKey)
+            .where('verified', '=', 1)
+            .executeTakeFirst();
 
           await trx.insertInto('users').values(row).execute();
           await trx.insertInto('tokens').values(toTokenRow(verification)).execute();
-          await insertMessage(trx, message, user);
-          return { ok: true, user: fromUserRow(row) };
+          if (owner) await insertMessage(trx, options.ownerNotice, owner);
+          else await insertMessage(trx, options.link, user);
+          return { ok: true, user: fromUserRow(row), addressOwned: owner !== undefined };
         });
       } catch (error) {
         if (attempt >= 2 || !this.capabilities.isUniqueViolation(error)) throw error;
@@ -96,8 +113,22 @@ export class SqlUserStore implements UserStore {
     return this.findUserWith(this.queries.userByUsernameKey, usernameKey);
   }
 
-  async findUserByEmailKey(emailKey: string): Promise<StoredUser | null> {
-    return this.findUserWith(this.queries.userByEmailKey, emailKey);
+  async findVerifiedUserByEmailKey(emailKey: string): Promise<StoredUser | null> {
+    return this.findUserWith(this.queries.verifiedUserByEmailKey, emailKey);
+  }
+
+  async findUnverifiedUsersByEmailKey(emailKey: string, createdAfter: Date, limit: number): Promise<StoredUser[]> {
+    if (emailKey.includes('\u0000') || limit < 1) return [];
+    const rows = await this.db
+      .selectFrom('users as u')
+      .select(USER_COLUMNS.map((column) => `u.${column}` as const))
+      .where('u.email_key', '=', emailKey)
+      .where('u.verified', '=', 0)
+      .where('u.created_at', '>', createdAfter.getTime())
+      .orderBy('u.created_at', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map(fromUserRow);
   }
 
   async findUserByToken(tokenHash: string, purpose: TokenPurpose, now: Date): Promise<StoredUser | null> {
@@ -127,19 +158,15 @@ export class SqlUserStore implements UserStore {
   }
 
   async verifyEmail(tokenHash: string, now: Date, message?: NewOutboxMessage): Promise<StoredUser | null> {
-    return this.write(async (trx) => {
-      const userId = await consumeToken(trx, tokenHash, 'verify_email', now, this.capabilities.rowLocks);
-      if (userId === null) return null;
-      const row = await trx
-        .updateTable('users')
-        .set({ verified: 1, updated_at: now.getTime() })
-        .where('id', '=', userId)
-        .returningAll()
-        .executeTakeFirst();
-      if (!row) return null;
-      await insertMessage(trx, message, row);
-      return fromUserRow(row);
-    });
+    // A unique violation means another registration of the address was confirmed while we ran (PostgreSQL, where two
+    // confirmations lock different rows); the second attempt finds that owner and refuses.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.write((trx) => this.confirmRegistration(trx, tokenHash, now, message));
+      } catch (error) {
+        if (attempt >= 2 || !this.capabilities.isUniqueViolation(error)) throw error;
+      }
+    }
   }
 
   async resetPassword(
@@ -264,10 +291,27 @@ export class SqlUserStore implements UserStore {
     await this.write((trx) => trx.deleteFrom('sessions').where('user_id', '=', userId).execute());
   }
 
-  async deleteExpired(now: Date, idleCutoff: Date, outboxCutoff?: Date): Promise<number> {
+  async deleteExpired(cutoffs: ExpiryCutoffs): Promise<number> {
+    const { now, sessionIdleBefore, unverifiedCreatedBefore, outboxChangedBefore } = cutoffs;
     // In batches, each its own short transaction, so that a large backlog never holds a lock (SQLite: the whole
-    // database) for long. The expiry columns are indexed, so each batch is found without a scan.
+    // database) for long. The expiry columns are indexed, so each batch is found without a scan. Instances cleaning
+    // up at the same moment take disjoint batches (SKIP LOCKED) instead of waiting on each other.
     let deleted = 0;
+    while (unverifiedCreatedBefore) {
+      const batch = await this.write(async (trx) => {
+        const expired = await trx
+          .selectFrom('users')
+          .select('id')
+          .where('verified', '=', 0)
+          .where('created_at', '<=', unverifiedCreatedBefore.getTime())
+          .limit(CLEANUP_BATCH_SIZE)
+          .$if(this.capabilities.rowLocks, (query) => query.forUpdate().skipLocked())
+          .execute();
+        return deleteUsersWithDependents(trx, expired.map((user) => user.id));
+      });
+      deleted += batch;
+      if (batch < CLEANUP_BATCH_SIZE) break;
+    }
     for (const table of ['sessions', 'tokens'] as const) {
       for (;;) {
         const batch = await this.write((trx) =>
@@ -279,11 +323,13 @@ export class SqlUserStore implements UserStore {
                 .select('token_hash')
                 .where((eb) =>
                   table === 'sessions'
-                    ? eb.or([eb('expires_at', '<=', now.getTime()), eb('last_seen_at', '<=', idleCutoff.getTime())])
+                    ? eb.or([
+                        eb('expires_at', '<=', now.getTime()),
+                        eb('last_seen_at', '<=', sessionIdleBefore.getTime()),
+                      ])
                     : eb('expires_at', '<=', now.getTime()),
                 )
                 .limit(CLEANUP_BATCH_SIZE)
-                // Instances cleaning up at the same moment take disjoint batches instead of waiting on each other.
                 .$if(this.capabilities.rowLocks, (query) => query.forUpdate().skipLocked()),
             )
             .executeTakeFirst(),
@@ -292,7 +338,7 @@ export class SqlUserStore implements UserStore {
         if (batch.numDeletedRows < BigInt(CLEANUP_BATCH_SIZE)) break;
       }
     }
-    while (outboxCutoff) {
+    while (outboxChangedBefore) {
       const batch = await this.write((trx) =>
         trx
           .deleteFrom('outbox')
@@ -301,7 +347,7 @@ export class SqlUserStore implements UserStore {
               .selectFrom('outbox')
               .select('id')
               .where('status', 'in', ['sent', 'failed'])
-              .where('updated_at', '<=', outboxCutoff.getTime())
+              .where('updated_at', '<=', outboxChangedBefore.getTime())
               .limit(CLEANUP_BATCH_SIZE)
               .$if(this.capabilities.rowLocks, (query) => query.forUpdate().skipLocked()),
           )
@@ -535,6 +581,65 @@ export class SqlUserStore implements UserStore {
     await this.db.destroy();
   }
 
+  /** `verifyEmail`'s transaction: the token's registration becomes the address's owner, and the others end. */
+  private async confirmRegistration(
+    trx: Kysely<Database>,
+    tokenHash: string,
+    now: Date,
+    message: NewOutboxMessage | undefined,
+  ): Promise<StoredUser | null> {
+    const claim = await trx
+      .selectFrom('tokens as t')
+      .innerJoin('users as u', 'u.id', 't.user_id')
+      .select('u.email_key')
+      .where('t.token_hash', '=', tokenHash)
+      .executeTakeFirst();
+    if (!claim) return null;
+    const emailKey = claim.email_key;
+    if (this.capabilities.rowLocks) {
+      // Every registration of the address, in one order, before any token: concurrent confirmations of one address
+      // queue here instead of deadlocking, and the later one then finds its own row and token gone, or the owner.
+      await trx.selectFrom('users').select('id').where('email_key', '=', emailKey).orderBy('id').forUpdate().execute();
+    }
+    const userId = await consumeToken(trx, tokenHash, 'verify_email', now, false);
+    if (userId === null) return null;
+    const owner = await trx
+      .selectFrom('users')
+      .select('id')
+      .where('email_key', '=', emailKey)
+      .where('verified', '=', 1)
+      .executeTakeFirst();
+    if (owner) return null;
+    const row = await trx
+      .updateTable('users')
+      .set({ verified: 1, updated_at: now.getTime() })
+      .where('id', '=', userId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) return null;
+    const others = await trx
+      .selectFrom('users')
+      .select('id')
+      .where('email_key', '=', emailKey)
+      .where('verified', '=', 0)
+      .execute();
+    const ended = others.map((other) => other.id);
+    if (ended.length > 0) {
+      // Their links died with their tokens.
+      await trx
+        .updateTable('outbox')
+        .set({ status: 'failed', sealed_token: null, last_error: SUPERSEDED_ERROR, updated_at: now.getTime() })
+        .where('user_id', 'in', ended)
+        .where('status', '=', 'pending')
+        .where('claim_id', 'is', null)
+        .where('sealed_token', 'is not', null)
+        .execute();
+      await deleteUsersWithDependents(trx, ended);
+    }
+    await insertMessage(trx, message, row);
+    return fromUserRow(row);
+  }
+
   private write<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
     return this.capabilities.writeTransaction(this.db, work);
   }
@@ -669,6 +774,20 @@ async function endSessionsAndResets(trx: Kysely<Database>, userId: string): Prom
 
 async function deleteTokensOf(trx: Kysely<Database>, userId: string, purpose: TokenPurpose): Promise<void> {
   await trx.deleteFrom('tokens').where('user_id', '=', userId).where('purpose', '=', purpose).execute();
+}
+
+/**
+ * Deletes the users with every session, token and grant of theirs; returns how many users went. The user rows go
+ * first (see `lockUser` for the lock order); the foreign keys cascade, and the dependents are deleted explicitly as
+ * well so that this stays right on a connection where foreign key enforcement is off (SQLite's default).
+ */
+async function deleteUsersWithDependents(trx: Kysely<Database>, userIds: string[]): Promise<number> {
+  if (userIds.length === 0) return 0;
+  const result = await trx.deleteFrom('users').where('id', 'in', userIds).executeTakeFirst();
+  await trx.deleteFrom('sessions').where('user_id', 'in', userIds).execute();
+  await trx.deleteFrom('tokens').where('user_id', 'in', userIds).execute();
+  await trx.deleteFrom('user_roles').where('user_id', 'in', userIds).execute();
+  return Number(result.numDeletedRows);
 }
 
 async function unknownRoleOrPermission(
