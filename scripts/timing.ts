@@ -5,6 +5,8 @@
  * account, then sends interleaved requests, in random order, for three pairs:
  *
  *   login            unknown user                 vs  known user, wrong password
+ *   register         free email                   vs  email a verified account owns
+ *   register         free email                   vs  email an unverified registration claims
  *   reset request    existing email               vs  unknown email
  *   resend           existing unverified email    vs  unknown email
  *
@@ -15,7 +17,8 @@
  * The reset and resend pairs are measured once per email transport of `--smtp` (default all three): `console` (the
  * default sender), `slow` (a real SMTP server on loopback that holds every reply to DATA for `--smtp-delay-ms`,
  * default 2000) and `down` (nothing listens at the SMTP address). Only the existing-email side queues mail, so a
- * difference here would show delivery leaking into the answer. Login is measured once, with the first transport.
+ * difference here would show delivery leaking into the answer. Login and registration are measured once, with the
+ * first transport; every registration has a new username, and the free side a new address each time.
  *
  *   npm run timing -- --requests 300 --max-diff-ms 5 --max-diff-ratio 0.1 --smtp console,slow,down
  */
@@ -48,11 +51,11 @@ interface Sample {
   ms: number;
 }
 
-/** One side of a pair: the request to send and the status it must get. */
+/** One side of a pair: the request to send (a body, or one made anew for each request) and the status it must get. */
 interface Side {
   label: string;
   path: string;
-  body: object;
+  body: object | (() => object);
   status: number;
 }
 
@@ -150,7 +153,7 @@ function interleaved(count: number): ('a' | 'b')[] {
 
 async function measure(baseUrl: string, pair: Pair, options: Options) {
   const send = async (side: Side) => {
-    const sample = await post(baseUrl, side.path, side.body);
+    const sample = await post(baseUrl, side.path, typeof side.body === 'function' ? side.body() : side.body);
     if (sample.status !== side.status) {
       throw new Error(`${pair.name}, ${side.label}: expected ${side.status}, got ${sample.status} ${sample.body}`);
     }
@@ -253,6 +256,21 @@ async function main(): Promise<number> {
     status: 401,
   });
   const mailRequest = (path: string, label: string, email: string): Side => ({ label, path, body: { email }, status: 200 });
+  let registrations = 0;
+  const register = (label: string, email: (n: number) => string): Side => ({
+    label,
+    path: '/auth/register',
+    body: () => {
+      registrations++;
+      return { username: `timing-r${registrations}`, email: email(registrations), password: PASSWORD };
+    },
+    status: 201,
+  });
+  const freeEmail = register('free email', (n) => `timing-free-${n}@example.com`);
+  const registerPairs: Pair[] = [
+    { name: 'register, owned', a: freeEmail, b: register('owned email', () => 'timing-verified@example.com') },
+    { name: 'register, claimed', a: freeEmail, b: register('claimed email', () => 'timing-unverified@example.com') },
+  ];
   const reset = '/auth/password-reset/request';
   const resend = '/auth/resend-verification';
   const mailPairs = (transport: Transport): Pair[] => [
@@ -278,7 +296,10 @@ async function main(): Promise<number> {
     try {
       const pairs = [
         ...(index === 0
-          ? [{ name: 'login', a: login('unknown user', 'timing-nobody'), b: login('wrong password', 'timing-verified') }]
+          ? [
+              { name: 'login', a: login('unknown user', 'timing-nobody'), b: login('wrong password', 'timing-verified') },
+              ...registerPairs,
+            ]
           : []),
         ...mailPairs(transport),
       ];

@@ -3,6 +3,7 @@ import { Container } from 'typedi';
 import { resolveAccountService } from '../di/resolve';
 import { ACCOUNT_OPTIONS } from '../di/tokens';
 import { resolveAccountOptions } from '../services/account-options';
+import { isStoreUnavailable } from '../stores/store-unavailable-error';
 import { PAGES_SCRIPT } from './assets/pages-script';
 import { PAGES_STYLES } from './assets/pages-styles';
 import { SCRIPT_PATH, STYLES_PATH } from './layout';
@@ -13,7 +14,7 @@ import type { PageContext } from './views/page-context';
 import { passwordResetPage } from './views/password-reset-page';
 import { signInPage } from './views/sign-in-page';
 import { signUpPage } from './views/sign-up-page';
-import { verifyEmailPage } from './views/verify-email-page';
+import { verifyEmailPage, type VerificationLink } from './views/verify-email-page';
 
 export interface AccountPagesOptions {
   /** The prefix the account routes are mounted under (the pages call them); default `/auth`. */
@@ -24,7 +25,6 @@ export interface AccountPagesOptions {
 const PAGES: Record<string, (context: PageContext) => string> = {
   '/register': signUpPage,
   '/login': signInPage,
-  '/verify-email': verifyEmailPage,
   '/password-reset': passwordResetPage,
   '/account': accountPage,
 };
@@ -54,7 +54,31 @@ export function accountPages(options: AccountPagesOptions = {}): Middleware {
   for (const [route, render] of Object.entries(PAGES)) {
     routes[route] = (ctx) => sendPage(ctx, render(pageContext(prefix)));
   }
+  routes['/verify-email'] = async (ctx) => {
+    const context = pageContext(prefix);
+    const link = await verificationLinkOf(ctx.query.token);
+    if (link.state === 'unavailable') {
+      ctx.set('Retry-After', String(UNAVAILABLE_RETRY_SECONDS));
+      sendPage(ctx, verifyEmailPage(context, link), 503);
+      return;
+    }
+    sendPage(ctx, verifyEmailPage(context, link));
+  };
   return pageRoutes(prefix, routes);
+}
+
+const UNAVAILABLE_RETRY_SECONDS = 5;
+
+/** The registration the link's token would confirm; a failed lookup (the database restarting) is said as such. */
+async function verificationLinkOf(token: string | string[] | undefined): Promise<VerificationLink> {
+  if (typeof token !== 'string' || token === '') return { state: 'none', tokenGiven: token !== undefined };
+  try {
+    const pending = await resolveAccountService().pendingVerification(token);
+    return pending ? { state: 'pending', username: pending.username } : { state: 'none', tokenGiven: true };
+  } catch (error) {
+    if (isStoreUnavailable(error)) return { state: 'unavailable' };
+    throw error;
+  }
 }
 
 /** The script and the stylesheet; the API reference serves the stylesheet too, so it works without the pages. */

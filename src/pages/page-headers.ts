@@ -19,8 +19,8 @@ export const PAGE_CSP = [
 ].join('; ');
 
 /** Answers `ctx` with a page: HTML, the pages' CSP, and a window no other site can hold a reference to. */
-export function sendPage(ctx: Context, markup: string): void {
-  ctx.status = 200;
+export function sendPage(ctx: Context, markup: string, status = 200): void {
+  ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Content-Security-Policy', PAGE_CSP);
   ctx.set('Cross-Origin-Opener-Policy', 'same-origin');

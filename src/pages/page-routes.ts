@@ -2,7 +2,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { SECURITY_HEADERS } from '../http/security-headers';
 
 /** A GET route of the pages: `route` is the path below the prefix, in lower case. */
-export type PageHandler = (ctx: Context, route: string) => void;
+export type PageHandler = (ctx: Context, route: string) => void | Promise<void>;
 
 /**
  * A middleware answering GET and HEAD for the given routes below `prefix`, matched as routing-controllers' router

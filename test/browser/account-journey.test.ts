@@ -121,19 +121,21 @@ describe('browser: a person’s account, end to end', function () {
     // The verification link: opening it verifies nothing (a mail scanner may do just that); the button does.
     const verifyLink = await emailedLink(email, 'verify-email', 0);
     const verifyToken = new URL(verifyLink).searchParams.get('token')!;
+    // The page names the account the link confirms, and warns whoever did not choose that username.
     await page.goto(verifyLink);
-    await page.getByRole('button', { name: 'Confirm my email address' }).waitFor();
+    await page.getByRole('heading', { name: 'Confirm this address for the account alice' }).waitFor();
+    expect(await page.getByText('If you did not choose the username alice, do not press the button').count()).to.equal(1);
     expect(page.url()).to.equal(`${server.url}/auth/verify-email`);
     await screenshot(page, 'verify-landing');
     await request(server.url).post('/auth/login').send({ username: 'alice', password: FIRST_PASSWORD }).expect(403);
-    await page.getByRole('button', { name: 'Confirm my email address' }).click();
+    await page.getByRole('button', { name: 'Confirm for alice' }).click();
     await page.getByRole('heading', { name: 'Your email address is confirmed' }).waitFor();
     await screenshot(page, 'verify-done');
 
     // The same link again: a clear failure, and a way to get a new link.
     await page.goto(verifyLink);
-    await page.getByRole('button', { name: 'Confirm my email address' }).click();
     expect(await alertText(page)).to.include('This link does not work');
+    expect(await page.getByRole('button', { name: 'Confirm for alice' }).count()).to.equal(0);
     await page.getByRole('heading', { name: 'Get a new verification link' }).waitFor();
     await screenshot(page, 'verify-used-link');
     await page.getByLabel('Email address', { exact: true }).fill(email);

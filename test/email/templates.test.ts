@@ -29,6 +29,13 @@ describe('email templates', () => {
     expect(verification.text).to.contain('expires in 24 hours');
   });
 
+  it('name the account a verification link confirms, and tell whoever did not choose it not to confirm', () => {
+    const verification = englishTemplates.verification({ ...withLink, username: 'mallory' });
+    expect(verification.text).to.contain('with this address and the username mallory');
+    expect(verification.text).to.contain('If you did not choose the username mallory, do not open the link');
+    expect(verification.html).to.contain('>Confirm for mallory</a>');
+  });
+
   it('carry no link or token in the notices, and tell the owner what to do', () => {
     const changed = englishTemplates.passwordChanged(notice);
     expect(changed.text).to.not.match(/https?:|token/i);

@@ -6,6 +6,7 @@ import { Container } from 'typedi';
 import { ACCOUNT_OPTIONS } from '../../src/di/tokens';
 import { accountPages } from '../../src/pages/account-pages';
 import { PAGE_CSP } from '../../src/pages/page-headers';
+import { StoreUnavailableError } from '../../src/stores/store-unavailable-error';
 import { PASSWORD, resetContainer, TEST_SECRET } from '../support/test-app';
 import { buildPagesApp } from './pages-app';
 
@@ -76,6 +77,44 @@ describe('pages: serving', () => {
     await http.post('/auth/login').send({ username: 'alice', password: PASSWORD }).expect(403);
     await http.post('/auth/verify-email').send({ token }).expect(200);
     await http.post('/auth/verify-email').send({ token }).expect(400);
+  });
+
+  it('the verification page names the account its link confirms, warns, and offers a new link for a dead one', async () => {
+    const { http, sender, accounts } = buildPagesApp();
+    await http.post('/auth/register').send({ username: 'mallory', email: 'vic@example.com', password: PASSWORD }).expect(201);
+    await http.post('/auth/register').send({ username: 'vic', email: 'vic@example.com', password: PASSWORD }).expect(201);
+    await accounts.drain();
+    const [malloryLink, vicLink] = sender.of('sendVerification', 'vic@example.com').map((mail) => mail.token!);
+
+    const landing = (await http.get(`/auth/verify-email?token=${malloryLink}`).expect(200)).text;
+    expect(landing).to.include('Confirm this address for the account <strong>mallory</strong>');
+    expect(landing).to.include('If you did not choose the username mallory, do not press the button');
+    expect(landing).to.include('>Confirm for mallory</button>');
+    expect(landing).to.match(/<section id="resend" aria-labelledby="resend-title" hidden>/);
+    expect((await http.get(`/auth/verify-email?token=${vicLink}`).expect(200)).text).to.include('Confirm for vic');
+
+    // vic confirms: mallory's registration ends, and its link now lands on the dead-link notice and the resend form.
+    await http.post('/auth/verify-email').send({ token: vicLink }).expect(200);
+    for (const token of [malloryLink, vicLink, 'x'.repeat(43), 'not-a-token']) {
+      const dead = (await http.get(`/auth/verify-email?token=${token}`).expect(200)).text;
+      expect(dead, token).to.include('This link does not work');
+      expect(dead, token).to.not.include('verify-button');
+      expect(dead, token).to.match(/<section id="resend" aria-labelledby="resend-title">/);
+    }
+    const plain = (await http.get('/auth/verify-email').expect(200)).text;
+    expect(plain).to.not.include('This link does not work');
+    expect(plain).to.not.include('verify-button');
+  });
+
+  it('the verification page answers 503 with Retry-After, naming nothing, while the database is unreachable', async () => {
+    const { http, memory } = buildPagesApp();
+    memory.findUserByToken = async () => {
+      throw new StoreUnavailableError('connection refused');
+    };
+    const page = await http.get(`/auth/verify-email?token=${'a'.repeat(43)}`).expect(503);
+    expect(page.headers['retry-after']).to.equal('5');
+    expect(page.text).to.include('This link cannot be checked right now');
+    expect(page.text).to.not.include('verify-button');
   });
 
   it('opening the reset link changes nothing: the old password works, and the token still resets', async () => {

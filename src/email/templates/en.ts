@@ -28,12 +28,17 @@ const render = (subject: string, blocks: Parameters<typeof renderMessage>[1]) =>
 
 /** The messages shipped with Gatehouse, in English. */
 export const englishTemplates: EmailTemplates = {
+  // Names the account twice: a link confirms one registration only, and anyone can register with any address, so the
+  // person must be able to tell an account they did not create from their own before confirming it.
   verification: ({ appName, username, link, expiresInMs }) =>
     render(`Verify your email address for ${appName}`, [
       `Hello ${username},`,
-      `Please confirm that this address belongs to your new ${appName} account by opening this link:`,
-      { label: 'Verify my email address', url: link },
-      `The link expires in ${englishDuration(expiresInMs)}. If you did not create an account, ignore this message.`,
+      `Someone signed up to ${appName} with this address and the username ${username}. ` +
+        `If that was you, confirm the address for the account ${username} by opening this link:`,
+      { label: `Confirm for ${username}`, url: link },
+      `If you did not choose the username ${username}, do not open the link: confirming it would give that account ` +
+        `your address. Ignore this message and nothing happens; you can still sign up with this address yourself.`,
+      `The link expires in ${englishDuration(expiresInMs)}.`,
     ]),
 
   passwordReset: ({ appName, username, link, expiresInMs }) =>
@@ -70,7 +75,7 @@ export const englishTemplates: EmailTemplates = {
     render(`Someone tried to sign up to ${appName} with your email address`, [
       `Hello ${username},`,
       `Someone just tried to create a new ${appName} account with this email address. ` +
-        `It already belongs to your account, ${username}, so no new account was created.`,
+        `It already belongs to your account, ${username}, so the new registration cannot use it.`,
       'If that was you and you forgot your password, reset it with the "forgot password" option on the sign-in page.',
       'If it was not you, you can ignore this message: nothing has changed.',
     ]),

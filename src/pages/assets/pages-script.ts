@@ -312,11 +312,8 @@ export function pagesScript(): void {
   }
 
   function verifyEmailPage(): void {
-    if (linkToken) {
-      hide('resend');
-      show('verify-confirm');
-    }
-    onClick('verify-button', async () => {
+    // The server renders the confirmation, naming the account, only for a live token; otherwise the resend form.
+    if (document.getElementById('verify-button')) onClick('verify-button', async () => {
       const result = await callApi('POST', '/verify-email', { token: linkToken });
       if (result.status === 200) {
         hide('verify-confirm');
