@@ -49,8 +49,11 @@ export class AccountController {
   @ApiDoc({
     summary: 'Register an account',
     description:
-      'Creates an unverified account and emails a verification link. An email that already has an account gets ' +
-      'the same answer; nothing is created and its owner is told by email.',
+      'Stores an unverified registration and emails it a verification link that names its username. The ' +
+      'registration is a claim on the address until that link is confirmed: the first registration of the address ' +
+      'to be confirmed owns it, and every other unverified registration of it ends then. An address a verified ' +
+      'account already owns gets the same answer, and the registration is stored alike, but no link is sent, it ' +
+      'can never be confirmed, and the owner is told by email. Unconfirmed registrations expire (7 days by default).',
     response: 'Detail',
     errors: ['invalid_username', 'invalid_email', 'weak_password'],
   })
@@ -58,14 +61,17 @@ export class AccountController {
   @UseBefore(rateLimit('register.ip'), hashingCapacity)
   async register(@Body() body: RegisterBody) {
     await this.accounts.register({ username: body.username, email: body.email, password: body.password });
-    // The same words when the email already had an account: registration must not tell who has one.
+    // The same words whoever holds the address: registration must not tell who has an account.
     return done('Registration received; check your email to verify your address');
   }
 
   @Post('/verify-email', PLAIN_ANSWER)
   @ApiDoc({
     summary: 'Verify the email address',
-    description: 'Spends the token of the verification link.',
+    description:
+      'Spends the token of the verification link: its registration becomes the owner of the address, and the ' +
+      'other unverified registrations of that address end. A registration of an address another account has ' +
+      'proved since is refused like a spent token.',
     response: 'Detail',
     errors: ['invalid_verification_token'],
   })
@@ -79,8 +85,9 @@ export class AccountController {
   @ApiDoc({
     summary: 'Send a new verification link',
     description:
-      'The same answer for every address; only an existing unverified account is mailed, and its older link ' +
-      'stops working.',
+      'The same answer for every address; each unexpired unverified registration of it (the newest three) is ' +
+      'mailed a new link naming its username, and its older link stops working. An address a verified account ' +
+      'owns is mailed nothing.',
     response: 'Detail',
   })
   @UseBefore(rateLimit('resend-verification.ip'))
