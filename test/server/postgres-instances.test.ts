@@ -103,6 +103,35 @@ describeWithService('postgres', 'standalone servers on PostgreSQL', function () 
     await request(a.url).post('/auth/login').send({ username: 'alice', password: NEW_PASSWORD }).expect(401);
   });
 
+  it('two registrations of one address confirmed at once through two instances: exactly one owner, every round', async () => {
+    const [a, b] = await start(2);
+    /** The token of the verification mail that greets `username`, whichever instance's worker printed it. */
+    const linkOf = async (username: string) => {
+      const printed = () => `${a.stdout}\n${b.stdout}`;
+      const pattern = new RegExp(`Hello ${username},[\\s\\S]*?/verify-email\\?token=([A-Za-z0-9_-]{43})`);
+      await a.waitFor(() => pattern.test(printed()), `the verification email of ${username}`);
+      return pattern.exec(printed())![1];
+    };
+    for (let round = 0; round < 5; round++) {
+      const email = `contested${round}@example.com`;
+      const [first, second] = [`early${round}`, `late${round}`];
+      await request(a.url).post('/auth/register').send({ username: first, email, password: PASSWORD }).expect(201);
+      await request(b.url).post('/auth/register').send({ username: second, email, password: NEW_PASSWORD }).expect(201);
+      const [firstLink, secondLink] = [await linkOf(first), await linkOf(second)];
+
+      const answers = await Promise.all([
+        request(a.url).post('/auth/verify-email').send({ token: firstLink }),
+        request(b.url).post('/auth/verify-email').send({ token: secondLink }),
+      ]);
+      expect(answers.map((answer) => answer.status).sort(), `round ${round}`).to.deep.equal([200, 400]);
+      const [winner, loser] = answers[0].status === 200 ? [first, second] : [second, first];
+      const passwordOf = (username: string) => (username === first ? PASSWORD : NEW_PASSWORD);
+      const session = await login(b, winner, passwordOf(winner));
+      await me(a, session).expect(200, { username: winner, email, verified: true });
+      await request(a.url).post('/auth/login').send({ username: loser, password: passwordOf(loser) }).expect(401);
+    }
+  });
+
   it('a reset link sent by one instance works on the other, once, and ends the sessions everywhere', async () => {
     const [a, b] = await start(2);
     await signUp(b, a, 'bob');
