@@ -339,6 +339,7 @@ export class AccountService {
   /** Replaces the password of the session's user after checking the current one; every session ends with it. */
   async changePassword(token: string, oldPassword: string, newPassword: string): Promise<void> {
     const user = await this.authenticate(token);
+    const sessionTokenHash = this.tokens.hash(token);
     await this.checkPassword(user, oldPassword, 'Current password is incorrect', 'password_change');
     const password = this.policy.check(newPassword, { username: user.username, email: user.email });
     if (password === this.policy.normalize(oldPassword)) {
@@ -347,8 +348,9 @@ export class AccountService {
     const passwordHash = await this.passwords.hash(password);
     const now = this.clock.now();
     const notice = this.messages.notice('passwordChanged', now);
-    // Conditional on the hash we verified: a concurrent change or reset wins, and this session is gone with it.
-    if (!(await this.store.changePassword(user.id, user.passwordHash, passwordHash, now, notice))) {
+    // Conditional on the hash we verified and on this session: a change, reset or logout-all that committed while
+    // we hashed wins.
+    if (!(await this.store.changePassword(user.id, user.passwordHash, passwordHash, now, notice, sessionTokenHash))) {
       throw invalidSession();
     }
     this.logger.info({ event: 'password_change', outcome: 'success', userId: user.id }, 'password changed');
@@ -362,7 +364,12 @@ export class AccountService {
   async deleteAccount(token: string, password: string): Promise<void> {
     const user = await this.authenticate(token);
     await this.checkPassword(user, password, 'Password is incorrect', 'account_deleted');
-    if (!(await this.store.deleteUser(user.id, this.messages.notice('accountDeleted', this.clock.now())))) {
+    // Checked again in the deletion's transaction: a reset, change or logout-all that ended this session, or replaced
+    // the password, while we verified it wins.
+    const authorisation = { sessionTokenHash: this.tokens.hash(token), passwordHash: user.passwordHash };
+    const notice = this.messages.notice('accountDeleted', this.clock.now());
+    if (!(await this.store.deleteUser(user.id, notice, authorisation))) {
+      this.logger.info({ event: 'account_deleted', outcome: 'credentials_changed', userId: user.id }, 'account deletion refused');
       throw invalidSession();
     }
     this.logger.info({ event: 'account_deleted', outcome: 'success', userId: user.id }, 'account deleted');

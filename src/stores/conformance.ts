@@ -381,6 +381,23 @@ export function describeUserStoreConformance<S extends UserStore>(
     });
 
     describe('passwords', () => {
+      it('changePassword with a session hash changes only while that session of the user exists', async () => {
+        const { user } = await registered('alice');
+        const other = await registered('bob');
+        await sessionFor(other.user.id, 'bob');
+        assert.equal(await store.changePassword(user.id, user.passwordHash, 'h2', T0, undefined, 'session-bob'), false);
+        assert.equal(await store.changePassword(user.id, user.passwordHash, 'h2', T0, undefined, 'unknown'), false);
+        await sessionFor(user.id, 'alice');
+        await store.deleteUserSessions(user.id); // a logout-all that committed while the new password was hashed
+        assert.equal(await store.changePassword(user.id, user.passwordHash, 'h2', T0, undefined, 'session-alice'), false);
+        assert.equal((await store.findUserById(user.id))?.passwordHash, user.passwordHash, 'nothing changed');
+
+        await sessionFor(user.id, 'alice');
+        assert.equal(await store.changePassword(user.id, user.passwordHash, 'h2', T0, undefined, 'session-alice'), true);
+        assert.equal((await store.findUserById(user.id))?.passwordHash, 'h2');
+        assert.equal(await store.getSessionAndUser('session-alice'), null, 'and it ended the session with the rest');
+      });
+
       it('changePassword replaces the hash, ends sessions and reset tokens, keeps verification tokens', async () => {
         const alice = await registered('alice');
         const bob = await registered('bob');
@@ -467,6 +484,45 @@ export function describeUserStoreConformance<S extends UserStore>(
     });
 
     describe('deleteUser', () => {
+      it('with an authorisation, deletes only while its session exists and its password hash is current', async () => {
+        const { user } = await registered('alice');
+        const other = await registered('bob');
+        await sessionFor(user.id, 'alice');
+        await sessionFor(other.user.id, 'bob');
+        const holds = { sessionTokenHash: 'session-alice', passwordHash: user.passwordHash };
+        const notice = message('accountDeleted');
+
+        assert.equal(await store.deleteUser(user.id, notice, { ...holds, passwordHash: 'replaced' }), false, 'hash changed');
+        assert.equal(await store.deleteUser(user.id, notice, { ...holds, sessionTokenHash: 'session-bob' }), false, 'not her session');
+        assert.equal(await store.deleteUser(user.id, notice, { ...holds, sessionTokenHash: 'unknown' }), false, 'no such session');
+        await store.deleteSession('session-alice');
+        assert.equal(await store.deleteUser(user.id, notice, holds), false, 'her session ended');
+        assert.ok(await store.findUserById(user.id), 'a refused deletion deletes nothing');
+        assert.deepEqual(await store.listMessages(), [], 'and queues nothing');
+
+        await sessionFor(user.id, 'alice');
+        assert.equal(await store.deleteUser(user.id, notice, holds), true);
+        assert.equal(await store.findUserById(user.id), null);
+      });
+
+      it('with an authorisation, loses to a reset, a change and a logout-all that came first', async () => {
+        const racers = async (label: string) => {
+          const { user } = await registered(label);
+          await sessionFor(user.id, label);
+          return { user, holds: { sessionTokenHash: `session-${label}`, passwordHash: user.passwordHash } };
+        };
+        const reset = await racers('reset');
+        assert.ok(await store.resetPassword(await resetTokenFor(reset.user.id, 'reset'), 'new-hash', T0));
+        const changed = await racers('changed');
+        assert.ok(await store.changePassword(changed.user.id, changed.user.passwordHash, 'new-hash', T0));
+        const loggedOut = await racers('logged-out');
+        await store.deleteUserSessions(loggedOut.user.id);
+        for (const { user, holds } of [reset, changed, loggedOut]) {
+          assert.equal(await store.deleteUser(user.id, undefined, holds), false, user.username);
+          assert.ok(await store.findUserById(user.id), user.username);
+        }
+      });
+
       it('removes the user with every session, token and grant; then everything about them is absent', async () => {
         const alice = await registered('alice');
         const bob = await registered('bob');

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { carriesLink, SUPERSEDED_ERROR } from '../outbox/outbox-message';
 import {
   AccessAnswer,
+  Authorisation,
   ClaimedMessage,
   CreateUserOptions,
   CreateUserResult,
@@ -146,9 +147,11 @@ export class MemoryUserStore implements UserStore {
     newPasswordHash: string,
     now: Date,
     message?: NewOutboxMessage,
+    sessionTokenHash?: string,
   ): Promise<boolean> {
     const user = this.users.get(userId);
     if (!user || user.passwordHash !== expectedHash) return false;
+    if (sessionTokenHash !== undefined && this.sessions.get(sessionTokenHash)?.userId !== userId) return false;
     this.assertMessageIdFree(message);
     this.replacePasswordEndingSessions(user, newPasswordHash, now);
     this.insertMessage(user, message);
@@ -163,9 +166,13 @@ export class MemoryUserStore implements UserStore {
     return true;
   }
 
-  async deleteUser(userId: string, message?: NewOutboxMessage): Promise<boolean> {
+  async deleteUser(userId: string, message?: NewOutboxMessage, authorisation?: Authorisation): Promise<boolean> {
     const user = this.users.get(userId);
     if (!user) return false;
+    if (authorisation) {
+      if (user.passwordHash !== authorisation.passwordHash) return false;
+      if (this.sessions.get(authorisation.sessionTokenHash)?.userId !== userId) return false;
+    }
     this.assertMessageIdFree(message);
     this.insertMessage(user, message);
     this.removeUser(user);

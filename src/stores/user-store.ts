@@ -32,6 +32,17 @@ export interface CreateUserOptions {
   expiredUnverifiedBefore?: Date;
 }
 
+/**
+ * The credentials a request proved before the slow part of its work (argon2), checked again inside the transaction
+ * of its write: a reset, a password change or a logout-all that committed meanwhile wins, and the write is refused.
+ */
+export interface Authorisation {
+  /** The session the request came with: it must still exist, and be the user's. */
+  sessionTokenHash: string;
+  /** The hash the request's password was verified against: it must still be the user's. */
+  passwordHash: string;
+}
+
 /** The cut-offs of `deleteExpired`: rows at or before them go. */
 export interface ExpiryCutoffs {
   /** Sessions and tokens whose `expiresAt` is at or before it. */
@@ -124,9 +135,10 @@ export interface UserStore {
     message?: NewOutboxMessage,
   ): Promise<StoredUser | null>;
   /**
-   * Atomically replaces the password hash if it still equals `expectedHash`, deletes every session and every
-   * outstanding reset token of the user, and queues the message if given. Returns false when the hash changed
-   * meanwhile or the user is gone.
+   * Atomically replaces the password hash if it still equals `expectedHash` and, given `sessionTokenHash`, that
+   * session of the user still exists; deletes every session and every outstanding reset token of the user, and
+   * queues the message if given. Returns false when the hash changed or the session ended meanwhile, or the user is
+   * gone.
    */
   changePassword(
     userId: string,
@@ -134,14 +146,17 @@ export interface UserStore {
     newPasswordHash: string,
     now: Date,
     message?: NewOutboxMessage,
+    sessionTokenHash?: string,
   ): Promise<boolean>;
   /** Replaces the hash with a stronger one for the same password (rehash on login) only if it is unchanged. */
   rehashPassword(userId: string, expectedHash: string, newPasswordHash: string, now: Date): Promise<boolean>;
   /**
    * Atomically deletes the user with every session, token and role grant, and queues the message if given (its
-   * recipient read from the row before it goes). Messages to the user are kept. False when already gone.
+   * recipient read from the row before it goes). Messages to the user are kept. With `authorisation`, only while it
+   * still holds (see `Authorisation`). False, and nothing changed, when the user is gone or the authorisation no
+   * longer holds.
    */
-  deleteUser(userId: string, message?: NewOutboxMessage): Promise<boolean>;
+  deleteUser(userId: string, message?: NewOutboxMessage, authorisation?: Authorisation): Promise<boolean>;
 
   /**
    * Inserts the session only if its user still exists with exactly this password hash, in one atomic statement: a

@@ -3,6 +3,7 @@ import { Kysely } from 'kysely';
 import { carriesLink, OUTBOX_KINDS, SUPERSEDED_ERROR } from '../../outbox/outbox-message';
 import {
   AccessAnswer,
+  Authorisation,
   ClaimedMessage,
   CreateUserOptions,
   CreateUserResult,
@@ -197,8 +198,13 @@ export class SqlUserStore implements UserStore {
     newPasswordHash: string,
     now: Date,
     message?: NewOutboxMessage,
+    sessionTokenHash?: string,
   ): Promise<boolean> {
     return this.write(async (trx) => {
+      if (sessionTokenHash !== undefined) {
+        if (this.capabilities.rowLocks) await lockUser(trx, userId);
+        if (!(await sessionStillOpen(trx, sessionTokenHash, userId, this.capabilities.rowLocks))) return false;
+      }
       const recipient = await replacePasswordHash(trx, userId, expectedHash, newPasswordHash, now);
       if (!recipient) return false;
       await endSessionsAndResets(trx, userId);
@@ -211,23 +217,25 @@ export class SqlUserStore implements UserStore {
     return this.write(async (trx) => (await replacePasswordHash(trx, userId, expectedHash, newPasswordHash, now)) !== null);
   }
 
-  async deleteUser(userId: string, message?: NewOutboxMessage): Promise<boolean> {
-    // The user row goes first, as in every transaction that changes a user and what hangs off it: one lock order
-    // keeps row-locking databases from deadlocking. The foreign keys cascade; deleting the dependents explicitly as
-    // well keeps this right on a connection where foreign key enforcement is off (SQLite's default). The notice is
-    // addressed from the row while it is still there (locked first, so the order holds), and is not a dependent:
+  async deleteUser(userId: string, message?: NewOutboxMessage, authorisation?: Authorisation): Promise<boolean> {
+    // The user row is locked first, as in every transaction that changes a user and what hangs off it: one lock order
+    // keeps row-locking databases from deadlocking. A reset or change under way finishes first, and the row is then
+    // judged as it left it. The notice is addressed from the row while it is still there, and is not a dependent:
     // it stays.
     return this.write(async (trx) => {
-      if (message) {
-        const recipient = await recipientOf(trx, userId, this.capabilities.rowLocks);
-        if (!recipient) return false;
-        await insertMessage(trx, message, recipient);
+      const recipient = await trx
+        .selectFrom('users')
+        .select(['id', 'username', 'email'])
+        .where('id', '=', userId)
+        .$if(authorisation !== undefined, (query) => query.where('password_hash', '=', authorisation!.passwordHash))
+        .$if(this.capabilities.rowLocks, (query) => query.forUpdate())
+        .executeTakeFirst();
+      if (!recipient) return false;
+      if (authorisation && !(await sessionStillOpen(trx, authorisation.sessionTokenHash, userId, this.capabilities.rowLocks))) {
+        return false;
       }
-      const result = await trx.deleteFrom('users').where('id', '=', userId).executeTakeFirst();
-      await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
-      await trx.deleteFrom('tokens').where('user_id', '=', userId).execute();
-      await trx.deleteFrom('user_roles').where('user_id', '=', userId).execute();
-      return result.numDeletedRows > 0n;
+      await insertMessage(trx, message, recipient);
+      return (await deleteUsersWithDependents(trx, [userId])) > 0;
     });
   }
 
@@ -721,14 +729,9 @@ async function replacePasswordHash(
 /** Whom a message about a user goes to: the user row's id, username and email at the time of the change. */
 type Recipient = { id: string; username: string; email: string };
 
-/** The user as a recipient, or null when gone; `forUpdate` locks the row first (a deletion follows). */
-async function recipientOf(trx: Kysely<Database>, userId: string, forUpdate = false): Promise<Recipient | null> {
-  const row = await trx
-    .selectFrom('users')
-    .select(['id', 'username', 'email'])
-    .where('id', '=', userId)
-    .$if(forUpdate, (query) => query.forUpdate())
-    .executeTakeFirst();
+/** The user as a recipient, or null when gone. */
+async function recipientOf(trx: Kysely<Database>, userId: string): Promise<Recipient | null> {
+  const row = await trx.selectFrom('users').select(['id', 'username', 'email']).where('id', '=', userId).executeTakeFirst();
   return row ?? null;
 }
 
@@ -764,6 +767,22 @@ async function supersedeMessages(trx: Kysely<Database>, userId: string, message:
  */
 async function lockUser(trx: Kysely<Database>, userId: string): Promise<void> {
   await trx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();
+}
+
+/**
+ * Whether the session still exists and is the user's. With `rowLocks`, FOR SHARE waits for a logout-all, reset or
+ * change that is deleting it right now, and then finds it gone: a write it authorised cannot commit after that
+ * answer. (Callers lock the user row first: the lock order.)
+ */
+async function sessionStillOpen(trx: Kysely<Database>, tokenHash: string, userId: string, rowLocks: boolean): Promise<boolean> {
+  const row = await trx
+    .selectFrom('sessions')
+    .select('token_hash')
+    .where('token_hash', '=', tokenHash)
+    .where('user_id', '=', userId)
+    .$if(rowLocks, (query) => query.forShare())
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** What every password replacement must do in the same transaction: end all sessions and outstanding resets. */
