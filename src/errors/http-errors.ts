@@ -102,6 +102,7 @@ const HTTP_ERRORS: Record<number, { code: string; message: string }> = {
   409: { code: 'conflict', message: 'Conflict' },
   413: { code: 'payload_too_large', message: 'Request body is too large' },
   415: { code: 'unsupported_media_type', message: 'Request body must be application/json' },
+  417: { code: 'expectation_failed', message: 'The only expectation supported is "Expect: 100-continue"' },
   422: { code: 'unprocessable_entity', message: 'Unprocessable entity' },
   431: { code: 'headers_too_large', message: 'Request headers are too large' },
   429: { code: 'too_many_requests', message: 'Too many requests' },

@@ -48,30 +48,37 @@ export function jsonBody(options: JsonBodyOptions = {}): Middleware {
       } catch (error) {
         throw parserError(error);
       }
-      // Invalid UTF-8 decodes to U+FFFD: refused, so that different bytes can never be the same password. A literal
-      // U+FFFD cannot be told apart from it once decoded, and is refused too.
-      if (ctx.request.rawBody?.includes('\uFFFD')) {
-        throw httpErrorForStatus(400, 'Request body is not valid UTF-8 (or contains U+FFFD)');
-      }
-      if (nestedDeeperThan(ctx.request.body, MAX_JSON_DEPTH)) {
-        throw httpErrorForStatus(400, `Request body is nested more than ${MAX_JSON_DEPTH} levels deep`);
-      }
+      const flaw = flawOf(ctx.request.body);
+      if (flaw === 'replacement') throw httpErrorForStatus(400, 'Request body is not valid UTF-8 (or contains U+FFFD)');
+      if (flaw === 'depth') throw httpErrorForStatus(400, `Request body is nested more than ${MAX_JSON_DEPTH} levels deep`);
     }
     if (ctx.request.body === undefined) ctx.request.body = {};
     await next();
   };
 }
 
-/** Iterative, so that measuring a deep document cannot overflow the stack itself. */
-function nestedDeeperThan(value: unknown, limit: number): boolean {
-  const pending: [unknown, number][] = [[value, 1]];
+/**
+ * What refuses a parsed body, if anything: nesting deeper than `MAX_JSON_DEPTH`, or U+FFFD in any key or string.
+ * Invalid UTF-8 decodes to U+FFFD, and different bytes must never be the same password; a U+FFFD written as such, or
+ * as the escape `\ufffd`, cannot be told apart from it once decoded, and is refused alike. Iterative, so that walking
+ * a deep document cannot overflow the stack itself.
+ */
+function flawOf(body: unknown): 'depth' | 'replacement' | null {
+  const pending: [unknown, number][] = [[body, 1]];
   while (pending.length > 0) {
     const [current, depth] = pending.pop()!;
+    if (typeof current === 'string') {
+      if (current.includes('\uFFFD')) return 'replacement';
+      continue;
+    }
     if (typeof current !== 'object' || current === null) continue;
-    if (depth > limit) return true;
-    for (const child of Object.values(current)) pending.push([child, depth + 1]);
+    if (depth > MAX_JSON_DEPTH) return 'depth';
+    for (const [key, child] of Object.entries(current)) {
+      if (key.includes('\uFFFD')) return 'replacement';
+      pending.push([child, depth + 1]);
+    }
   }
-  return false;
+  return null;
 }
 
 /** An empty body (`Content-Length: 0`, as an empty POST sends) is no body, whatever its type. */

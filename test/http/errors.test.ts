@@ -314,6 +314,21 @@ describe('HTTP: error answers', () => {
       expect(t.calls.size).to.equal(0);
     });
 
+    it('U+FFFD is refused alike however it is written: raw, or as the JSON escape, in a value or a key', async () => {
+      const bodies = [
+        '{"username":"zed","password":"\uFFFD secret words here"}',
+        '{"username":"zed","password":"\\ufffd secret words here"}',
+        '{"username":"zed","password":"secret words here","\\uFFFD":"x"}',
+        '{"username":"zed","password":"secret words here","nested":[{"deep":"\\ufffd"}]}',
+      ];
+      for (const body of bodies) {
+        const response = await sendRaw(t.http.post(`${PREFIX}/login`).set('Content-Type', 'application/json'), Buffer.from(body));
+        expectJsonError(response, 400, 'bad_request');
+        expect(response.body.detail.detail, body).to.equal('Request body is not valid UTF-8 (or contains U+FFFD)');
+      }
+      expect(t.calls.size).to.equal(0);
+    });
+
     it('the limit is configurable', async () => {
       t = buildTestApp({ bodyLimit: 64 });
       const response = await t.http.post(`${PREFIX}/login`).send({ username: 'zed', password: 'p'.repeat(80) });

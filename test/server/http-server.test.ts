@@ -71,6 +71,42 @@ describe('the standalone HTTP server: requests Koa never sees', () => {
     expectJson(await rawExchange(server, smuggling), 400, 'bad_request');
   });
 
+  it('answers an Expect other than 100-continue with 417 JSON, and still honours 100-continue', async () => {
+    expectJson(await rawExchange(server, 'GET /auth/me HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n'), 417, 'expectation_failed');
+    const continued = await rawExchange(
+      server,
+      'POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+    );
+    expect(continued).to.match(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK/);
+  });
+
+  it('answers CONNECT with 405 JSON and the methods it does serve, instead of dropping the connection', async () => {
+    const answer = await rawExchange(server, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expectJson(answer, 405, 'method_not_allowed');
+    expect(parse(answer).headers.allow).to.equal('GET, HEAD, POST, DELETE, OPTIONS');
+  });
+
+  it('answers an HTTP/1.1 request without Host with 400 JSON (Node would answer it bare), and serves HTTP/1.0 without', async () => {
+    const answer = await rawExchange(server, 'GET / HTTP/1.1\r\n\r\n');
+    expectJson(answer, 400, 'bad_request');
+    expect(parse(answer).body).to.have.nested.property('detail.detail', 'The Host header is required');
+    expect(await rawExchange(server, 'GET / HTTP/1.0\r\n\r\n')).to.match(/^HTTP\/1\.1 200 OK/);
+  });
+
+  it('answers an HTTP/2 preface, an unknown version and an unknown method with 400 JSON', async () => {
+    for (const request of ['PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'GET / HTTP/9.9\r\nHost: x\r\n\r\n', 'FOO / HTTP/1.1\r\nHost: x\r\n\r\n']) {
+      expectJson(await rawExchange(server, request), 400, 'bad_request');
+    }
+  });
+
+  it('treats an Upgrade request as an ordinary request: no protocol switch, no dropped connection', async () => {
+    const answer = await rawExchange(
+      server,
+      'GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, close\r\nUpgrade: websocket\r\n\r\n',
+    );
+    expect(answer).to.match(/^HTTP\/1\.1 200 OK/);
+  });
+
   it('still serves ordinary requests', async () => {
     const answer = await rawExchange(server, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expect(answer).to.match(/^HTTP\/1\.1 200/);
