@@ -32,7 +32,7 @@ describe('email templates', () => {
   it('name the account a verification link confirms, and tell whoever did not choose it not to confirm', () => {
     const verification = englishTemplates.verification({ ...withLink, username: 'mallory' });
     expect(verification.text).to.contain('with this address and the username mallory');
-    expect(verification.text).to.contain('If you did not choose the username mallory, do not open the link');
+    expect(verification.text).to.contain('If you did not choose the username mallory, do not confirm');
     expect(verification.html).to.contain('>Confirm for mallory</a>');
   });
 

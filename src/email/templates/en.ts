@@ -36,7 +36,7 @@ export const englishTemplates: EmailTemplates = {
       `Someone signed up to ${appName} with this address and the username ${username}. ` +
         `If that was you, confirm the address for the account ${username} by opening this link:`,
       { label: `Confirm for ${username}`, url: link },
-      `If you did not choose the username ${username}, do not open the link: confirming it would give that account ` +
+      `If you did not choose the username ${username}, do not confirm: that would give the account ${username} ` +
         `your address. Ignore this message and nothing happens; you can still sign up with this address yourself.`,
       `The link expires in ${englishDuration(expiresInMs)}.`,
     ]),
