@@ -25,14 +25,17 @@ export {
 } from './di/tokens';
 export { resolveAccountService, resolveRateLimits, resolveSerializer } from './di/resolve';
 export { gatehouseHttp, type GatehouseHttpOptions } from './http/gatehouse-http';
-export { accountRoutes, mountAccountRoutes, type MountAccountRoutesOptions } from './http/account-routes';
+export { accountRoutes, mountAccountRoutes, type MountAccountRoutesOptions } from './app/account-routes';
 export { accountGuards, type AccountGuards } from './guards/account-guards';
-export { BearerToken, readBearerToken } from './guards/bearer-token';
+export { BearerToken } from './guards/bearer-token';
+export { readBearerToken } from './http/bearer-header';
 export { clientIp } from './http/client-ip';
 export { AccountController } from './controllers/account-controller';
 
 // The account core, usable without HTTP (scripts, jobs, other frameworks).
 export { AccountService, type AccountServiceDeps, type RegisterInput } from './services/account-service';
+export { createAccountService } from './di/create-account-service';
+export type { MailDelivery } from './services/mail-delivery';
 export { DEFAULT_ACCOUNT_OPTIONS, type AccountOptions } from './services/account-options';
 export { systemClock, type Clock } from './services/clock';
 export { silentLogger, type Logger } from './services/logger';
@@ -43,14 +46,14 @@ export type { PublicUser, StoredSession, StoredToken, StoredUser, TokenPurpose, 
 // Errors: the core's one error class, its codes and their HTTP statuses.
 export { AccountError, ACCOUNT_ERROR_CODES, isAccountError, type AccountErrorCode } from './errors/account-error';
 export { statusForAccountError } from './errors/status-table';
-export { GatehouseHttpError } from './errors/http-errors';
+export { GatehouseHttpError } from './http/http-errors';
 export { ConfigurationError } from './errors/configuration-error';
 
 // Hosted pages and the API description, for hosts that mount them themselves (else `mountAccountRoutes` options).
 export { accountPages, type AccountPagesOptions } from './pages/account-pages';
 export { PAGE_CSP } from './pages/page-headers';
-export { accountApiDocs } from './openapi/account-api-docs';
-export { accountApiDocument, type AccountApiDocumentOptions } from './openapi/account-api-document';
+export { accountApiDocs } from './app/account-api-docs';
+export { accountApiDocument, type AccountApiDocumentOptions } from './app/account-api-document';
 
 // Rate limits: per address, per account and per email address; in memory or Redis.
 export * from './limits';

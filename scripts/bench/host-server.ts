@@ -7,7 +7,7 @@ import '../../src/server/threadpool-size';
 import 'reflect-metadata';
 import { Authorized, CurrentUser, Get, JsonController, useKoaServer } from 'routing-controllers';
 import { Service } from 'typedi';
-import { accountRoutes } from '../../src/http/account-routes';
+import { accountRoutes } from '../../src/app/account-routes';
 import { silentLogger } from '../../src/services/logger';
 import type { StoredUser } from '../../src/services/types';
 import { buildSender } from '../../src/server/build-sender';

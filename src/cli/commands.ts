@@ -2,7 +2,7 @@ import type { ServerConfig } from '../server/config';
 import { removeExpired } from '../server/expired-cleanup';
 import { OUTBOX_USAGE } from './outbox-commands';
 import { AccountService } from '../services/account-service';
-import type { UserStore } from '../stores/user-store';
+import type { UserStore } from '../services/user-store';
 
 /** One admin command: its argument names (for usage) and what it does with the core. */
 interface Command {

@@ -1,6 +1,6 @@
-import { OUTBOX_STATUSES, type OutboxEntry, type OutboxStatus, type RetryTarget } from '../outbox/outbox-message';
+import { OUTBOX_STATUSES, type OutboxEntry, type OutboxStatus, type RetryTarget } from '../services/outbox-message';
 import type { OutboxConfig } from '../server/config';
-import type { UserStore } from '../stores/user-store';
+import type { UserStore } from '../services/user-store';
 import { maskAddress } from './mask-address';
 
 /** The subcommands, as [synopsis, summary], for `gatehouse help`. */

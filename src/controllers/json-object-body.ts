@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { ValidationHttpError } from '../errors/http-errors';
+import { ValidationHttpError } from '../http/http-errors';
 
 /**
  * Account bodies are JSON objects. The parser also accepts a top-level array, which routing-controllers would turn

@@ -2,19 +2,20 @@ import { Container, Token } from 'typedi';
 import { ConsoleEmailSender } from '../email/console-email-sender';
 import { ConfigurationError } from '../errors/configuration-error';
 import { EmailLinks } from '../email/email-links';
-import { compileTrustedProxies } from '../http/client-ip';
+import { compileTrustedProxies } from '../limits/trusted-proxies';
 import { RateLimits } from '../limits/rate-limits';
 import type { RateLimitOptions } from '../limits/rate-limit-options';
-import type { EmailSender } from '../email/email-sender';
+import type { EmailSender } from '../services/email-sender';
 import type { AccountOptions } from '../services/account-options';
-import { AccountService } from '../services/account-service';
+import type { AccountService } from '../services/account-service';
+import { createAccountService } from './create-account-service';
 import { Clock, systemClock } from '../services/clock';
 import { withLogContext } from '../logging/contextual-logger';
 import { defaultLogger } from '../logging/pino-logger';
 import { Logger } from '../services/logger';
 import type { UserSerializer } from '../services/types';
 import { defaultUserSerializer } from '../services/user-serializer';
-import type { UserStore } from '../stores/user-store';
+import type { UserStore } from '../services/user-store';
 import {
   ACCOUNT_OPTIONS,
   CLOCK,
@@ -80,12 +81,13 @@ export function resolveAccountService(container: TokenContainer = Container): Ac
   }
   // Checked here so that a bad proxy list fails the host's boot-time call, not its first request.
   compileTrustedProxies(optional(container, TRUSTED_PROXIES));
-  const service = new AccountService({
+  const service = createAccountService({
     store,
     options,
     sender: sender ?? defaultSender(container, logger ?? defaultLogger()),
     clock: clock ?? systemClock,
-    logger: logger ?? defaultLogger(),
+    // Every line the core writes while serving a request carries that request's id and client address.
+    logger: withLogContext(logger ?? defaultLogger()),
     limiter,
   });
   built.set(container, { store, options, sender, clock, logger, limiter, service });

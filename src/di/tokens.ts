@@ -1,11 +1,11 @@
 import { Token } from 'typedi';
-import type { EmailSender } from '../email/email-sender';
+import type { EmailSender } from '../services/email-sender';
 import type { RateLimitOptions } from '../limits/rate-limit-options';
 import type { AccountOptions } from '../services/account-options';
 import type { Clock } from '../services/clock';
 import type { Logger } from '../services/logger';
 import type { UserSerializer } from '../services/types';
-import type { UserStore } from '../stores/user-store';
+import type { UserStore } from '../services/user-store';
 
 /** The seams a host swaps with `Container.set(TOKEN, value)`. Only USER_STORE and ACCOUNT_OPTIONS are required. */
 export const USER_STORE = new Token<UserStore>('gatehouse.UserStore');

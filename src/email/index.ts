@@ -1,5 +1,5 @@
 /** The email side of Gatehouse: link building, message templates, and the console and SMTP senders. */
-export type { EmailContext, EmailSender } from './email-sender';
+export type { EmailContext, EmailSender } from '../services/email-sender';
 export { EmailLinks, DEFAULT_RESET_PATH, DEFAULT_VERIFY_PATH, type EmailLinksOptions } from './email-links';
 export { EmailDeliveryError, type EmailDeliveryFailure } from './email-delivery-error';
 export { TemplatedEmailSender, DEFAULT_APP_NAME, type TemplatedEmailSenderOptions } from './templated-email-sender';

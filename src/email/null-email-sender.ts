@@ -1,4 +1,4 @@
-import { EmailSender } from './email-sender';
+import { EmailSender } from '../services/email-sender';
 
 /** Sends nothing. For tools that build the account core but trigger no mail (the admin CLI). */
 export class NullEmailSender implements EmailSender {

@@ -1,6 +1,6 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import { EmailDeliveryError, type EmailDeliveryFailure } from './email-delivery-error';
-import type { EmailContext } from './email-sender';
+import type { EmailContext } from '../services/email-sender';
 import { checkHeaderText } from './header-safety';
 import { smtpTransportOptions, type SmtpTransportOptions } from './smtp-transport-options';
 import { TemplatedEmailSender, type TemplatedEmailSenderOptions } from './templated-email-sender';

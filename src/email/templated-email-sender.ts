@@ -1,7 +1,7 @@
 import { DEFAULT_ACCOUNT_OPTIONS } from '../services/account-options';
 import { EmailDeliveryError } from './email-delivery-error';
 import type { EmailLinks } from './email-links';
-import type { EmailContext, EmailSender } from './email-sender';
+import type { EmailContext, EmailSender } from '../services/email-sender';
 import { checkHeaderText, isSafeHeaderText, unsafeRecipientReason } from './header-safety';
 import {
   resolveLocales,

@@ -21,7 +21,7 @@ export const ACCOUNT_ERROR_CODES = [
 
 export type AccountErrorCode = (typeof ACCOUNT_ERROR_CODES)[number];
 
-/** The message of a taken username; the spec answers exactly this `invalid_username` with 409 instead of 400. */
+/** The message of a taken username (spec section 7: `invalid_username`, 409 "when the message says it exists"). */
 export const USERNAME_EXISTS_MESSAGE = 'Username already exists';
 
 /**
@@ -33,16 +33,24 @@ export const USERNAME_EXISTS_MESSAGE = 'Username already exists';
 export class AccountError extends Error {
   /** For `rate_limited` and `service_unavailable`: whole seconds until trying again makes sense. */
   readonly retryAfterSeconds?: number;
+  /** The request conflicts with what is stored (a taken username): 409 rather than its code's status. */
+  readonly conflict: boolean;
 
   constructor(
     readonly code: AccountErrorCode,
     message: string = code,
-    options: { retryAfterSeconds?: number } = {},
+    options: { retryAfterSeconds?: number; conflict?: boolean } = {},
   ) {
     super(message);
     this.name = 'AccountError';
+    this.conflict = options.conflict ?? false;
     if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = Math.max(1, Math.ceil(options.retryAfterSeconds));
   }
+}
+
+/** A taken username: `invalid_username`, marked as a conflict. */
+export function usernameTakenError(): AccountError {
+  return new AccountError('invalid_username', USERNAME_EXISTS_MESSAGE, { conflict: true });
 }
 
 export function isAccountError(error: unknown): error is AccountError {

@@ -1,4 +1,4 @@
-import { AccountError, AccountErrorCode, USERNAME_EXISTS_MESSAGE } from './account-error';
+import { AccountError, AccountErrorCode } from './account-error';
 
 /** The single code → HTTP status table (spec section 7). */
 const STATUS_BY_CODE: Record<AccountErrorCode, number> = {
@@ -21,7 +21,9 @@ const STATUS_BY_CODE: Record<AccountErrorCode, number> = {
   service_unavailable: 503,
 };
 
+/** A conflict with what is stored: the spec's taken username (`invalid_username`, 409 instead of 400). */
+const CONFLICT_STATUS = 409;
+
 export function statusForAccountError(error: AccountError): number {
-  if (error.code === 'invalid_username' && error.message === USERNAME_EXISTS_MESSAGE) return 409;
-  return STATUS_BY_CODE[error.code];
+  return error.conflict ? CONFLICT_STATUS : STATUS_BY_CODE[error.code];
 }

@@ -2,10 +2,10 @@ import type { Context } from 'koa';
 import type { Action } from 'routing-controllers';
 import { resolveAccountService } from '../di/resolve';
 import { isAccountError } from '../errors/account-error';
-import { AccountHttpError } from '../errors/http-errors';
+import { AccountHttpError } from '../http/http-errors';
 import type { StoredUser } from '../services/types';
 import { parseRequirement } from './access-requirements';
-import { authenticateRequest, authError } from './request-auth';
+import { authenticateRequest, authError } from '../http/request-auth';
 
 /** The two checkers routing-controllers needs; spread them into `useKoaServer` options. */
 export interface AccountGuards {

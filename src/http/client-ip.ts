@@ -2,12 +2,7 @@ import type { Context } from 'koa';
 import proxyAddr from 'proxy-addr';
 import { Container } from 'typedi';
 import { TRUSTED_PROXIES } from '../di/tokens';
-import { ConfigurationError } from '../errors/configuration-error';
-
-/** Whether the hop at `address`, `hop` steps from us (0 = the socket's peer), may speak for the client. */
-export type ProxyTrust = (address: string, hop: number) => boolean;
-
-const trustNobody: ProxyTrust = () => false;
+import { compileTrustedProxies, trustNobody, type ProxyTrust } from '../limits/trusted-proxies';
 
 let memo: { proxies: string | string[] | undefined; trust: ProxyTrust } = { proxies: undefined, trust: trustNobody };
 
@@ -30,24 +25,6 @@ export function clientIp(ctx: Context): string {
   const address = (trust === trustNobody ? ctx.req.socket.remoteAddress : proxyAddr(ctx.req, trust)) as string | undefined;
   if (!address) return 'unknown';
   return address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
-}
-
-/**
- * Compiles a TRUSTED_PROXIES value, refusing an entry proxy-addr cannot read with a message that says which.
- * Called by `clientIp` (memoized on the value) and by configuration checks at start.
- */
-export function compileTrustedProxies(proxies: string | string[] | undefined): ProxyTrust {
-  const entries = Array.isArray(proxies) ? proxies : proxies === undefined ? [] : [proxies];
-  const list = entries.map((entry) => String(entry).trim());
-  if (list.length === 0) return trustNobody;
-  try {
-    return proxyAddr.compile(list);
-  } catch (error) {
-    throw new ConfigurationError(
-      `Gatehouse: TRUSTED_PROXIES: ${error instanceof Error ? error.message : String(error)} ` +
-        '(use IPs, CIDRs such as 10.0.0.0/8, or loopback, linklocal, uniquelocal)',
-    );
-  }
 }
 
 function currentTrust(): ProxyTrust {

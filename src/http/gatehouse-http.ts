@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import { errorMiddleware } from '../errors/error-middleware';
+import { errorMiddleware } from './error-middleware';
 import { DEFAULT_BODY_LIMIT, jsonBody } from './json-body';
 import { refuseTokensInQuery } from './query-token';
 import { requestContext } from './request-context';

@@ -1,6 +1,6 @@
 import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware } from 'koa';
-import { httpErrorForStatus, malformedJsonError } from '../errors/http-errors';
+import { httpErrorForStatus, malformedJsonError } from './http-errors';
 
 /** 16 KiB: far above any account request, far below what would make parsing a cost. */
 export const DEFAULT_BODY_LIMIT = 16 * 1024;

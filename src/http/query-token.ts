@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { tokenInQueryError } from '../errors/http-errors';
+import { tokenInQueryError } from './http-errors';
 
 /**
  * RFC 6750 (section 2.3) lets clients put the bearer token in an `access_token` query parameter; Gatehouse never

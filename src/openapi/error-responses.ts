@@ -1,4 +1,4 @@
-import { AccountError, AccountErrorCode, USERNAME_EXISTS_MESSAGE } from '../errors/account-error';
+import { AccountError, AccountErrorCode, usernameTakenError } from '../errors/account-error';
 import {
   AccountHttpError,
   GatehouseHttpError,
@@ -8,7 +8,7 @@ import {
   NotAuthenticatedError,
   tokenInQueryError,
   ValidationHttpError,
-} from '../errors/http-errors';
+} from '../http/http-errors';
 import { ACCOUNT_ERROR_DESCRIPTIONS } from './error-descriptions';
 import { ref, type JsonObject } from './schemas';
 
@@ -30,7 +30,7 @@ export function accountErrorCases(code: AccountErrorCode): ErrorCase[] {
   const retry = code === 'rate_limited' || code === 'service_unavailable' ? { retryAfterSeconds: 1 } : {};
   const cases = [{ error: new AccountHttpError(new AccountError(code, code, retry)), description }];
   if (code === 'invalid_username') {
-    cases.push({ error: new AccountHttpError(new AccountError(code, USERNAME_EXISTS_MESSAGE)), description });
+    cases.push({ error: new AccountHttpError(usernameTakenError()), description });
   }
   return cases;
 }

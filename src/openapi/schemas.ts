@@ -1,4 +1,4 @@
-import { NotAuthenticatedError } from '../errors/http-errors';
+import { NotAuthenticatedError } from '../http/http-errors';
 
 /** A JSON object of the OpenAPI document (OpenAPI 3.1, whose schemas are JSON Schema 2020-12). */
 export type JsonObject = Record<string, unknown>;

@@ -10,14 +10,14 @@ export {
   type OutboxQuery,
   type OutboxStatus,
   type RetryTarget,
-} from './outbox-message';
+} from '../services/outbox-message';
 export {
   DEFAULT_OUTBOX_OPTIONS,
   resolveOutboxOptions,
   type LocaleResolver,
   type OutboxOptions,
   type Recipient,
-} from './outbox-options';
+} from '../services/outbox-options';
 export { OutboxWorker, type OutboxStore, type OutboxWorkerDeps } from './outbox-worker';
 export { RetrySchedule } from './retry-schedule';
-export { SealError, TokenSealer } from './token-sealer';
+export { SealError, TokenSealer } from '../services/token-sealer';

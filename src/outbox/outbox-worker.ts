@@ -1,13 +1,13 @@
-import type { EmailContext, EmailSender } from '../email/email-sender';
+import type { EmailContext, EmailSender } from '../services/email-sender';
 import { runOutsideLogContext } from '../logging/log-context';
 import { Clock, systemClock } from '../services/clock';
 import { Logger, silentLogger } from '../services/logger';
-import type { UserStore } from '../stores/user-store';
+import type { UserStore } from '../services/user-store';
 import { describeDeliveryFailure, type DeliveryFailure } from './delivery-failure';
-import { carriesLink, EXPIRED_ERROR, type ClaimedMessage } from './outbox-message';
-import { resolveOutboxOptions, type OutboxOptions } from './outbox-options';
+import { carriesLink, EXPIRED_ERROR, type ClaimedMessage } from '../services/outbox-message';
+import { resolveOutboxOptions, type OutboxOptions } from '../services/outbox-options';
 import { RetrySchedule } from './retry-schedule';
-import { TokenSealer } from './token-sealer';
+import { TokenSealer } from '../services/token-sealer';
 
 /** The store methods the worker uses. */
 export type OutboxStore = Pick<

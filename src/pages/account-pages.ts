@@ -3,7 +3,7 @@ import { Container } from 'typedi';
 import { resolveAccountService } from '../di/resolve';
 import { ACCOUNT_OPTIONS } from '../di/tokens';
 import { resolveAccountOptions } from '../services/account-options';
-import { isStoreUnavailable } from '../stores/store-unavailable-error';
+import { isStoreUnavailable } from '../errors/store-unavailable-error';
 import { PAGES_SCRIPT } from './assets/pages-script';
 import { PAGES_STYLES } from './assets/pages-styles';
 import { SCRIPT_PATH, STYLES_PATH } from './layout';

@@ -1,6 +1,6 @@
 import { ConsoleEmailSender } from '../email/console-email-sender';
 import { EmailLinks } from '../email/email-links';
-import type { EmailSender } from '../email/email-sender';
+import type { EmailSender } from '../services/email-sender';
 import { SmtpEmailSender } from '../email/smtp-email-sender';
 import type { ServerConfig } from './config';
 

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { compileTrustedProxies } from '../http/client-ip';
+import { compileTrustedProxies } from '../limits/trusted-proxies';
 import type { RateLimitOptions } from '../limits/rate-limit-options';
 import { parseRateLimitSpec } from '../limits/rate-limit-spec';
-import { DEFAULT_OUTBOX_OPTIONS, type OutboxOptions } from '../outbox/outbox-options';
+import { DEFAULT_OUTBOX_OPTIONS, type OutboxOptions } from '../services/outbox-options';
 import { DEFAULT_ACCOUNT_OPTIONS, MIN_SECRET_KEY_BYTES } from '../services/account-options';
 
 /** A configuration problem, phrased as what to fix; `main` prints it as one line and exits. */

@@ -11,14 +11,14 @@ import {
   USER_SERIALIZER,
   USER_STORE,
 } from '../di/tokens';
-import type { EmailSender } from '../email/email-sender';
-import { mountAccountRoutes } from '../http/account-routes';
+import type { EmailSender } from '../services/email-sender';
+import { mountAccountRoutes } from '../app/account-routes';
 import type { RateLimitOptions } from '../limits/rate-limit-options';
 import type { AccountOptions } from '../services/account-options';
 import type { Clock } from '../services/clock';
 import type { Logger } from '../services/logger';
 import type { UserSerializer } from '../services/types';
-import type { UserStore } from '../stores/user-store';
+import type { UserStore } from '../services/user-store';
 
 export interface AppDependencies {
   store: UserStore;

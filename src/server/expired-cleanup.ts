@@ -1,10 +1,10 @@
-import { DEFAULT_OUTBOX_OPTIONS } from '../outbox/outbox-options';
+import { DEFAULT_OUTBOX_OPTIONS } from '../services/outbox-options';
 import { DEFAULT_ACCOUNT_OPTIONS } from '../services/account-options';
 import { Clock, systemClock } from '../services/clock';
 import { expiryCutoffs, type ExpiryRules } from '../services/expiry-rules';
 import type { Logger } from '../services/logger';
-import { isStoreUnavailable } from '../stores/store-unavailable-error';
-import type { UserStore } from '../stores/user-store';
+import { isStoreUnavailable } from '../errors/store-unavailable-error';
+import type { UserStore } from '../services/user-store';
 
 /** The rules of the core's defaults, for a process that has no `AccountService` of its own (the CLI). */
 export const DEFAULT_EXPIRY_RULES: ExpiryRules = {

@@ -3,7 +3,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
-import { httpErrorForStatus } from '../errors/http-errors';
+import { httpErrorForStatus } from '../http/http-errors';
 import { REQUEST_ID_HEADER } from '../http/request-context';
 import { SECURITY_HEADERS } from '../http/security-headers';
 

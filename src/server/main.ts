@@ -7,7 +7,7 @@ import { resolveAccountService } from '../di/resolve';
 import { connectRedis, waitForRedis } from '../limits/redis-client';
 import { createPinoLogger } from '../logging/pino-logger';
 import type { Logger } from '../services/logger';
-import type { UserStore } from '../stores/user-store';
+import type { UserStore } from '../services/user-store';
 import { buildSender } from './build-sender';
 import { ConfigError, loadConfig, parseLogLevel, ServerConfig } from './config';
 import { createApp } from './create-app';

@@ -1,6 +1,6 @@
 import { PostgresUserStore } from '../stores/postgres-user-store';
 import { SqliteUserStore } from '../stores/sqlite-user-store';
-import { UserStore } from '../stores/user-store';
+import { UserStore } from '../services/user-store';
 import { DatabaseConfig } from './config';
 
 export interface OpenStoreOptions {

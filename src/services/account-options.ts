@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { ConfigurationError } from '../errors/configuration-error';
-import { resolveOutboxOptions, type OutboxOptions } from '../outbox/outbox-options';
+import { resolveOutboxOptions, type OutboxOptions } from './outbox-options';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

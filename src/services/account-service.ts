@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { EmailSender } from '../email/email-sender';
-import { AccountError, USERNAME_EXISTS_MESSAGE } from '../errors/account-error';
-import { GrantResult, RoleSummary, UserStore } from '../stores/user-store';
+import { EmailSender } from './email-sender';
+import { AccountError, usernameTakenError } from '../errors/account-error';
+import { GrantResult, RoleSummary, UserStore } from './user-store';
 import { AccountOptions, ResolvedAccountOptions, resolveAccountOptions } from './account-options';
 import { AccountLimit, AttemptLimiter, noAttemptLimits } from './attempt-limiter';
 import { BackgroundTasks } from './background-tasks';
@@ -11,18 +11,18 @@ import {
   expiryRulesOf,
   isExpiredRegistration,
   registrationExpiresAt,
+  sessionExpiresAt,
+  sessionStatus,
   unverifiedCreatedBefore,
 } from './expiry-rules';
 import { canonicalEmail, canonicalUsername, checkPermissionName, checkRoleName, emailKeyOf, usernameKeyOf } from './identity';
-import { withLogContext } from '../logging/contextual-logger';
-import { defaultLogger } from '../logging/pino-logger';
-import { MessageComposer } from '../outbox/message-composer';
-import { OutboxWorker } from '../outbox/outbox-worker';
-import { TokenSealer } from '../outbox/token-sealer';
-import { Logger } from './logger';
+import { MessageComposer } from './message-composer';
+import { TokenSealer } from './token-sealer';
+import { Logger, silentLogger } from './logger';
+import type { MailDelivery } from './mail-delivery';
 import { PasswordHasher } from './password-hasher';
 import { PasswordPolicy } from './password-policy';
-import { TokenHasher } from './token-hasher';
+import { isRawToken, TokenHasher } from './token-hasher';
 import { StoredToken, StoredUser, TokenPurpose } from './types';
 
 export interface AccountServiceDeps {
@@ -30,9 +30,15 @@ export interface AccountServiceDeps {
   sender: EmailSender;
   options: AccountOptions;
   clock?: Clock;
+  /** Security events are logged here; without one, nothing is. */
   logger?: Logger;
   /** Per-account and per-address limits (see `AttemptLimiter`); without one, nothing is counted. */
   limiter?: AttemptLimiter;
+  /**
+   * Delivers the queued mail (see `MailDelivery`); without one, mail waits in the outbox for a worker elsewhere
+   * (`gatehouse worker`). `createAccountService` gives the service the in-process outbox worker.
+   */
+  delivery?: MailDelivery;
 }
 
 export interface RegisterInput {
@@ -44,8 +50,6 @@ export interface RegisterInput {
 /** How many registrations of one address a resend mails a new link to (the newest ones). */
 const RESEND_LIMIT = 3;
 
-/** Raw tokens are 32 bytes in base64url; anything else cannot be one of ours and is refused without a lookup. */
-const RAW_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 const invalidCredentials = () => new AccountError('invalid_credentials', 'Invalid username or password');
 const invalidSession = () => new AccountError('invalid_session_token', 'Invalid or expired session token');
@@ -64,7 +68,7 @@ const invalidResetToken = () =>
  * that worker runs in this process (`delivery`), nudged right after each queued message.
  *
  * @example
- * const accounts = new AccountService({ store: new MemoryUserStore(), sender, options: { secretKey } });
+ * const accounts = createAccountService({ store: new MemoryUserStore(), sender, options: { secretKey } });
  * await accounts.register({ username: 'alice', email: 'alice@example.com', password: 'correct horse battery' });
  */
 export class AccountService {
@@ -80,34 +84,25 @@ export class AccountService {
   private readonly background: BackgroundTasks;
   private readonly messages: MessageComposer;
   /**
-   * The in-process email delivery worker, or null when `options.outbox.worker` is false (another process delivers,
-   * e.g. `gatehouse worker`). It is nudged after every change that queues mail; `delivery.start()` also makes it poll
-   * (for messages left by another process or a restart), and `delivery.stop()` ends it gracefully.
+   * What delivers the queued mail, or null when another process does (`gatehouse worker`). It is nudged after every
+   * change that queues mail; `delivery.start()` also makes it poll (for messages left by another process or a
+   * restart), and `delivery.stop()` ends it gracefully.
    */
-  readonly delivery: OutboxWorker | null;
+  readonly delivery: MailDelivery | null;
 
   constructor(deps: AccountServiceDeps) {
     this.store = deps.store;
     this.sender = deps.sender;
     this.options = resolveAccountOptions(deps.options);
     this.clock = deps.clock ?? systemClock;
-    this.logger = withLogContext(deps.logger ?? defaultLogger());
+    this.logger = deps.logger ?? silentLogger;
     this.limiter = deps.limiter ?? noAttemptLimits;
     this.tokens = new TokenHasher(this.options.secretKey);
     this.passwords = new PasswordHasher(this.options.hashing, this.options.hashingQueue, this.logger);
     this.policy = new PasswordPolicy(this.options.password);
     this.background = new BackgroundTasks(this.logger);
     this.messages = new MessageComposer(new TokenSealer(this.options.secretKey), this.options.outbox.giveUpAfterMs);
-    this.delivery = this.options.outbox.worker
-      ? new OutboxWorker({
-          store: this.store,
-          sender: this.sender,
-          secretKey: this.options.secretKey,
-          options: this.options.outbox,
-          clock: this.clock,
-          logger: this.logger,
-        })
-      : null;
+    this.delivery = deps.delivery ?? null;
   }
 
   // --- Registration and verification ---------------------------------------------------------------------------
@@ -126,7 +121,7 @@ export class AccountService {
     const password = this.policy.check(input.password, { username: name.username, email: address.email });
     // Checked before hashing so a taken name costs no argon2 work; the store's unique key still decides races.
     const holder = await this.store.findUserByUsernameKey(name.usernameKey);
-    if (holder && !this.hasExpired(holder, this.clock.now())) throw usernameTaken();
+    if (holder && !this.hasExpired(holder, this.clock.now())) throw usernameTakenError();
 
     const passwordHash = await this.passwords.hash(password);
     // One budget for whatever registration mails an address (the link or the owner's notice), taken on every path.
@@ -141,7 +136,7 @@ export class AccountService {
       ownerNotice: mayMail && canNotify ? this.messages.notice('registrationAttempt', now) : undefined,
       expiredUnverifiedBefore: unverifiedCreatedBefore(now, this.options.unverifiedRegistrationTtlMs),
     });
-    if (!result.ok) throw usernameTaken();
+    if (!result.ok) throw usernameTakenError();
     const outcome = result.addressOwned ? 'address_owned' : 'created';
     this.logger.info({ event: 'register', outcome, userId: id }, 'registration stored');
     this.delivery?.nudge();
@@ -233,7 +228,7 @@ export class AccountService {
       tokenHash: this.tokens.hash(token),
       userId: user.id,
       createdAt: now,
-      expiresAt: new Date(now.getTime() + this.options.sessionLifetimeMs),
+      expiresAt: sessionExpiresAt(now, this.options),
       lastSeenAt: now,
     };
     // Conditional on the hash just verified: a reset, change or deletion that committed meanwhile wins.
@@ -252,15 +247,13 @@ export class AccountService {
     const found = await this.store.getSessionAndUser(tokenHash);
     if (!found) return null;
     const { session, user } = found;
-    const now = this.clock.now().getTime();
-    const idleDeadline = session.lastSeenAt.getTime() + this.options.sessionIdleTimeoutMs;
-    if (now >= session.expiresAt.getTime() || now >= idleDeadline) {
+    const now = this.clock.now();
+    const status = sessionStatus(session, now, this.options);
+    if (status === 'expired') {
       this.background.run('delete_expired_session', { userId: user.id }, () => this.store.deleteSession(tokenHash));
       return null;
     }
-    if (now - session.lastSeenAt.getTime() >= this.options.sessionRefreshIntervalMs) {
-      await this.store.touchSession(tokenHash, new Date(now));
-    }
+    if (status === 'refresh') await this.store.touchSession(tokenHash, now);
     return user;
   }
 
@@ -572,14 +565,6 @@ export class AccountService {
     return user;
   }
 
-}
-
-function isRawToken(token: unknown): token is string {
-  return typeof token === 'string' && RAW_TOKEN_PATTERN.test(token);
-}
-
-function usernameTaken(): AccountError {
-  return new AccountError('invalid_username', USERNAME_EXISTS_MESSAGE);
 }
 
 function permissionDenied(): AccountError {

@@ -1,4 +1,4 @@
-import { isStoreUnavailable } from '../stores/store-unavailable-error';
+import { isStoreUnavailable } from '../errors/store-unavailable-error';
 import { Logger } from './logger';
 
 /**

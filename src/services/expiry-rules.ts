@@ -1,12 +1,12 @@
-import type { ExpiryCutoffs } from '../stores/user-store';
+import type { ExpiryCutoffs } from './user-store';
 import type { ResolvedAccountOptions } from './account-options';
-import type { StoredUser } from './types';
+import type { StoredSession, StoredUser } from './types';
 
-/**
- * How long what the store keeps stays usable, in one place: the clean-up's cut-offs and the core's judgement of an
- * expired registration both come from here. Rows past these are already refused on use; removing them only keeps the
- * tables small, except for registrations, whose removal frees their username.
- */
+// When what the store keeps stops being usable, in one place: sessions (absolute and idle), unconfirmed
+// registrations, and the clean-up's cut-offs. Rows past these are refused on use whether or not they are still
+// stored; the clean-up only keeps the tables small, except for registrations, whose removal frees their username.
+
+/** The rules of the clean-up (`UserStore.deleteExpired`). */
 export interface ExpiryRules {
   /** A session unused this long has ended (the core's `sessionIdleTimeoutMs`). */
   sessionIdleTimeoutMs: number;
@@ -22,6 +22,25 @@ export function expiryRulesOf(options: ResolvedAccountOptions): ExpiryRules {
     unverifiedRegistrationTtlMs: options.unverifiedRegistrationTtlMs,
     outboxRetentionMs: options.outbox.retentionMs,
   };
+}
+
+/** The session options that decide when a session ends (see `AccountOptions`). */
+export type SessionRules = Pick<ResolvedAccountOptions, 'sessionLifetimeMs' | 'sessionIdleTimeoutMs' | 'sessionRefreshIntervalMs'>;
+
+/** The absolute end of a session created at `createdAt`: however active, it never lives past this. */
+export function sessionExpiresAt(createdAt: Date, rules: SessionRules): Date {
+  return new Date(createdAt.getTime() + rules.sessionLifetimeMs);
+}
+
+/**
+ * `expired` at or past its absolute expiry, or once idle for `sessionIdleTimeoutMs`; `refresh` when its idle window
+ * is due to move (at most once a `sessionRefreshIntervalMs`, which bounds the writes of the hot path); else `live`.
+ */
+export function sessionStatus(session: StoredSession, now: Date, rules: SessionRules): 'expired' | 'refresh' | 'live' {
+  const at = now.getTime();
+  const idleDeadline = session.lastSeenAt.getTime() + rules.sessionIdleTimeoutMs;
+  if (at >= session.expiresAt.getTime() || at >= idleDeadline) return 'expired';
+  return at - session.lastSeenAt.getTime() >= rules.sessionRefreshIntervalMs ? 'refresh' : 'live';
 }
 
 /** What `UserStore.deleteExpired` removes at `now` under `rules`. */

@@ -3,6 +3,14 @@ import { createHmac, randomBytes } from 'node:crypto';
 /** 32 random bytes: far above ASVS 3.2.2's 64-bit floor, and the size of the HMAC key space. */
 export const TOKEN_BYTES = 32;
 
+/** What a raw token looks like: `TOKEN_BYTES` in base64url, unpadded (43 characters). */
+const RAW_TOKEN_PATTERN = new RegExp(`^[A-Za-z0-9_-]{${Math.ceil((TOKEN_BYTES * 8) / 6)}}$`);
+
+/** Whether `token` can be one of ours; anything else is refused without a lookup. */
+export function isRawToken(token: unknown): token is string {
+  return typeof token === 'string' && RAW_TOKEN_PATTERN.test(token);
+}
+
 /**
  * Mints the raw tokens handed to clients (sessions, email links) and derives the only form the store ever sees:
  * HMAC-SHA256 under the secret key. A stolen database therefore yields nothing that logs anyone in, and changing

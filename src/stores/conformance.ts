@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { carriesLink, SUPERSEDED_ERROR, type OutboxEntry, type OutboxKind } from '../outbox/outbox-message';
+import { carriesLink, SUPERSEDED_ERROR, type OutboxEntry, type OutboxKind } from '../services/outbox-message';
 import {
   NewOutboxMessage,
   NewUser,
@@ -9,7 +9,7 @@ import {
   StoredUser,
   TokenPurpose,
   UserStore,
-} from './user-store';
+} from '../services/user-store';
 
 /**
  * Declares a mocha `describe` block that checks a `UserStore` against every contract of the interface, races

@@ -11,11 +11,11 @@ export type {
   StoredUser,
   TokenPurpose,
   UserStore,
-} from './user-store';
+} from '../services/user-store';
 export { MemoryUserStore } from './memory-user-store';
 export { SqliteUserStore, type SqliteUserStoreOptions } from './sqlite-user-store';
 export { PostgresUserStore, type PostgresUserStoreOptions } from './postgres-user-store';
-export { StoreUnavailableError, isStoreUnavailable } from './store-unavailable-error';
+export { StoreUnavailableError, isStoreUnavailable } from '../errors/store-unavailable-error';
 export { SqlUserStore } from './sql/sql-user-store';
 export type { SqlCapabilities } from './sql/sql-capabilities';
 export { sqliteCapabilities } from './sql/sqlite-capabilities';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { carriesLink, SUPERSEDED_ERROR } from '../outbox/outbox-message';
+import { carriesLink, SUPERSEDED_ERROR } from '../services/outbox-message';
 import {
   AccessAnswer,
   Authorisation,
@@ -19,7 +19,7 @@ import {
   StoredUser,
   TokenPurpose,
   UserStore,
-} from './user-store';
+} from '../services/user-store';
 
 /**
  * A `UserStore` kept in process memory, for tests and demos; everything is lost on exit.

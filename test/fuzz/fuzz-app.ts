@@ -8,7 +8,7 @@ import { createHttpServer } from '../../src/server/http-server';
 import type { AccountService } from '../../src/services/account-service';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
 import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
-import type { UserStore } from '../../src/stores/user-store';
+import type { UserStore } from '../../src/services/user-store';
 import { makeTempFolder } from '../stores/temp-folder';
 import { CapturingLogger } from '../support/capturing-logger';
 import { generousRateLimits } from '../support/generous-rate-limits';

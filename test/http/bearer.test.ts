@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { readBearerToken } from '../../src/guards/bearer-token';
+import { readBearerToken } from '../../src/http/bearer-header';
 import { bearer, buildTestApp, PASSWORD, PREFIX, TestApp } from '../support/test-app';
 
 const NEW_PASSWORD = 'amber kettle sings 19 tunes';

@@ -3,7 +3,7 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { Response, Test } from 'supertest';
 import { HttpError, useKoaServer } from 'routing-controllers';
 import { AccountError, ACCOUNT_ERROR_CODES } from '../../src/errors/account-error';
-import { AccountHttpError } from '../../src/errors/http-errors';
+import { AccountHttpError } from '../../src/http/http-errors';
 import { accountGuards } from '../../src/guards/account-guards';
 import { AccountService } from '../../src/services/account-service';
 import { bearer, buildTestApp, PASSWORD, PREFIX, TestApp } from '../support/test-app';

@@ -7,7 +7,7 @@ import { Authorized, Get, JsonController, useKoaServer } from 'routing-controlle
 import request from 'supertest';
 import { Service } from 'typedi';
 import { resolveAccountService } from '../../src/di/resolve';
-import { accountRoutes } from '../../src/http/account-routes';
+import { accountRoutes } from '../../src/app/account-routes';
 import { createApp } from '../../src/server/create-app';
 import { silentLogger } from '../../src/services/logger';
 import { SqliteUserStore } from '../../src/stores/sqlite-user-store';

@@ -3,7 +3,8 @@ import type { Context } from 'koa';
 import { Container } from 'typedi';
 import { TRUSTED_PROXIES } from '../../src/di/tokens';
 import { ConfigurationError } from '../../src/errors/configuration-error';
-import { clientIp, compileTrustedProxies } from '../../src/http/client-ip';
+import { clientIp } from '../../src/http/client-ip';
+import { compileTrustedProxies } from '../../src/limits/trusted-proxies';
 import { ipLimitKey } from '../../src/limits/ip-key';
 
 /** Just what clientIp reads: the socket's peer and the forwarded header. */

@@ -4,9 +4,9 @@ import type Koa from 'koa';
 import { Container } from 'typedi';
 import { MAX_EMAIL, MAX_PASSWORD, MAX_USERNAME } from '../../src/controllers/dto/bounds';
 import { RATE_LIMITS } from '../../src/di/tokens';
-import { ACCOUNT_ERROR_CODES, AccountError, USERNAME_EXISTS_MESSAGE } from '../../src/errors/account-error';
+import { ACCOUNT_ERROR_CODES, AccountError, usernameTakenError } from '../../src/errors/account-error';
 import { statusForAccountError } from '../../src/errors/status-table';
-import { accountApiDocument } from '../../src/openapi/account-api-document';
+import { accountApiDocument } from '../../src/app/account-api-document';
 import { bearer, OTHER_PASSWORD, PASSWORD } from '../support/test-app';
 import { buildPagesApp } from '../pages/pages-app';
 import { Document, expectDocumented, resolveSchema } from './api-document';
@@ -96,8 +96,8 @@ describe('OpenAPI: the document', () => {
         for (const [status, response] of Object.entries(operation.responses)) {
           for (const { code } of response['x-error-codes'] ?? []) {
             if (!(ACCOUNT_ERROR_CODES as readonly string[]).includes(code)) continue;
-            const message = status === '409' ? USERNAME_EXISTS_MESSAGE : code;
-            expect(Number(status), `${method} ${path} ${code}`).to.equal(statusForAccountError(new AccountError(code as never, message)));
+            const error = status === '409' ? usernameTakenError() : new AccountError(code as never, code);
+            expect(Number(status), `${method} ${path} ${code}`).to.equal(statusForAccountError(error));
             checked++;
           }
         }

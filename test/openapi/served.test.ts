@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { accountApiDocument } from '../../src/openapi/account-api-document';
+import { accountApiDocument } from '../../src/app/account-api-document';
 import { PAGE_CSP } from '../../src/pages/page-headers';
 import { buildPagesApp } from '../pages/pages-app';
 import type { Document } from './api-document';

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { MessageComposer } from '../../src/outbox/message-composer';
-import type { OutboxKind } from '../../src/outbox/outbox-message';
+import { MessageComposer } from '../../src/services/message-composer';
+import type { OutboxKind } from '../../src/services/outbox-message';
 import { OutboxWorker, type OutboxWorkerDeps } from '../../src/outbox/outbox-worker';
-import { TokenSealer } from '../../src/outbox/token-sealer';
+import { TokenSealer } from '../../src/services/token-sealer';
 import { EmailDeliveryError, type EmailContext } from '../../src/email';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
-import type { StoredUser } from '../../src/stores/user-store';
+import type { StoredUser } from '../../src/services/user-store';
 import { systemClock } from '../../src/services/clock';
 import { CapturingLogger } from '../support/capturing-logger';
 import { HOUR, ManualClock } from '../support/manual-clock';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { describeDeliveryFailure } from '../../src/outbox/delivery-failure';
-import { DEFAULT_OUTBOX_OPTIONS, resolveOutboxOptions } from '../../src/outbox/outbox-options';
+import { DEFAULT_OUTBOX_OPTIONS, resolveOutboxOptions } from '../../src/services/outbox-options';
 import { RetrySchedule } from '../../src/outbox/retry-schedule';
 import { EmailDeliveryError } from '../../src/email';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { SealError, TokenSealer } from '../../src/outbox/token-sealer';
+import { SealError, TokenSealer } from '../../src/services/token-sealer';
 
 const KEY = 'sealer-test-secret-key-0123456789-abcdefghij';
 const TOKEN = 'Zx3_kP9-qLm2Vb7nR4tY8wE1uI6oA5sD0fG2hJ4kL6c';

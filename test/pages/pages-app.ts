@@ -3,7 +3,7 @@ import { useContainer } from 'routing-controllers';
 import request from 'supertest';
 import { Container } from 'typedi';
 import { resolveAccountService } from '../../src/di/resolve';
-import { mountAccountRoutes, MountAccountRoutesOptions } from '../../src/http/account-routes';
+import { mountAccountRoutes, MountAccountRoutesOptions } from '../../src/app/account-routes';
 import { resetContainer } from '../support/test-app';
 
 /** The account routes mounted as a host (or the standalone server) mounts them, with the pages and the API docs on. */

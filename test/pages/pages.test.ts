@@ -6,7 +6,7 @@ import { Container } from 'typedi';
 import { ACCOUNT_OPTIONS } from '../../src/di/tokens';
 import { accountPages } from '../../src/pages/account-pages';
 import { PAGE_CSP } from '../../src/pages/page-headers';
-import { StoreUnavailableError } from '../../src/stores/store-unavailable-error';
+import { StoreUnavailableError } from '../../src/errors/store-unavailable-error';
 import { PASSWORD, resetContainer, TEST_SECRET } from '../support/test-app';
 import { buildPagesApp } from './pages-app';
 

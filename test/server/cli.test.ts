@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli/main';
-import { AccountService } from '../../src/services/account-service';
+import { createAccountService } from '../../src/di/create-account-service';
 import { silentLogger } from '../../src/services/logger';
 import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
 import { RecordingEmailSender } from '../support/recording-email-sender';
@@ -27,7 +27,7 @@ describe('admin CLI (gatehouse <command>)', () => {
     // A verified user, made through the core on the same database file the CLI opens.
     const store = await SqliteUserStore.open({ filename: join(dir, 'accounts.db') });
     const sender = new RecordingEmailSender();
-    const accounts = new AccountService({ store, sender, options: { secretKey: SECRET }, logger: silentLogger });
+    const accounts = createAccountService({ store, sender, options: { secretKey: SECRET }, logger: silentLogger });
     await accounts.register({ username: 'alice', email: 'alice@example.com', password: 'violet staircase 42 umbrella' });
     await accounts.drain();
     await accounts.verifyEmail(sender.lastToken('sendVerification'));

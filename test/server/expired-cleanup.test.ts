@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { startExpiredCleanup } from '../../src/server/expired-cleanup';
-import { DEFAULT_OUTBOX_OPTIONS } from '../../src/outbox/outbox-options';
-import type { ExpiryCutoffs } from '../../src/stores/user-store';
-import { StoreUnavailableError } from '../../src/stores/store-unavailable-error';
+import { DEFAULT_OUTBOX_OPTIONS } from '../../src/services/outbox-options';
+import type { ExpiryCutoffs } from '../../src/services/user-store';
+import { StoreUnavailableError } from '../../src/errors/store-unavailable-error';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
 import { CapturingLogger } from '../support/capturing-logger';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
 import { PostgresUserStore } from '../../src/stores/postgres-user-store';
 import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
-import type { UserStore } from '../../src/stores/user-store';
+import type { UserStore } from '../../src/services/user-store';
 import { Harness, makeHarness, OTHER_PASSWORD, STRONG_PASSWORD } from '../support/core-harness';
 import { expectAccountError } from '../support/expect-account-error';
 import { createTestDatabase } from '../support/postgres-database';

@@ -3,7 +3,7 @@ import { makeHarness, OTHER_PASSWORD, STRONG_PASSWORD } from '../support/core-ha
 import { expectAccountError } from '../support/expect-account-error';
 import { HOUR, MINUTE } from '../support/manual-clock';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
-import { StoreUnavailableError } from '../../src/stores/store-unavailable-error';
+import { StoreUnavailableError } from '../../src/errors/store-unavailable-error';
 
 const NEW_PASSWORD = 'brand new lighthouse keeper 3';
 

@@ -4,7 +4,7 @@ import { Client } from 'pg';
 import { PostgresUserStore, PostgresUserStoreOptions } from '../../src/stores/postgres-user-store';
 import { SqlUserStore } from '../../src/stores/sql/sql-user-store';
 import { postgresCapabilities } from '../../src/stores/sql/postgres-capabilities';
-import { StoreUnavailableError } from '../../src/stores/store-unavailable-error';
+import { StoreUnavailableError } from '../../src/errors/store-unavailable-error';
 import { createTestDatabase, TestDatabase } from '../support/postgres-database';
 import { describeWithService, serviceUrl } from '../support/services';
 import { TcpProxy } from '../support/tcp-proxy';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { NewUser, StoredSession, StoredToken, UserStore } from '../../src/stores/user-store';
+import { NewUser, StoredSession, StoredToken, UserStore } from '../../src/services/user-store';
 
 // Rows for the SQL store tests, with predictable ids and token hashes (`id-alice`, `verify-alice`).
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { SqlCapabilities } from '../../src/stores/sql/sql-capabilities';
 import { SqlUserStore } from '../../src/stores/sql/sql-user-store';
-import { CreateUserResult, StoredUser } from '../../src/stores/user-store';
+import { CreateUserResult, StoredUser } from '../../src/services/user-store';
 import { deletesFrom, PauseAfterQuery, stillPendingAfter } from './pause-plugin';
 import { attemptRegistration, DAY_LATER, openSession, register, sessionRow, T0, token } from './sql-fixtures';
 

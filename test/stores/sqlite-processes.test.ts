@@ -3,7 +3,7 @@ import { ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
-import { CreateUserResult } from '../../src/stores/user-store';
+import { CreateUserResult } from '../../src/services/user-store';
 import type { WorkerCommand, WorkerReport } from './fixtures/sqlite-store-worker';
 import { makeTempFolder } from './temp-folder';
 

@@ -1,8 +1,9 @@
 import { AccountOptions } from '../../src/services/account-options';
-import { AccountService } from '../../src/services/account-service';
+import type { AccountService } from '../../src/services/account-service';
+import { createAccountService } from '../../src/di/create-account-service';
 import type { AttemptLimiter } from '../../src/services/attempt-limiter';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
-import { UserStore } from '../../src/stores/user-store';
+import { UserStore } from '../../src/services/user-store';
 import { ManualClock } from './manual-clock';
 import { CapturingLogger } from './capturing-logger';
 import { RecordingEmailSender } from './recording-email-sender';
@@ -31,7 +32,7 @@ export function makeHarness(
   const sender = new RecordingEmailSender();
   const clock = new ManualClock();
   const logger = new CapturingLogger();
-  const accounts = new AccountService({
+  const accounts = createAccountService({
     store,
     sender,
     clock,

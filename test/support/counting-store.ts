@@ -1,4 +1,4 @@
-import { UserStore } from '../../src/stores/user-store';
+import { UserStore } from '../../src/services/user-store';
 
 /** A store wrapped so that every method call is counted by name; the calls still reach the real store. */
 export function countingStore(inner: UserStore): { store: UserStore; calls: Map<string, number>; total(): number } {

@@ -1,4 +1,4 @@
-import { EmailContext, EmailSender } from '../../src/email/email-sender';
+import { EmailContext, EmailSender } from '../../src/services/email-sender';
 
 export type EmailOperation =
   | 'sendVerification'

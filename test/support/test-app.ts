@@ -13,7 +13,7 @@ import {
   USER_SERIALIZER,
   USER_STORE,
 } from '../../src/di/tokens';
-import { accountRoutes } from '../../src/http/account-routes';
+import { accountRoutes } from '../../src/app/account-routes';
 import { gatehouseHttp, GatehouseHttpOptions } from '../../src/http/gatehouse-http';
 import type { RateLimitOptions } from '../../src/limits/rate-limit-options';
 import { AccountService } from '../../src/services/account-service';

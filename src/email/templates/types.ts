@@ -1,3 +1,4 @@
+import type { OutboxKind } from '../../services/outbox-message';
 /** One message ready to send: plain-text and HTML bodies of the same content. */
 export interface EmailMessage {
   /** A header: the sender refuses control characters in it, so never put user-controlled text here. */
@@ -41,3 +42,7 @@ export interface EmailTemplates {
 
 /** The name of an EmailSender operation, as the key of its template. */
 export type EmailOperation = keyof EmailTemplates;
+
+// One template per kind of queued message, and no other: a kind added on either side without the other fails here.
+const sameKinds: [EmailOperation, OutboxKind] extends [OutboxKind, EmailOperation] ? true : never = true;
+void sameKinds;

@@ -7,7 +7,7 @@ import {
   QueryResult,
   TransactionSettings,
 } from 'kysely';
-import { StoreUnavailableError } from '../store-unavailable-error';
+import { StoreUnavailableError } from '../../errors/store-unavailable-error';
 
 export interface DialectGuard {
   /** Name of the database in the messages of `StoreUnavailableError` (for logs), e.g. `PostgreSQL`. */

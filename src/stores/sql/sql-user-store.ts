@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Kysely } from 'kysely';
-import { carriesLink, OUTBOX_KINDS, SUPERSEDED_ERROR } from '../../outbox/outbox-message';
+import { carriesLink, OUTBOX_KINDS, SUPERSEDED_ERROR } from '../../services/outbox-message';
 import {
   AccessAnswer,
   Authorisation,
@@ -20,7 +20,7 @@ import {
   StoredUser,
   TokenPurpose,
   UserStore,
-} from '../user-store';
+} from '../../services/user-store';
 import {
   claimedFromOutboxRow,
   fromOutboxRow,

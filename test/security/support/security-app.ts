@@ -14,8 +14,8 @@ import {
   USER_SERIALIZER,
   USER_STORE,
 } from '../../../src/di/tokens';
-import type { EmailSender } from '../../../src/email/email-sender';
-import { accountRoutes } from '../../../src/http/account-routes';
+import type { EmailSender } from '../../../src/services/email-sender';
+import { accountRoutes } from '../../../src/app/account-routes';
 import { gatehouseHttp } from '../../../src/http/gatehouse-http';
 import type { RateLimitOptions } from '../../../src/limits/rate-limit-options';
 import { accountPages } from '../../../src/pages/account-pages';

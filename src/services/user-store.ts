@@ -4,8 +4,8 @@ import type {
   OutboxEntry,
   OutboxQuery,
   RetryTarget,
-} from '../outbox/outbox-message';
-import { StoredSession, StoredToken, StoredUser, TokenPurpose } from '../services/types';
+} from './outbox-message';
+import { StoredSession, StoredToken, StoredUser, TokenPurpose } from './types';
 
 /**
  * What a new user row needs; the store assigns nothing the core did not decide. Every user starts unverified: an

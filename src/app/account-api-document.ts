@@ -3,14 +3,14 @@ import { getMetadataArgsStorage } from 'routing-controllers';
 import { getPaths, parseRoutes } from 'routing-controllers-openapi';
 import { AccountController } from '../controllers/account-controller';
 import { ACCOUNT_ERROR_CODES } from '../errors/account-error';
-import { httpErrorCodes } from './error-responses';
+import { httpErrorCodes } from '../openapi/error-responses';
 import {
   DEFAULT_USER_SCHEMA,
   RESPONSE_HEADERS,
   responseSchemas,
   SECURITY_SCHEMES,
   type JsonObject,
-} from './schemas';
+} from '../openapi/schemas';
 
 type Schemas = Record<string, JsonObject>;
 

@@ -1,6 +1,6 @@
 import { HttpError } from 'routing-controllers';
-import { AccountError } from './account-error';
-import { statusForAccountError } from './status-table';
+import { AccountError } from '../errors/account-error';
+import { statusForAccountError } from '../errors/status-table';
 
 /** One problem of a rejected request body. It names the field and the rule, never the submitted value. */
 export interface FieldError {

@@ -2,10 +2,10 @@ import type Koa from 'koa';
 import { RoutingControllersOptions, useKoaServer } from 'routing-controllers';
 import { AccountController } from '../controllers/account-controller';
 import { accountGuards } from '../guards/account-guards';
-import type { AccountApiDocumentOptions } from '../openapi/account-api-document';
-import { accountApiDocs } from '../openapi/account-api-docs';
+import type { AccountApiDocumentOptions } from './account-api-document';
+import { accountApiDocs } from './account-api-docs';
 import { accountPages } from '../pages/account-pages';
-import { gatehouseHttp, GatehouseHttpOptions } from './gatehouse-http';
+import { gatehouseHttp, GatehouseHttpOptions } from '../http/gatehouse-http';
 
 /**
  * routing-controllers registers EVERY `@Middleware`/`@Interceptor` class of the process as global when these lists

@@ -4,7 +4,7 @@ import { sendPage } from '../pages/page-headers';
 import { pageRoutes } from '../pages/page-routes';
 import { apiReferencePage } from '../pages/views/api-reference-page';
 import { accountApiDocument, type AccountApiDocumentOptions } from './account-api-document';
-import type { JsonObject } from './schemas';
+import type { JsonObject } from '../openapi/schemas';
 
 /**
  * Serves the API description beside the account routes: `{prefix}/openapi.json` (OpenAPI 3.1) and

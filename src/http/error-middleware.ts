@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import { resolveLogger } from '../di/resolve';
-import { recordedAuthError } from '../guards/request-auth';
-import { ConfigurationError } from './configuration-error';
+import { recordedAuthError } from './request-auth';
+import { ConfigurationError } from '../errors/configuration-error';
 import { GatehouseHttpError, httpErrorForStatus, internalError } from './http-errors';
 import { toHttpError } from './to-http-error';
 

@@ -1,9 +1,9 @@
 import type { Context } from 'koa';
 import { resolveAccountService } from '../di/resolve';
 import { isAccountError } from '../errors/account-error';
-import { AccountHttpError, GatehouseHttpError, NotAuthenticatedError } from '../errors/http-errors';
+import { AccountHttpError, GatehouseHttpError, NotAuthenticatedError } from './http-errors';
 import type { StoredUser } from '../services/types';
-import { readBearerToken } from './bearer-token';
+import { readBearerToken } from './bearer-header';
 
 /** What authenticating one request found. */
 export type AuthOutcome =

@@ -1,19 +1,18 @@
-import type { EmailOperation } from '../email/templates/types';
-
 /**
- * The kinds of message the outbox carries: one per EmailSender operation (its template key). Two of them carry a
- * link with a raw token; the others are notices.
+ * The kinds of message the outbox carries: one per EmailSender operation (the key of its template, which
+ * `email/templates/types.ts` checks against this list). Two of them carry a link with a raw token; the others are
+ * notices.
  */
-export type OutboxKind = EmailOperation;
-
-export const OUTBOX_KINDS: readonly OutboxKind[] = [
+export const OUTBOX_KINDS = [
   'verification',
   'passwordReset',
   'emailVerified',
   'passwordChanged',
   'accountDeleted',
   'registrationAttempt',
-];
+] as const;
+
+export type OutboxKind = (typeof OUTBOX_KINDS)[number];
 
 /** The kinds whose message carries a link with a raw (sealed at rest) token. */
 export function carriesLink(kind: OutboxKind): boolean {

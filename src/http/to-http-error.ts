@@ -1,9 +1,9 @@
 import type { Context } from 'koa';
 import { BadRequestError, ForbiddenError, HttpError, UnauthorizedError } from 'routing-controllers';
 import type { ValidationError } from 'class-validator';
-import { recordedAuthError } from '../guards/request-auth';
-import { isStoreUnavailable } from '../stores/store-unavailable-error';
-import { AccountError, isAccountError } from './account-error';
+import { recordedAuthError } from './request-auth';
+import { isStoreUnavailable } from '../errors/store-unavailable-error';
+import { AccountError, isAccountError } from '../errors/account-error';
 import {
   AccountHttpError,
   FieldError,

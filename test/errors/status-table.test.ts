@@ -1,0 +1,33 @@
+import { expect } from 'chai';
+import { ACCOUNT_ERROR_CODES, AccountError, USERNAME_EXISTS_MESSAGE, usernameTakenError } from '../../src/errors/account-error';
+import { statusForAccountError } from '../../src/errors/status-table';
+
+describe('errors: the one code → status table', () => {
+  it('gives every code the status of spec section 7', () => {
+    const statuses = Object.fromEntries(ACCOUNT_ERROR_CODES.map((code) => [code, statusForAccountError(new AccountError(code))]));
+    expect(statuses).to.deep.equal({
+      invalid_credentials: 401,
+      invalid_session_token: 401,
+      permission_denied: 403,
+      unverified_user: 403,
+      unknown_permission: 404,
+      unknown_role: 404,
+      invalid_username: 400,
+      invalid_email: 400,
+      weak_password: 400,
+      invalid_verification_token: 400,
+      invalid_password_reset_token: 400,
+      invalid_role: 400,
+      invalid_permission: 400,
+      account_error: 400,
+      rate_limited: 429,
+      service_unavailable: 503,
+    });
+  });
+
+  it('answers a taken username 409 because it is marked a conflict, never because of its message', () => {
+    expect(statusForAccountError(usernameTakenError())).to.equal(409);
+    expect(usernameTakenError().message).to.equal(USERNAME_EXISTS_MESSAGE);
+    expect(statusForAccountError(new AccountError('invalid_username', USERNAME_EXISTS_MESSAGE))).to.equal(400);
+  });
+});
