@@ -1,8 +1,5 @@
-import type { ServerConfig } from '../server/config';
-import { removeExpired } from '../server/expired-cleanup';
 import { OUTBOX_USAGE } from './outbox-commands';
 import { AccountService } from '../services/account-service';
-import type { UserStore } from '../services/user-store';
 
 /** One admin command: its argument names (for usage) and what it does with the core. */
 interface Command {
@@ -92,7 +89,7 @@ export const COMMANDS: Record<string, Command> = {
 /** Commands on the database itself rather than through the core; they take no arguments. */
 interface DatabaseCommand {
   summary: string;
-  run(store: UserStore, out: (line: string) => void, config: ServerConfig): Promise<void>;
+  run(accounts: AccountService, out: (line: string) => void): Promise<void>;
 }
 
 export const DATABASE_COMMANDS: Record<string, DatabaseCommand> = {
@@ -105,11 +102,8 @@ export const DATABASE_COMMANDS: Record<string, DatabaseCommand> = {
   },
   cleanup: {
     summary: 'remove expired sessions, tokens and registrations, and old sent or failed email (for cron)',
-    async run(store, out, config) {
-      const removed = await removeExpired(store, new Date(), {
-        unverifiedRegistrationTtlMs: config.unverifiedRegistrationTtlMs,
-        outboxRetentionMs: config.outbox.retentionMs,
-      });
+    async run(accounts, out) {
+      const removed = await accounts.removeExpired();
       out(`removed ${removed} expired sessions, tokens and registrations, and old sent or failed email`);
     },
   },

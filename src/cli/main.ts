@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
+import { ConfigurationError } from '../errors/configuration-error';
 import { isAccountError } from '../errors/account-error';
 import { AccountService } from '../services/account-service';
 import { silentLogger } from '../services/logger';
-import { ConfigError, loadConfig } from '../server/config';
+import { accountOptionsOf, loadConfig } from '../server/config';
 import { openStore } from '../server/open-store';
 import { NullEmailSender } from '../email/null-email-sender';
 import { COMMANDS, DATABASE_COMMANDS, usage } from './commands';
@@ -40,7 +41,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, out = conso
     // No command hashes a token, so no development key is generated or kept for the CLI.
     config = loadConfig(env, { warn: (message) => err(`gatehouse: ${message}`), ephemeralSecret: true });
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (error instanceof ConfigurationError) {
       err(`gatehouse: ${error.message}`);
       return 2;
     }
@@ -49,17 +50,17 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, out = conso
   // Opening the store runs the migrations.
   const store = await openStore(config.database);
   try {
-    if (!command) {
-      await databaseCommand!.run(store, out, config);
-      return 0;
-    }
     // The CLI sends no mail: no command it offers triggers any.
     const accounts = new AccountService({
       store,
       sender: new NullEmailSender(),
-      options: { secretKey: config.secretKey },
+      options: accountOptionsOf(config),
       logger: silentLogger,
     });
+    if (!command) {
+      await databaseCommand!.run(accounts, out);
+      return 0;
+    }
     await command.run(accounts, args, out);
     return 0;
   } catch (error) {
@@ -92,7 +93,7 @@ async function runEmailCommand(
   try {
     config = loadConfig(env, { warn: (message) => err(`gatehouse: ${message}`), ephemeralSecret: name === 'outbox' });
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (error instanceof ConfigurationError) {
       err(`gatehouse: ${error.message}`);
       return 2;
     }

@@ -1,3 +1,4 @@
+import { ConfigurationError } from '../errors/configuration-error';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -5,12 +6,7 @@ import { compileTrustedProxies } from '../limits/trusted-proxies';
 import type { RateLimitOptions } from '../limits/rate-limit-options';
 import { parseRateLimitSpec } from '../limits/rate-limit-spec';
 import { DEFAULT_OUTBOX_OPTIONS, type OutboxOptions } from '../services/outbox-options';
-import { DEFAULT_ACCOUNT_OPTIONS, MIN_SECRET_KEY_BYTES } from '../services/account-options';
-
-/** A configuration problem, phrased as what to fix; `main` prints it as one line and exits. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+import { DEFAULT_ACCOUNT_OPTIONS, MIN_SECRET_KEY_BYTES, type AccountOptions } from '../services/account-options';
 
 export type DatabaseConfig =
   | { kind: 'sqlite'; filename: string }
@@ -60,12 +56,21 @@ export type OutboxConfig = Pick<
 
 type Env = Record<string, string | undefined>;
 
+/** The core's options the environment sets (the rest keep their defaults): for the server and the CLI alike. */
+export function accountOptionsOf(config: ServerConfig): AccountOptions {
+  return {
+    secretKey: config.secretKey,
+    outbox: config.outbox,
+    unverifiedRegistrationTtlMs: config.unverifiedRegistrationTtlMs,
+  };
+}
+
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/gatehouse.db';
 /** Where a development secret key is kept between restarts, so sessions survive them. */
 export const GENERATED_SECRET_FILE = './data/secret.key';
 
 /**
- * Reads the environment once, validates every variable, and returns the configuration or throws a ConfigError
+ * Reads the environment once, validates every variable, and returns the configuration or throws a ConfigurationError
  * naming the variable and what to do. This module is the only reader of `process.env` (through `main` and the CLI).
  */
 export interface LoadConfigOptions {
@@ -131,7 +136,7 @@ function parsePort(raw: string | undefined): number {
   const value = nonEmpty(raw);
   if (value === undefined) return 8000;
   if (!/^\d+$/.test(value) || Number(value) > 65535) {
-    throw new ConfigError(`PORT must be a number from 0 to 65535, got "${value}"`);
+    throw new ConfigurationError(`PORT must be a number from 0 to 65535, got "${value}"`);
   }
   return Number(value);
 }
@@ -140,7 +145,7 @@ function parsePrefix(raw: string | undefined): string {
   if (raw === undefined) return '/auth';
   const value = raw.trim().replace(/\/+$/, '');
   if (value !== '' && !/^(\/[A-Za-z0-9._~-]+)+$/.test(value)) {
-    throw new ConfigError(
+    throw new ConfigurationError(
       `GATEHOUSE_PREFIX must be empty or a path like /auth (letters, digits, "._~-" segments), got "${raw}"`,
     );
   }
@@ -155,12 +160,12 @@ function loadSecretKey(
 ): { secretKey: string; generated: boolean } {
   if (raw !== undefined && raw.trim() === '') {
     // Most often `GATEHOUSE_SECRET_KEY=$SOMETHING_UNSET`: a mistake to report, not a request for a generated key.
-    throw new ConfigError('GATEHOUSE_SECRET_KEY is set but empty; set it to at least 32 random bytes or unset it');
+    throw new ConfigurationError('GATEHOUSE_SECRET_KEY is set but empty; set it to at least 32 random bytes or unset it');
   }
   if (raw !== undefined) {
     const bytes = Buffer.byteLength(raw);
     if (bytes < MIN_SECRET_KEY_BYTES) {
-      throw new ConfigError(
+      throw new ConfigurationError(
         `GATEHOUSE_SECRET_KEY is ${bytes} bytes; it must be at least ${MIN_SECRET_KEY_BYTES} random bytes ` +
           '(generate one with: openssl rand -base64 48)',
       );
@@ -168,7 +173,7 @@ function loadSecretKey(
     return { secretKey: raw, generated: false };
   }
   if (production) {
-    throw new ConfigError(
+    throw new ConfigurationError(
       'GATEHOUSE_SECRET_KEY is required when NODE_ENV=production (generate one with: openssl rand -base64 48)',
     );
   }
@@ -209,12 +214,12 @@ function readKeptKey(file: string): string | null {
 function parseDatabaseUrl(url: string, cwd: string, preparedStatements: boolean): DatabaseConfig {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    if (!path) throw new ConfigError('GATEHOUSE_DATABASE_URL "sqlite:" needs a file, e.g. sqlite:./data/gatehouse.db');
+    if (!path) throw new ConfigurationError('GATEHOUSE_DATABASE_URL "sqlite:" needs a file, e.g. sqlite:./data/gatehouse.db');
     return { kind: 'sqlite', filename: path === ':memory:' ? path : resolve(cwd, path) };
   }
   if (/^postgres(ql)?:\/\//.test(url)) return { kind: 'postgres', connectionString: url, preparedStatements };
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
-  throw new ConfigError(
+  throw new ConfigurationError(
     `GATEHOUSE_DATABASE_URL has ${scheme ? `an unknown scheme "${scheme}:"` : 'no scheme'}; ` +
       'use sqlite:<file> (e.g. sqlite:./data/gatehouse.db) or postgres://user@host/db',
   );
@@ -225,7 +230,7 @@ function parseCleanupInterval(raw: string | undefined): number {
   const value = nonEmpty(raw);
   if (value === undefined) return 3_600_000;
   if (!/^\d+$/.test(value) || Number(value) > 604_800) {
-    throw new ConfigError(
+    throw new ConfigurationError(
       `GATEHOUSE_CLEANUP_INTERVAL must be whole seconds from 0 (off) to 604800, got "${value}"`,
     );
   }
@@ -248,10 +253,10 @@ function parseServiceUrl(raw: string | undefined, variable: string, scheme: stri
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(`${variable} is not a URL; use ${example} or ${scheme}s://...`);
+    throw new ConfigurationError(`${variable} is not a URL; use ${example} or ${scheme}s://...`);
   }
   if (url.protocol !== `${scheme}:` && url.protocol !== `${scheme}s:`) {
-    throw new ConfigError(`${variable} must start with ${scheme}:// or ${scheme}s://, got "${url.protocol}//"`);
+    throw new ConfigurationError(`${variable} must start with ${scheme}:// or ${scheme}s://, got "${url.protocol}//"`);
   }
   return value;
 }
@@ -259,7 +264,7 @@ function parseServiceUrl(raw: string | undefined, variable: string, scheme: stri
 function parseEmailFrom(raw: string | undefined): string {
   const value = nonEmpty(raw) ?? 'Gatehouse <no-reply@localhost>';
   if (/[\r\n]/.test(value) || !value.includes('@')) {
-    throw new ConfigError('GATEHOUSE_EMAIL_FROM must be one address such as "Gatehouse <no-reply@example.com>"');
+    throw new ConfigurationError('GATEHOUSE_EMAIL_FROM must be one address such as "Gatehouse <no-reply@example.com>"');
   }
   return value;
 }
@@ -271,16 +276,16 @@ function parsePublicUrl(raw: string | undefined, host: string, port: number): st
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(
+    throw new ConfigurationError(
       configured
         ? 'GATEHOUSE_PUBLIC_URL must be an absolute URL such as https://accounts.example.com'
         : `HOST "${host}" is not a valid host name or IP address`,
     );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError('GATEHOUSE_PUBLIC_URL must start with http:// or https://');
+    throw new ConfigurationError('GATEHOUSE_PUBLIC_URL must start with http:// or https://');
   }
-  if (url.search || url.hash) throw new ConfigError('GATEHOUSE_PUBLIC_URL must not carry a query or fragment');
+  if (url.search || url.hash) throw new ConfigurationError('GATEHOUSE_PUBLIC_URL must not carry a query or fragment');
   return value.replace(/\/+$/, '');
 }
 
@@ -292,7 +297,7 @@ export function parseLogLevel(raw: string | undefined): LogLevel {
   const value = nonEmpty(raw)?.toLowerCase();
   if (value === undefined) return 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(value)) {
-    throw new ConfigError(`GATEHOUSE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+    throw new ConfigurationError(`GATEHOUSE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
   }
   return value as LogLevel;
 }
@@ -300,7 +305,7 @@ export function parseLogLevel(raw: string | undefined): LogLevel {
 function parseRedisKeyPrefix(raw: string | undefined): string | undefined {
   const value = nonEmpty(raw);
   if (value !== undefined && !/^[\x21-\x7e]{1,100}$/.test(value)) {
-    throw new ConfigError('GATEHOUSE_REDIS_KEY_PREFIX must be 1-100 printable ASCII characters without spaces');
+    throw new ConfigurationError('GATEHOUSE_REDIS_KEY_PREFIX must be 1-100 printable ASCII characters without spaces');
   }
   return value;
 }
@@ -318,7 +323,7 @@ function parseTrustedProxies(raw: string | undefined): string[] {
         return true;
       }
     });
-    throw new ConfigError(
+    throw new ConfigurationError(
       `GATEHOUSE_TRUSTED_PROXIES: "${bad}" is not an IP, a CIDR (10.0.0.0/8) or loopback, linklocal, uniquelocal`,
     );
   }
@@ -331,7 +336,7 @@ function parseRateLimits(raw: string | undefined): RateLimitOptions {
   try {
     return parseRateLimitSpec(value);
   } catch (error) {
-    throw new ConfigError(
+    throw new ConfigurationError(
       `GATEHOUSE_RATE_LIMITS: ${error instanceof Error ? error.message : String(error)} ` +
         '(e.g. login.ip=60/1m,reset-request.email=3/1h, or off)',
     );
@@ -343,7 +348,7 @@ function parseSwitch(name: string, raw: string | undefined, fallback: boolean): 
   if (value === undefined) return fallback;
   if (value === 'on') return true;
   if (value === 'off') return false;
-  throw new ConfigError(`${name} must be on or off, got "${raw}"`);
+  throw new ConfigurationError(`${name} must be on or off, got "${raw}"`);
 }
 
 const SECOND = 1000;
@@ -364,7 +369,7 @@ function parseOutbox(env: Env): OutboxConfig {
     retentionMs: duration('RETENTION', defaults.retentionMs, SECOND, 365 * DAY),
   };
   if (config.retryMaxMs < config.retryBaseMs) {
-    throw new ConfigError('GATEHOUSE_OUTBOX_RETRY_MAX must be at least GATEHOUSE_OUTBOX_RETRY_BASE');
+    throw new ConfigurationError('GATEHOUSE_OUTBOX_RETRY_MAX must be at least GATEHOUSE_OUTBOX_RETRY_BASE');
   }
   return config;
 }
@@ -377,7 +382,7 @@ function parseDuration(name: string, raw: string | undefined, fallback: number, 
   const match = /^(\d+)(ms|s|m|h|d)?$/.exec(value);
   const ms = match ? Number(match[1]) * DURATION_UNITS[match[2] ?? ''] : NaN;
   if (!(ms >= min && ms <= max)) {
-    throw new ConfigError(
+    throw new ConfigurationError(
       `${name} must be a duration from ${describeMs(min)} to ${describeMs(max)} such as 500ms, 5s, 30m, 24h or 7d ` +
         `(bare numbers are seconds), got "${value}"`,
     );
@@ -402,7 +407,7 @@ function parseLinkUrl(name: string, raw: string | undefined): string | undefined
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new ConfigError(`${name} must be an absolute http(s) URL such as https://app.example.com/verify`);
+    throw new ConfigurationError(`${name} must be an absolute http(s) URL such as https://app.example.com/verify`);
   }
   return value;
 }

@@ -1,32 +1,11 @@
-import { DEFAULT_OUTBOX_OPTIONS } from '../services/outbox-options';
-import { DEFAULT_ACCOUNT_OPTIONS } from '../services/account-options';
 import { Clock, systemClock } from '../services/clock';
-import { expiryCutoffs, type ExpiryRules } from '../services/expiry-rules';
 import type { Logger } from '../services/logger';
 import { isStoreUnavailable } from '../errors/store-unavailable-error';
-import type { UserStore } from '../services/user-store';
-
-/** The rules of the core's defaults, for a process that has no `AccountService` of its own (the CLI). */
-export const DEFAULT_EXPIRY_RULES: ExpiryRules = {
-  sessionIdleTimeoutMs: DEFAULT_ACCOUNT_OPTIONS.sessionIdleTimeoutMs,
-  unverifiedRegistrationTtlMs: DEFAULT_ACCOUNT_OPTIONS.unverifiedRegistrationTtlMs,
-  outboxRetentionMs: DEFAULT_OUTBOX_OPTIONS.retentionMs,
-};
-
-/**
- * Removes what can no longer be used under `rules` (see `ExpiryRules`; `AccountService.removeExpired` does the same
- * with the options in force): sessions and tokens past their expiry or idle, registrations never confirmed in time,
- * old sent and failed mail. Returns how many rows went.
- */
-export function removeExpired(store: UserStore, now: Date = new Date(), rules: Partial<ExpiryRules> = {}): Promise<number> {
-  return store.deleteExpired(expiryCutoffs(now, { ...DEFAULT_EXPIRY_RULES, ...rules }));
-}
 
 export interface ExpiredCleanupOptions {
-  store: UserStore;
+  /** What removes the expired rows: `AccountService.removeExpired`, which applies the options in force. */
+  accounts: { removeExpired(now?: Date): Promise<number> };
   intervalMs: number;
-  /** Default: `DEFAULT_EXPIRY_RULES`, field by field. */
-  rules?: Partial<ExpiryRules>;
   logger: Logger;
   clock?: Clock;
 }
@@ -37,7 +16,7 @@ export interface ExpiredCleanup {
 }
 
 /**
- * Runs `removeExpired` every `intervalMs`, off the request path: the timer does not keep the process alive, a run
+ * Runs `accounts.removeExpired()` every `intervalMs`, off the request path: the timer does not keep the process alive, a run
  * still going when the next is due makes that one skip, and a failure (the database restarting) is logged and
  * retried at the next tick. Several instances may each run it; their batches do not wait on each other.
  */
@@ -47,7 +26,7 @@ export function startExpiredCleanup(options: ExpiredCleanupOptions): ExpiredClea
 
   const run = async () => {
     try {
-      const removed = await removeExpired(options.store, clock.now(), options.rules);
+      const removed = await options.accounts.removeExpired(clock.now());
       if (removed > 0) options.logger.info({ event: 'cleanup', removed }, 'removed expired sessions, tokens, registrations and old mail');
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);

@@ -2,6 +2,7 @@
 // First: it sizes libuv's pool, which must happen before anything uses it (see threadpool-size.ts).
 import './threadpool-size';
 import 'reflect-metadata';
+import { ConfigurationError } from '../errors/configuration-error';
 import type { Server } from 'node:http';
 import { resolveAccountService } from '../di/resolve';
 import { connectRedis, waitForRedis } from '../limits/redis-client';
@@ -9,7 +10,7 @@ import { createPinoLogger } from '../logging/pino-logger';
 import type { Logger } from '../services/logger';
 import type { UserStore } from '../services/user-store';
 import { buildSender } from './build-sender';
-import { ConfigError, loadConfig, parseLogLevel, ServerConfig } from './config';
+import { accountOptionsOf, loadConfig, parseLogLevel, ServerConfig } from './config';
 import { createApp } from './create-app';
 import { ExpiredCleanup, startExpiredCleanup } from './expired-cleanup';
 import { createHttpServer } from './http-server';
@@ -84,11 +85,7 @@ async function main(): Promise<void> {
   const app = createApp({
     store,
     sender,
-    options: {
-      secretKey: config.secretKey,
-      outbox: config.outbox,
-      unverifiedRegistrationTtlMs: config.unverifiedRegistrationTtlMs,
-    },
+    options: accountOptionsOf(config),
     prefix: config.prefix,
     logger,
     rateLimits: { ...config.rateLimits, redis, keyPrefix: config.redisKeyPrefix },
@@ -103,15 +100,7 @@ async function main(): Promise<void> {
   // Every instance may run it: batches are short and instances cleaning at once take different rows.
   const cleanup =
     config.cleanupIntervalMs > 0
-      ? startExpiredCleanup({
-          store,
-          intervalMs: config.cleanupIntervalMs,
-          rules: {
-            unverifiedRegistrationTtlMs: config.unverifiedRegistrationTtlMs,
-            outboxRetentionMs: config.outbox.retentionMs,
-          },
-          logger,
-        })
+      ? startExpiredCleanup({ accounts, intervalMs: config.cleanupIntervalMs, logger })
       : undefined;
   // Polls for mail queued by other instances, left by a restart, or due for a retry (GATEHOUSE_OUTBOX_WORKER=off:
   // `gatehouse worker` delivers instead). Every instance may run one: claims never overlap.
@@ -133,7 +122,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // One line that says what to fix; a configuration error is the expected case.
-  const message = error instanceof ConfigError ? error.message : describeStartupError(error);
+  const message = error instanceof ConfigurationError ? error.message : describeStartupError(error);
   process.stderr.write(`gatehouse: ${message}\n`);
   process.exit(1);
 });

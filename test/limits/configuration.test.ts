@@ -10,7 +10,7 @@ import {
   resolveRateLimitOptions,
 } from '../../src/limits/rate-limit-options';
 import { parseRateLimitSpec } from '../../src/limits/rate-limit-spec';
-import { ConfigError, loadConfig } from '../../src/server/config';
+import { loadConfig } from '../../src/server/config';
 
 const KEY = 'k'.repeat(40);
 
@@ -142,7 +142,7 @@ describe('rate limits: options, GATEHOUSE_RATE_LIMITS and the other variables', 
     ] as const) {
       it(`stops with one clear line on ${name}=${value}`, () => {
         expect(() => loadConfig({ GATEHOUSE_SECRET_KEY: KEY, [name]: value }, { cwd }))
-          .to.throw(ConfigError)
+          .to.throw(ConfigurationError)
           .with.property('message')
           .that.matches(message)
           .and.does.not.include('\n');

@@ -1,9 +1,10 @@
+import { ConfigurationError } from '../../src/errors/configuration-error';
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { ConfigError, loadConfig } from '../../src/server/config';
+import { loadConfig } from '../../src/server/config';
 import { StandaloneServer } from '../server/standalone-server';
 
 const KEY = 'k'.repeat(40);
@@ -44,11 +45,11 @@ describe('pages: configuration of the standalone server', () => {
       resetUrl: 'https://app.example.com/reset?from=mail',
     });
     expect(() => loadConfig({ GATEHOUSE_SECRET_KEY: KEY, GATEHOUSE_PAGES: 'yes' }, { cwd })).to.throw(
-      ConfigError,
+      ConfigurationError,
       'GATEHOUSE_PAGES must be on or off, got "yes"',
     );
     expect(() => loadConfig({ GATEHOUSE_SECRET_KEY: KEY, GATEHOUSE_RESET_URL: 'javascript:alert(1)' }, { cwd })).to.throw(
-      ConfigError,
+      ConfigurationError,
       'GATEHOUSE_RESET_URL must be an absolute http(s) URL',
     );
   });

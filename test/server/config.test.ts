@@ -1,9 +1,10 @@
+import { ConfigurationError } from '../../src/errors/configuration-error';
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../../src/server/config';
+import { loadConfig } from '../../src/server/config';
 
 const KEY = 'k'.repeat(40);
 
@@ -129,14 +130,14 @@ describe('server configuration', () => {
     it(`refuses ${variable}=${JSON.stringify(value)} with one line saying what to fix`, () => {
       const env = { GATEHOUSE_SECRET_KEY: KEY, [variable]: value };
       expect(() => loadConfig(env, { cwd }))
-        .to.throw(ConfigError, message)
+        .to.throw(ConfigurationError, message)
         .with.property('message')
         .that.does.not.include('\n');
     });
   }
 
   it('requires the secret key in production', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production' }, { cwd })).to.throw(ConfigError, /required when NODE_ENV=production/);
+    expect(() => loadConfig({ NODE_ENV: 'production' }, { cwd })).to.throw(ConfigurationError, /required when NODE_ENV=production/);
   });
 
   it('generates a development key once, keeps it private, and reuses it', () => {

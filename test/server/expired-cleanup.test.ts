@@ -4,6 +4,9 @@ import { DEFAULT_OUTBOX_OPTIONS } from '../../src/services/outbox-options';
 import type { ExpiryCutoffs } from '../../src/services/user-store';
 import { StoreUnavailableError } from '../../src/errors/store-unavailable-error';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
+import { NullEmailSender } from '../../src/email/null-email-sender';
+import { AccountService } from '../../src/services/account-service';
+import { TEST_SECRET } from '../support/core-harness';
 import { CapturingLogger } from '../support/capturing-logger';
 
 describe('periodic removal of expired sessions and tokens', () => {
@@ -16,8 +19,12 @@ describe('periodic removal of expired sessions and tokens', () => {
       return new Promise((resolve) => (finishRun = () => resolve(3)));
     };
     const logger = new CapturingLogger();
-    const rules = { sessionIdleTimeoutMs: 1_000, unverifiedRegistrationTtlMs: 2_000 };
-    const cleanup = startExpiredCleanup({ store, intervalMs: 20, rules, logger });
+    const accounts = new AccountService({
+      store,
+      sender: new NullEmailSender(),
+      options: { secretKey: TEST_SECRET, sessionIdleTimeoutMs: 1_000, unverifiedRegistrationTtlMs: 2_000 },
+    });
+    const cleanup = startExpiredCleanup({ accounts, intervalMs: 20, logger });
 
     await waitUntil(() => calls.length === 1);
     await new Promise((resolve) => setTimeout(resolve, 80));
@@ -47,7 +54,8 @@ describe('periodic removal of expired sessions and tokens', () => {
       return 0;
     };
     const logger = new CapturingLogger();
-    const cleanup = startExpiredCleanup({ store, intervalMs: 10, logger });
+    const accounts = new AccountService({ store, sender: new NullEmailSender(), options: { secretKey: TEST_SECRET } });
+    const cleanup = startExpiredCleanup({ accounts, intervalMs: 10, logger });
     await waitUntil(() => attempts >= 2);
     await cleanup.stop();
     expect(logger.lines.find((entry) => entry.level === 'warn')?.fields).to.deep.equal({
