@@ -255,7 +255,12 @@ async function main(): Promise<number> {
     body: { username, password: WRONG_PASSWORD },
     status: 401,
   });
-  const mailRequest = (path: string, label: string, email: string): Side => ({ label, path, body: { email }, status: 200 });
+  const mailRequest = (path: string, label: string, email: string): Side => ({
+    label,
+    path,
+    body: { email },
+    status: 200,
+  });
   let registrations = 0;
   const register = (label: string, email: (n: number) => string): Side => ({
     label,
@@ -286,9 +291,13 @@ async function main(): Promise<number> {
     },
   ];
 
-  console.log(`Gatehouse timing: ${options.requests} requests per side in random order, after ${options.warmup} warm-up each;`);
+  console.log(
+    `Gatehouse timing: ${options.requests} requests per side in random order, after ${options.warmup} warm-up each;`,
+  );
   console.log(`node ${process.version}, SQLite, default argon2id (m=19456 KiB, t=2, p=1), rate limits off;`);
-  console.log(`email: ${options.smtp.join(', ')} (slow: every DATA reply held ${options.smtpDelayMs} ms; down: connection refused).\n`);
+  console.log(
+    `email: ${options.smtp.join(', ')} (slow: every DATA reply held ${options.smtpDelayMs} ms; down: connection refused).\n`,
+  );
   console.log(row('pair', 'side', ['p10 ms', 'median', 'p90 ms']));
   let failed = false;
   for (const [index, transport] of options.smtp.entries()) {
@@ -297,7 +306,11 @@ async function main(): Promise<number> {
       const pairs = [
         ...(index === 0
           ? [
-              { name: 'login', a: login('unknown user', 'timing-nobody'), b: login('wrong password', 'timing-verified') },
+              {
+                name: 'login',
+                a: login('unknown user', 'timing-nobody'),
+                b: login('wrong password', 'timing-verified'),
+              },
               ...registerPairs,
             ]
           : []),

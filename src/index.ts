@@ -41,7 +41,14 @@ export { systemClock, type Clock } from './services/clock';
 export { silentLogger, type Logger } from './services/logger';
 export { createPinoLogger, type PinoLoggerOptions } from './logging/pino-logger';
 export { defaultUserSerializer } from './services/user-serializer';
-export type { PublicUser, StoredSession, StoredToken, StoredUser, TokenPurpose, UserSerializer } from './services/types';
+export type {
+  PublicUser,
+  StoredSession,
+  StoredToken,
+  StoredUser,
+  TokenPurpose,
+  UserSerializer,
+} from './services/types';
 
 // Errors: the core's one error class, its codes and their HTTP statuses.
 export { AccountError, ACCOUNT_ERROR_CODES, isAccountError, type AccountErrorCode } from './errors/account-error';

@@ -36,7 +36,9 @@ async function main(): Promise<void> {
   await hashesIn(warmupSeconds);
   const rates: number[] = [];
   for (let run = 0; run < runs; run++) rates.push(await hashesIn(runSeconds));
-  process.stdout.write(JSON.stringify({ concurrency, rates, peakRssBytes: process.resourceUsage().maxRSS * 1024 }) + '\n');
+  process.stdout.write(
+    JSON.stringify({ concurrency, rates, peakRssBytes: process.resourceUsage().maxRSS * 1024 }) + '\n',
+  );
 }
 
 void main();

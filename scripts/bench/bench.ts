@@ -82,7 +82,10 @@ function parseArgs(argv: string[]): Options {
     else if (flag === '--json') options.json = value;
     else if (flag === '--scenarios') options.scenarios = new Set(value.split(','));
     else if (flag === '--only') options.only = new Set(value.split(',') as ('sqlite' | 'postgres')[]);
-    else throw new Error(`unknown option ${flag} (use --warmup, --duration, --runs, --only, --scenarios, --json, --profile)`);
+    else
+      throw new Error(
+        `unknown option ${flag} (use --warmup, --duration, --runs, --only, --scenarios, --json, --profile)`,
+      );
   }
   return options;
 }
@@ -113,13 +116,19 @@ async function main(): Promise<void> {
     const bareResult = await measure(bareLoad, options, bare);
     const ceilings: Ceilings = {
       bare: async () => (await runOnce(bareLoad, options.runSeconds)).rate,
-      argon2: async () => (await measureArgon2Ceiling({ warmupSeconds: 1, runSeconds: options.runSeconds, runs: 1 })).rate,
+      argon2: async () =>
+        (await measureArgon2Ceiling({ warmupSeconds: 1, runSeconds: options.runSeconds, runs: 1 })).rate,
     };
     report.ceilings.bareRate = bareResult.rate;
     report.rows.push(row('ceiling', 'bare route (constant JSON)', bareResult, bareResult.rate));
     log('reference: bare route + HMAC + one SQLite read');
     const bareRead = await measurePaired(
-      { url: `${bare.url}/bare-read`, connections: CONNECTIONS, expect: [200], headers: { authorization: 'Bearer bench' } },
+      {
+        url: `${bare.url}/bare-read`,
+        connections: CONNECTIONS,
+        expect: [200],
+        headers: { authorization: 'Bearer bench' },
+      },
       options,
       bare,
       ceilings.bare,
@@ -175,7 +184,11 @@ interface Ceilings {
 /** A throughput row whose share is the median of the ratios of its pairs, with the ceiling's rate beside it. */
 function pairedRow(database: string, scenario: string, result: PairedMeasurement): Row {
   const ceiling = result.ceilingRate < 100 ? result.ceilingRate.toFixed(1) : result.ceilingRate.toFixed(0);
-  return { ...row(database, scenario, result, result.ceilingRate), ratio: result.ratio, note: `ceiling in its pairs: ${ceiling}/s` };
+  return {
+    ...row(database, scenario, result, result.ceilingRate),
+    ratio: result.ratio,
+    note: `ceiling in its pairs: ${ceiling}/s`,
+  };
 }
 
 function row(database: string, scenario: string, result: Measurement, ceiling: number, extra: Partial<Row> = {}): Row {
@@ -194,7 +207,12 @@ function row(database: string, scenario: string, result: Measurement, ceiling: n
   };
 }
 
-async function benchDatabase(database: BenchDatabase, options: Options, ceilings: Ceilings, report: Report): Promise<void> {
+async function benchDatabase(
+  database: BenchDatabase,
+  options: Options,
+  ceilings: Ceilings,
+  report: Report,
+): Promise<void> {
   const cwd = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const env = {
     GATEHOUSE_DATABASE_URL: database.url,
@@ -223,9 +241,18 @@ async function benchDatabase(database: BenchDatabase, options: Options, ceilings
     }
     if (runs('perm')) {
       log(`${name}: host route behind @Authorized('perm:...')`);
-      const perm: Load = { url: `${host.url}${seeded.hostRoute}`, headers: bearer, connections: CONNECTIONS, expect: [200] };
+      const perm: Load = {
+        url: `${host.url}${seeded.hostRoute}`,
+        headers: bearer,
+        connections: CONNECTIONS,
+        expect: [200],
+      };
       report.rows.push(
-        pairedRow(name, "GET host route @Authorized('perm:x')", await measurePaired(perm, options, host, ceilings.bare)),
+        pairedRow(
+          name,
+          "GET host route @Authorized('perm:x')",
+          await measurePaired(perm, options, host, ceilings.bare),
+        ),
       );
     }
     if (runs('login')) {
@@ -303,7 +330,11 @@ async function underLoad(
     logins.push(await background);
   }
   // No CPU per request here: the server's is mostly the logins' hashing, and this process also drives the logins.
-  const during: Measurement = { ...summarize(loaded, server.peakRssBytes()), serverCpuMicros: NaN, clientCpuMicros: NaN };
+  const during: Measurement = {
+    ...summarize(loaded, server.peakRssBytes()),
+    serverCpuMicros: NaN,
+    clientCpuMicros: NaN,
+  };
   report.rows.push(
     row(name, `GET /me at ${ME_FIXED_RATE}/s, logins saturating`, during, report.ceilings.bareRate, {
       note: `p99 ${(during.p99 / idle.p99).toFixed(2)}x idle; logins meanwhile ${median(logins.map((run) => run.rate)).toFixed(1)}/s`,
@@ -316,7 +347,13 @@ async function underLoad(
  * 1,000 connections each sending logins with a 128-character password, for one run: every answer must be a result
  * (200) or a 503 with `Retry-After` (the hashing queue is full), the server must live, and its memory stay bounded.
  */
-async function burst(name: string, server: BenchProcess, seeded: Seeded, options: Options, report: Report): Promise<void> {
+async function burst(
+  name: string,
+  server: BenchProcess,
+  seeded: Seeded,
+  options: Options,
+  report: Report,
+): Promise<void> {
   log(`${name}: ${BURST_CONNECTIONS} concurrent logins with 128-character passwords`);
   let without503Header = 0;
   const load: Load = {
@@ -349,7 +386,9 @@ async function burst(name: string, server: BenchProcess, seeded: Seeded, options
     peakRssBytes,
     ratio: (result.statuses['200'] ?? 0) / options.runSeconds / report.ceilings.argon2Rate,
     errors: result.unexpected + result.errors + without503Header,
-    note: `${answered} answers: ${Object.entries(result.statuses).map(([s, n]) => `${n}x${s}`).join(', ')}`,
+    note: `${answered} answers: ${Object.entries(result.statuses)
+      .map(([s, n]) => `${n}x${s}`)
+      .join(', ')}`,
   });
 }
 

@@ -50,7 +50,12 @@ function find(report: Report, database: string, scenario: string): Row | undefin
 export function judgeTargets(report: Report): Target[] {
   const targets: Target[] = [];
   const ratioTarget = (name: string, row: Row | undefined, minimum: number) => {
-    if (row) targets.push({ name, measured: `${(row.ratio * 100).toFixed(1)}%`, pass: row.ratio >= minimum && row.errors === 0 });
+    if (row)
+      targets.push({
+        name,
+        measured: `${(row.ratio * 100).toFixed(1)}%`,
+        pass: row.ratio >= minimum && row.errors === 0,
+      });
   };
   ratioTarget('GET /me on SQLite >= 70% of the bare route', find(report, 'SQLite', 'GET /me (bearer)'), 0.7);
   ratioTarget('GET /me on PostgreSQL >= 50% of the bare route', find(report, 'PostgreSQL', 'GET /me (bearer)'), 0.5);
@@ -87,7 +92,9 @@ export function printReport(report: Report): void {
       "(each throughput row's share comes from its own pairs; their ceiling is in its note).",
   );
   out.push('');
-  out.push('| database | scenario | req/s | p50 ms | p99 ms | peak RSS MiB | of ceiling | server CPU µs/req | client CPU µs/req | errors | note |');
+  out.push(
+    '| database | scenario | req/s | p50 ms | p99 ms | peak RSS MiB | of ceiling | server CPU µs/req | client CPU µs/req | errors | note |',
+  );
   out.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const row of report.rows) {
     out.push(
@@ -101,7 +108,8 @@ export function printReport(report: Report): void {
   out.push('');
   out.push('| target | measured | result |');
   out.push('|---|---|---|');
-  for (const target of report.targets) out.push(`| ${target.name} | ${target.measured} | ${target.pass ? 'pass' : 'FAIL'} |`);
+  for (const target of report.targets)
+    out.push(`| ${target.name} | ${target.measured} | ${target.pass ? 'pass' : 'FAIL'} |`);
   for (const note of report.notes) out.push('', note);
   process.stdout.write(out.join('\n') + '\n');
 }

@@ -22,7 +22,11 @@ export interface BenchDatabase {
 export async function openBenchDatabase(kind: 'sqlite' | 'postgres'): Promise<BenchDatabase | null> {
   if (kind === 'sqlite') {
     const folder = mkdtempSync(join(tmpdir(), 'gatehouse-bench-db-'));
-    return { kind, url: `sqlite:${join(folder, 'bench.db')}`, drop: async () => rmSync(folder, { recursive: true, force: true }) };
+    return {
+      kind,
+      url: `sqlite:${join(folder, 'bench.db')}`,
+      drop: async () => rmSync(folder, { recursive: true, force: true }),
+    };
   }
   const adminUrl =
     process.env.GATEHOUSE_BENCH_POSTGRES_URL ??
@@ -72,7 +76,11 @@ async function post(url: string, body: object): Promise<{ status: number; json: 
 /** Registers a user through the API and verifies it with the link the console sender printed. */
 async function registerVerified(server: BenchProcess, username: string, password: string): Promise<void> {
   const before = server.lastLinkToken('verify-email');
-  const registered = await post(`${server.url}/auth/register`, { username, email: `${username}@example.com`, password });
+  const registered = await post(`${server.url}/auth/register`, {
+    username,
+    email: `${username}@example.com`,
+    password,
+  });
   if (registered.status !== 201) throw new Error(`seeding: register answered ${registered.status}`);
   await server.waitFor(() => {
     const latest = server.lastLinkToken('verify-email');
@@ -84,10 +92,16 @@ async function registerVerified(server: BenchProcess, username: string, password
 
 function cli(args: string[], env: Record<string, string>, cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'pipe' });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: 'pipe',
+    });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`gatehouse ${args.join(' ')}: ${stderr}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`gatehouse ${args.join(' ')}: ${stderr}`)),
+    );
   });
 }
 

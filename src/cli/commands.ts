@@ -122,7 +122,9 @@ export function usage(): string {
     '  ' + 'help'.padEnd(width) + '  show this list',
     '',
     'Email delivery:',
-    '  ' + 'worker'.padEnd(width) + '  deliver queued email until SIGTERM (servers then run GATEHOUSE_OUTBOX_WORKER=off)',
+    '  ' +
+      'worker'.padEnd(width) +
+      '  deliver queued email until SIGTERM (servers then run GATEHOUSE_OUTBOX_WORKER=off)',
     ...OUTBOX_USAGE.map(([synopsis, summary]) => `  ${synopsis.padEnd(width)}  ${summary}`),
     '',
     'Roles and permissions:',

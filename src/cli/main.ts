@@ -15,7 +15,12 @@ import { runWorker } from './worker-command';
  * `gatehouse <command>`: admin work on the same database as the server, configured by the same variables.
  * Exit codes: 0 done, 1 refused (unknown role, invalid name...), 2 usage or configuration error.
  */
-export async function runCli(argv: string[], env: NodeJS.ProcessEnv, out = console.log, err = console.error): Promise<number> {
+export async function runCli(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  out = console.log,
+  err = console.error,
+): Promise<number> {
   const [name, ...args] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     out(usage());

@@ -40,7 +40,13 @@ async function list(args: string[], io: Io): Promise<number> {
   const entries = await io.store.listMessages({ status, limit });
   const rows = [['ID', 'STATUS', 'KIND', 'TRIES', 'NEXT / SENT', 'TO', 'LAST ERROR'], ...entries.map(columns)];
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  for (const row of rows) io.out(row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd());
+  for (const row of rows)
+    io.out(
+      row
+        .map((cell, column) => cell.padEnd(widths[column]))
+        .join('  ')
+        .trimEnd(),
+    );
   if (entries.length === 0) io.out(status ? `no ${status} messages` : 'the outbox is empty');
   return 0;
 }

@@ -24,7 +24,12 @@ export async function runWorker(config: ServerConfig, env: NodeJS.ProcessEnv): P
   // The worker's timers do not hold a process open (a server's must not); here nothing else would, so this does.
   const keepAlive = setInterval(() => undefined, 3_600_000);
   logger.info(
-    { event: 'worker', outcome: 'started', database: config.database.kind, transport: config.smtpUrl ? 'smtp' : 'console' },
+    {
+      event: 'worker',
+      outcome: 'started',
+      database: config.database.kind,
+      transport: config.smtpUrl ? 'smtp' : 'console',
+    },
     'gatehouse worker: delivering queued email',
   );
   const signal = await new Promise<string>((resolve) => {
@@ -33,7 +38,10 @@ export async function runWorker(config: ServerConfig, env: NodeJS.ProcessEnv): P
   });
   logger.info({ event: 'shutdown', signal }, 'gatehouse worker: stopping');
   setTimeout(() => {
-    logger.error({ event: 'shutdown', outcome: 'timeout' }, 'a send did not finish in time; exiting (it is sent again later)');
+    logger.error(
+      { event: 'shutdown', outcome: 'timeout' },
+      'a send did not finish in time; exiting (it is sent again later)',
+    );
     process.exit(1);
   }, STOP_GRACE_MS).unref();
   await worker.stop();

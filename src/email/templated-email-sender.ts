@@ -70,7 +70,12 @@ export abstract class TemplatedEmailSender implements EmailSender {
     context: EmailContext,
   ): Promise<void>;
 
-  sendVerification(username: string, email: string, verificationToken: string, context: EmailContext = {}): Promise<void> {
+  sendVerification(
+    username: string,
+    email: string,
+    verificationToken: string,
+    context: EmailContext = {},
+  ): Promise<void> {
     return this.send('verification', username, email, context, (templates, notice) =>
       templates.verification({
         ...notice,
@@ -95,11 +100,15 @@ export abstract class TemplatedEmailSender implements EmailSender {
   }
 
   sendPasswordChanged(username: string, email: string, context: EmailContext = {}): Promise<void> {
-    return this.send('passwordChanged', username, email, context, (templates, notice) => templates.passwordChanged(notice));
+    return this.send('passwordChanged', username, email, context, (templates, notice) =>
+      templates.passwordChanged(notice),
+    );
   }
 
   sendAccountDeleted(username: string, email: string, context: EmailContext = {}): Promise<void> {
-    return this.send('accountDeleted', username, email, context, (templates, notice) => templates.accountDeleted(notice));
+    return this.send('accountDeleted', username, email, context, (templates, notice) =>
+      templates.accountDeleted(notice),
+    );
   }
 
   sendRegistrationAttempt(username: string, email: string, context: EmailContext = {}): Promise<void> {

@@ -44,7 +44,8 @@ export class AccountError extends Error {
     super(message);
     this.name = 'AccountError';
     this.conflict = options.conflict ?? false;
-    if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = Math.max(1, Math.ceil(options.retryAfterSeconds));
+    if (options.retryAfterSeconds !== undefined)
+      this.retryAfterSeconds = Math.max(1, Math.ceil(options.retryAfterSeconds));
   }
 }
 

@@ -22,7 +22,8 @@ export function clientIp(ctx: Context): string {
   const trust = currentTrust();
   // Trusting nobody, the answer is the socket's peer: proxy-addr would parse X-Forwarded-For only to discard it,
   // on every request (this runs for each one, for the log context).
-  const address = (trust === trustNobody ? ctx.req.socket.remoteAddress : proxyAddr(ctx.req, trust)) as string | undefined;
+  const address = (trust === trustNobody ? ctx.req.socket.remoteAddress : proxyAddr(ctx.req, trust)) as
+    string | undefined;
   if (!address) return 'unknown';
   return address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
 }

@@ -67,6 +67,9 @@ function logUnexpected(ctx: Context, error: unknown): GatehouseHttpError {
 function summarize(error: unknown): { name: string; code?: string; frames?: string } {
   if (!(error instanceof Error)) return { name: typeof error };
   const code = (error as { code?: unknown }).code;
-  const frames = error.stack?.split('\n').filter((line) => /^\s+at /.test(line)).join('\n');
+  const frames = error.stack
+    ?.split('\n')
+    .filter((line) => /^\s+at /.test(line))
+    .join('\n');
   return { name: error.name, ...(code !== undefined ? { code: String(code) } : {}), frames };
 }

@@ -45,7 +45,8 @@ export class GatehouseHttpError extends HttpError {
     Object.setPrototypeOf(this, new.target.prototype);
     this.name = new.target.name;
     this.challenge = options.challenge ?? false;
-    if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = Math.max(1, Math.ceil(options.retryAfterSeconds));
+    if (options.retryAfterSeconds !== undefined)
+      this.retryAfterSeconds = Math.max(1, Math.ceil(options.retryAfterSeconds));
   }
 
   toJSON(): object {
@@ -116,7 +117,8 @@ const HTTP_ERRORS: Record<number, { code: string; message: string }> = {
  * always gets the generic message of its status: whatever caused it is for the log, not the client.
  */
 export function httpErrorForStatus(status: number, message?: string): GatehouseHttpError {
-  const known = HTTP_ERRORS[status] ?? (status >= 500 ? HTTP_ERRORS[500] : { code: 'client_error', message: 'Request failed' });
+  const known =
+    HTTP_ERRORS[status] ?? (status >= 500 ? HTTP_ERRORS[500] : { code: 'client_error', message: 'Request failed' });
   return new GatehouseHttpError(status, known.code, status < 500 && message ? message : known.message);
 }
 
@@ -127,7 +129,11 @@ export function malformedJsonError(): GatehouseHttpError {
 
 /** An `access_token` query parameter: bearer tokens are accepted only in the Authorization header (ASVS 3.1.1). */
 export function tokenInQueryError(): GatehouseHttpError {
-  return new GatehouseHttpError(400, 'token_in_query', 'Send the bearer token in the Authorization header, never in the URL');
+  return new GatehouseHttpError(
+    400,
+    'token_in_query',
+    'Send the bearer token in the Authorization header, never in the URL',
+  );
 }
 
 /** A dependency (the database, say) is down or overloaded: the client may retry after a short wait. */

@@ -42,7 +42,8 @@ export function jsonBody(options: JsonBodyOptions = {}): Middleware {
     if (PARSED_METHODS.includes(ctx.method) && hasBody(ctx)) {
       if (!ctx.request.is('application/json')) throw httpErrorForStatus(415);
       if (!UTF8_CHARSETS.has(ctx.request.charset.toLowerCase())) throw httpErrorForStatus(415, UNSUPPORTED_ENCODING);
-      if (!ENCODINGS.has(ctx.get('content-encoding').toLowerCase())) throw httpErrorForStatus(415, UNSUPPORTED_ENCODING);
+      if (!ENCODINGS.has(ctx.get('content-encoding').toLowerCase()))
+        throw httpErrorForStatus(415, UNSUPPORTED_ENCODING);
       try {
         await parse(ctx, async () => {});
       } catch (error) {
@@ -50,7 +51,8 @@ export function jsonBody(options: JsonBodyOptions = {}): Middleware {
       }
       const flaw = flawOf(ctx.request.body);
       if (flaw === 'replacement') throw httpErrorForStatus(400, 'Request body is not valid UTF-8 (or contains U+FFFD)');
-      if (flaw === 'depth') throw httpErrorForStatus(400, `Request body is nested more than ${MAX_JSON_DEPTH} levels deep`);
+      if (flaw === 'depth')
+        throw httpErrorForStatus(400, `Request body is nested more than ${MAX_JSON_DEPTH} levels deep`);
     }
     if (ctx.request.body === undefined) ctx.request.body = {};
     await next();
@@ -100,6 +102,7 @@ function parserError(error: unknown): unknown {
   if (error instanceof SyntaxError || status === 400) return malformedJsonError();
   // A body whose Content-Encoding does not match its bytes: zlib's own errors carry codes such as Z_DATA_ERROR.
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && code.startsWith('Z_')) return httpErrorForStatus(400, 'Request body could not be decoded');
+  if (typeof code === 'string' && code.startsWith('Z_'))
+    return httpErrorForStatus(400, 'Request body could not be decoded');
   return error;
 }

@@ -7,9 +7,7 @@ import { readBearerToken } from './bearer-header';
 
 /** What authenticating one request found. */
 export type AuthOutcome =
-  | { kind: 'authenticated'; user: StoredUser }
-  | { kind: 'missing' }
-  | { kind: 'rejected'; error: AccountHttpError };
+  { kind: 'authenticated'; user: StoredUser } | { kind: 'missing' } | { kind: 'rejected'; error: AccountHttpError };
 
 // A symbol, so that nothing a host keeps in ctx.state can collide with it or read it by accident.
 const OUTCOME = Symbol('gatehouse.auth');

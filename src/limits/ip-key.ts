@@ -10,7 +10,10 @@ export function ipLimitKey(address: string): string {
   const bare = address.replace(/%.*$/, '');
   if (!isIPv6(bare)) return address;
   const groups = expandIpv6(bare);
-  return `${groups.slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(':')}::/64`;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address (`::` expanded, a dotted IPv4 tail converted). */

@@ -96,7 +96,11 @@ export const DEFAULT_LIMITS: Readonly<Record<LimitName, Limit>> = {
   'reset-request.email': { points: 5, duration: HOUR },
 };
 
-export const DEFAULT_LOGIN_BACKOFF: Readonly<LoginBackoff> = { freeFailures: 10, initialDelay: 1, maxDelay: 5 * MINUTE };
+export const DEFAULT_LOGIN_BACKOFF: Readonly<LoginBackoff> = {
+  freeFailures: 10,
+  initialDelay: 1,
+  maxDelay: 5 * MINUTE,
+};
 
 export const DEFAULT_KEY_PREFIX = 'gatehouse:rl';
 export const DEFAULT_REDIS_TIMEOUT_MS = 500;
@@ -143,7 +147,9 @@ export function resolveRateLimitOptions(options: RateLimitOptions = {}): Resolve
   }
   const redisRetryAfterMs = options.redisRetryAfterMs ?? DEFAULT_REDIS_RETRY_AFTER_MS;
   if (!isWhole(redisRetryAfterMs, 0)) {
-    throw new ConfigurationError('Gatehouse: RATE_LIMITS.redisRetryAfterMs must be a whole number of milliseconds >= 0');
+    throw new ConfigurationError(
+      'Gatehouse: RATE_LIMITS.redisRetryAfterMs must be a whole number of milliseconds >= 0',
+    );
   }
   const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
   if (typeof keyPrefix !== 'string' || keyPrefix === '') {

@@ -24,7 +24,10 @@ export function parseRateLimitSpec(text: string): RateLimitOptions {
   if (spec.toLowerCase() === 'off') return { enabled: false };
   const limits: Partial<Record<LimitName, Limit>> = {};
   let loginBackoff: LoginBackoff | undefined;
-  for (const entry of spec.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const entry of spec
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const [name, value, extra] = entry.split('=').map((part) => part.trim());
     if (value === undefined || extra !== undefined) throw invalid(`"${entry}" is not <name>=<value>`);
     const parts = value.split('/');

@@ -8,7 +8,7 @@ import {
   errorResponses,
   type ErrorCase,
 } from './error-responses';
-import { BEARER_SCHEME, ref, type JsonObject, type SuccessSchemaName } from './schemas';
+import { BEARER_SCHEME, ref, type SuccessSchemaName } from './schemas';
 
 /** What routing-controllers' metadata cannot say about an action. */
 export interface ApiDocOptions {

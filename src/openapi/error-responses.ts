@@ -47,7 +47,11 @@ export function bodyErrorCases(): ErrorCase[] {
       error: httpErrorForStatus(400),
       description: 'The body cannot be decoded: a Content-Encoding that does not match it, or invalid UTF-8.',
     },
-    { error: httpErrorForStatus(413), description: 'The decoded body is over the limit (16 KiB by default).', fixedBody: true },
+    {
+      error: httpErrorForStatus(413),
+      description: 'The decoded body is over the limit (16 KiB by default).',
+      fixedBody: true,
+    },
     {
       error: httpErrorForStatus(415),
       description: 'The body is not `application/json` in UTF-8, or is encoded other than identity, gzip or deflate.',

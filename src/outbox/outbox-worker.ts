@@ -128,7 +128,11 @@ export class OutboxWorker {
     const now = this.clock.now();
     let claimed: ClaimedMessage[];
     try {
-      claimed = await this.store.claimDueMessages(now, new Date(now.getTime() + this.options.leaseMs), this.options.batchSize);
+      claimed = await this.store.claimDueMessages(
+        now,
+        new Date(now.getTime() + this.options.leaseMs),
+        this.options.batchSize,
+      );
     } catch (error) {
       if (!this.claimsFailing) {
         this.logger.warn(
@@ -141,7 +145,10 @@ export class OutboxWorker {
     }
     if (this.claimsFailing) {
       this.claimsFailing = false;
-      this.logger.info({ event: 'email_delivery', outcome: 'claim_recovered' }, 'looking for email to send works again');
+      this.logger.info(
+        { event: 'email_delivery', outcome: 'claim_recovered' },
+        'looking for email to send works again',
+      );
     }
     await Promise.all(claimed.map((message) => this.deliver(message)));
     return claimed.length;
@@ -207,7 +214,11 @@ export class OutboxWorker {
   private async localeOf(message: ClaimedMessage, fields: object): Promise<string | undefined> {
     if (!this.options.locale) return undefined;
     try {
-      const locale = await this.options.locale({ userId: message.userId, username: message.username, email: message.email });
+      const locale = await this.options.locale({
+        userId: message.userId,
+        username: message.username,
+        email: message.email,
+      });
       return typeof locale === 'string' && locale !== '' ? locale : undefined;
     } catch (error) {
       this.logger.warn(
@@ -252,10 +263,16 @@ export class OutboxWorker {
       await this.store.markMessageRetry(message.id, message.claimId, new Date(next), failure.code, new Date(now));
     } catch (error) {
       // Left claimed: it comes back when the lease runs out.
-      this.logger.warn({ ...fields, outcome: 'unrecorded', error: describeDeliveryFailure(error).fields }, 'could not record a failed attempt');
+      this.logger.warn(
+        { ...fields, outcome: 'unrecorded', error: describeDeliveryFailure(error).fields },
+        'could not record a failed attempt',
+      );
       return;
     }
-    this.logger.warn({ ...fields, outcome: 'retry', error: failure.fields, retryInMs: next - now }, 'email not sent; will retry');
+    this.logger.warn(
+      { ...fields, outcome: 'retry', error: failure.fields, retryInMs: next - now },
+      'email not sent; will retry',
+    );
     this.wakeBy(next);
   }
 
@@ -263,7 +280,10 @@ export class OutboxWorker {
     try {
       await this.store.markMessageFailed(message.id, message.claimId, code, this.clock.now());
     } catch (error) {
-      this.logger.warn({ ...fields, outcome: 'unrecorded', error: describeDeliveryFailure(error).fields }, 'could not record a failure');
+      this.logger.warn(
+        { ...fields, outcome: 'unrecorded', error: describeDeliveryFailure(error).fields },
+        'could not record a failure',
+      );
       return;
     }
     this.logger.error({ ...fields, outcome: 'failed' }, 'email not sent; gave up');
@@ -277,11 +297,14 @@ export class OutboxWorker {
     if (this.pollTimer || this.stopped || at >= this.wakeAt) return;
     this.clearWake();
     this.wakeAt = at;
-    this.wakeTimer = setTimeout(() => {
-      this.wakeAt = Infinity;
-      this.wakeTimer = undefined;
-      this.nudge();
-    }, Math.max(0, at - this.clock.now().getTime()));
+    this.wakeTimer = setTimeout(
+      () => {
+        this.wakeAt = Infinity;
+        this.wakeTimer = undefined;
+        this.nudge();
+      },
+      Math.max(0, at - this.clock.now().getTime()),
+    );
     this.wakeTimer.unref();
   }
 

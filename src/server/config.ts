@@ -160,7 +160,9 @@ function loadSecretKey(
 ): { secretKey: string; generated: boolean } {
   if (raw !== undefined && raw.trim() === '') {
     // Most often `GATEHOUSE_SECRET_KEY=$SOMETHING_UNSET`: a mistake to report, not a request for a generated key.
-    throw new ConfigurationError('GATEHOUSE_SECRET_KEY is set but empty; set it to at least 32 random bytes or unset it');
+    throw new ConfigurationError(
+      'GATEHOUSE_SECRET_KEY is set but empty; set it to at least 32 random bytes or unset it',
+    );
   }
   if (raw !== undefined) {
     const bytes = Buffer.byteLength(raw);
@@ -200,7 +202,9 @@ function loadSecretKey(
   } finally {
     rmSync(temp, { force: true });
   }
-  warn(`GATEHOUSE_SECRET_KEY is not set: generated a development key in ${GENERATED_SECRET_FILE}; set it in production`);
+  warn(
+    `GATEHOUSE_SECRET_KEY is not set: generated a development key in ${GENERATED_SECRET_FILE}; set it in production`,
+  );
   return { secretKey: generated, generated: true };
 }
 
@@ -214,7 +218,8 @@ function readKeptKey(file: string): string | null {
 function parseDatabaseUrl(url: string, cwd: string, preparedStatements: boolean): DatabaseConfig {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    if (!path) throw new ConfigurationError('GATEHOUSE_DATABASE_URL "sqlite:" needs a file, e.g. sqlite:./data/gatehouse.db');
+    if (!path)
+      throw new ConfigurationError('GATEHOUSE_DATABASE_URL "sqlite:" needs a file, e.g. sqlite:./data/gatehouse.db');
     return { kind: 'sqlite', filename: path === ':memory:' ? path : resolve(cwd, path) };
   }
   if (/^postgres(ql)?:\/\//.test(url)) return { kind: 'postgres', connectionString: url, preparedStatements };
@@ -246,7 +251,12 @@ function parseRedisUrl(raw: string | undefined): string | undefined {
 }
 
 /** A URL of `scheme://` or its TLS form `schemes://`; the message never repeats the value (it may hold a password). */
-function parseServiceUrl(raw: string | undefined, variable: string, scheme: string, example: string): string | undefined {
+function parseServiceUrl(
+  raw: string | undefined,
+  variable: string,
+  scheme: string,
+  example: string,
+): string | undefined {
   const value = nonEmpty(raw);
   if (value === undefined) return undefined;
   let url: URL;
@@ -311,7 +321,10 @@ function parseRedisKeyPrefix(raw: string | undefined): string | undefined {
 }
 
 function parseTrustedProxies(raw: string | undefined): string[] {
-  const proxies = (raw ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  const proxies = (raw ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   try {
     compileTrustedProxies(proxies);
   } catch {
@@ -374,7 +387,14 @@ function parseOutbox(env: Env): OutboxConfig {
   return config;
 }
 
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: SECOND, m: 60 * SECOND, h: 3600 * SECOND, d: DAY, '': SECOND };
+const DURATION_UNITS: Record<string, number> = {
+  ms: 1,
+  s: SECOND,
+  m: 60 * SECOND,
+  h: 3600 * SECOND,
+  d: DAY,
+  '': SECOND,
+};
 
 function parseDuration(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
   const value = nonEmpty(raw);

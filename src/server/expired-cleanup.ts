@@ -27,7 +27,11 @@ export function startExpiredCleanup(options: ExpiredCleanupOptions): ExpiredClea
   const run = async () => {
     try {
       const removed = await options.accounts.removeExpired(clock.now());
-      if (removed > 0) options.logger.info({ event: 'cleanup', removed }, 'removed expired sessions, tokens, registrations and old mail');
+      if (removed > 0)
+        options.logger.info(
+          { event: 'cleanup', removed },
+          'removed expired sessions, tokens, registrations and old mail',
+        );
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       const log = isStoreUnavailable(error) ? options.logger.warn : options.logger.error;

@@ -46,7 +46,9 @@ export function createHttpServer(
   // Without a listener Node answers 417 itself, with an empty body and none of our headers.
   server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => answer(response, 417));
   // Without a listener Node closes a CONNECT request's connection without a word; this is no proxy.
-  server.on('connect', (_request: IncomingMessage, socket: Duplex) => writeRaw(socket, 405, { Allow: ALLOWED_METHODS }));
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) =>
+    writeRaw(socket, 405, { Allow: ALLOWED_METHODS }),
+  );
   return server;
 }
 

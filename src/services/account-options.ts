@@ -80,7 +80,12 @@ export const DEFAULT_ACCOUNT_OPTIONS = {
   unverifiedRegistrationTtlMs: 7 * DAY,
   resetTokenTtlMs: HOUR,
   hashing: { memoryCost: 19_456, timeCost: 2, parallelism: 1 } satisfies HashingOptions,
-  password: { minLength: 12, maxLength: 128, useBlocklist: true, contextWords: ['gatehouse'] } satisfies PasswordPolicyOptions,
+  password: {
+    minLength: 12,
+    maxLength: 128,
+    useBlocklist: true,
+    contextWords: ['gatehouse'],
+  } satisfies PasswordPolicyOptions,
 };
 
 /** Fills defaults and refuses unusable options once, at start, with a message that says what to fix. */
@@ -122,17 +127,20 @@ export function resolveAccountOptions(options: AccountOptions): ResolvedAccountO
   }
   const { minLength, maxLength } = resolved.password;
   if (!Number.isInteger(minLength) || !Number.isInteger(maxLength) || minLength < 8 || maxLength < minLength) {
-    throw new ConfigurationError('Gatehouse: password.minLength must be an integer >= 8 and password.maxLength >= minLength');
+    throw new ConfigurationError(
+      'Gatehouse: password.minLength must be an integer >= 8 and password.maxLength >= minLength',
+    );
   }
   return resolved;
 }
-
 
 function resolveHashingQueue(options: Partial<HashingQueueOptions> = {}): HashingQueueOptions {
   const concurrency = options.concurrency ?? Math.max(1, availableParallelism());
   const maxQueued = options.maxQueued ?? 64 * concurrency;
   if (!Number.isInteger(concurrency) || concurrency < 1 || !Number.isInteger(maxQueued) || maxQueued < 0) {
-    throw new ConfigurationError('Gatehouse: hashingQueue.concurrency must be an integer >= 1 and maxQueued an integer >= 0');
+    throw new ConfigurationError(
+      'Gatehouse: hashingQueue.concurrency must be an integer >= 1 and maxQueued an integer >= 0',
+    );
   }
   return { concurrency, maxQueued };
 }

@@ -15,7 +15,14 @@ import {
   sessionStatus,
   unverifiedCreatedBefore,
 } from './expiry-rules';
-import { canonicalEmail, canonicalUsername, checkPermissionName, checkRoleName, emailKeyOf, usernameKeyOf } from './identity';
+import {
+  canonicalEmail,
+  canonicalUsername,
+  checkPermissionName,
+  checkRoleName,
+  emailKeyOf,
+  usernameKeyOf,
+} from './identity';
 import { MessageComposer } from './message-composer';
 import { TokenSealer } from './token-sealer';
 import { Logger, silentLogger } from './logger';
@@ -49,7 +56,6 @@ export interface RegisterInput {
 
 /** How many registrations of one address a resend mails a new link to (the newest ones). */
 const RESEND_LIMIT = 3;
-
 
 const invalidCredentials = () => new AccountError('invalid_credentials', 'Invalid username or password');
 const invalidSession = () => new AccountError('invalid_session_token', 'Invalid or expired session token');
@@ -131,11 +137,15 @@ export class AccountService {
     const verificationToken = this.tokens.generate();
     const verification = this.tokenRow(verificationToken, { id, createdAt: now }, 'verify_email', now);
     const canNotify = typeof this.sender.sendRegistrationAttempt === 'function';
-    const result = await this.store.createUser({ id, ...name, ...address, passwordHash, createdAt: now }, verification, {
-      link: mayMail ? this.messages.link('verification', now, verificationToken, verification.expiresAt) : undefined,
-      ownerNotice: mayMail && canNotify ? this.messages.notice('registrationAttempt', now) : undefined,
-      expiredUnverifiedBefore: unverifiedCreatedBefore(now, this.options.unverifiedRegistrationTtlMs),
-    });
+    const result = await this.store.createUser(
+      { id, ...name, ...address, passwordHash, createdAt: now },
+      verification,
+      {
+        link: mayMail ? this.messages.link('verification', now, verificationToken, verification.expiresAt) : undefined,
+        ownerNotice: mayMail && canNotify ? this.messages.notice('registrationAttempt', now) : undefined,
+        expiredUnverifiedBefore: unverifiedCreatedBefore(now, this.options.unverifiedRegistrationTtlMs),
+      },
+    );
     if (!result.ok) throw usernameTakenError();
     const outcome = result.addressOwned ? 'address_owned' : 'created';
     this.logger.info({ event: 'register', outcome, userId: id }, 'registration stored');
@@ -300,7 +310,10 @@ export class AccountService {
         this.logger.info({ event: 'password_reset_requested', outcome: 'unknown_email' }, 'password reset requested');
         return;
       }
-      this.logger.info({ event: 'password_reset_requested', outcome: 'sent', userId: user.id }, 'password reset requested');
+      this.logger.info(
+        { event: 'password_reset_requested', outcome: 'sent', userId: user.id },
+        'password reset requested',
+      );
     });
   }
 
@@ -320,7 +333,12 @@ export class AccountService {
     const password = this.policy.check(newPassword, { username: owner.username, email: owner.email });
     const passwordHash = await this.passwords.hash(password);
     const now = this.clock.now();
-    const user = await this.store.resetPassword(tokenHash, passwordHash, now, this.messages.notice('passwordChanged', now));
+    const user = await this.store.resetPassword(
+      tokenHash,
+      passwordHash,
+      now,
+      this.messages.notice('passwordChanged', now),
+    );
     // Spent by a concurrent confirm between the two reads: exactly one of them wins.
     if (!user) throw invalidResetToken();
     this.logger.info({ event: 'password_reset', outcome: 'success', userId: user.id }, 'password reset');
@@ -362,7 +380,10 @@ export class AccountService {
     const authorisation = { sessionTokenHash: this.tokens.hash(token), passwordHash: user.passwordHash };
     const notice = this.messages.notice('accountDeleted', this.clock.now());
     if (!(await this.store.deleteUser(user.id, notice, authorisation))) {
-      this.logger.info({ event: 'account_deleted', outcome: 'credentials_changed', userId: user.id }, 'account deletion refused');
+      this.logger.info(
+        { event: 'account_deleted', outcome: 'credentials_changed', userId: user.id },
+        'account deletion refused',
+      );
       throw invalidSession();
     }
     this.logger.info({ event: 'account_deleted', outcome: 'success', userId: user.id }, 'account deleted');
@@ -485,11 +506,19 @@ export class AccountService {
   }
 
   /** A verification token never outlives its registration. */
-  private tokenRow(token: string, user: Pick<StoredUser, 'id' | 'createdAt'>, purpose: TokenPurpose, now: Date): StoredToken {
+  private tokenRow(
+    token: string,
+    user: Pick<StoredUser, 'id' | 'createdAt'>,
+    purpose: TokenPurpose,
+    now: Date,
+  ): StoredToken {
     const ttl = purpose === 'verify_email' ? this.options.verificationTokenTtlMs : this.options.resetTokenTtlMs;
     let expiresAt = now.getTime() + ttl;
     if (purpose === 'verify_email') {
-      expiresAt = Math.min(expiresAt, registrationExpiresAt(user.createdAt, this.options.unverifiedRegistrationTtlMs).getTime());
+      expiresAt = Math.min(
+        expiresAt,
+        registrationExpiresAt(user.createdAt, this.options.unverifiedRegistrationTtlMs).getTime(),
+      );
     }
     return { tokenHash: this.tokens.hash(token), userId: user.id, purpose, expiresAt: new Date(expiresAt) };
   }
@@ -538,7 +567,10 @@ export class AccountService {
   private async mayMail(limit: AccountLimit, emailKey: string): Promise<boolean> {
     const decision = await this.limiter.consume(limit, this.limitKey(emailKey));
     if (!decision.allowed) {
-      this.logger.warn({ event: 'rate_limited', outcome: 'mail_skipped', limit }, 'mail skipped: address over its limit');
+      this.logger.warn(
+        { event: 'rate_limited', outcome: 'mail_skipped', limit },
+        'mail skipped: address over its limit',
+      );
     }
     return decision.allowed;
   }
@@ -564,7 +596,6 @@ export class AccountService {
     if (!user) throw new AccountError('account_error', 'Unknown user');
     return user;
   }
-
 }
 
 function permissionDenied(): AccountError {

@@ -83,7 +83,10 @@ export class BackgroundTasks {
 function describe(error: unknown): { name: string; code?: string } {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
-    return { name: error.name, ...(typeof code === 'string' || typeof code === 'number' ? { code: String(code) } : {}) };
+    return {
+      name: error.name,
+      ...(typeof code === 'string' || typeof code === 'number' ? { code: String(code) } : {}),
+    };
   }
   return { name: typeof error };
 }

@@ -25,7 +25,10 @@ export function expiryRulesOf(options: ResolvedAccountOptions): ExpiryRules {
 }
 
 /** The session options that decide when a session ends (see `AccountOptions`). */
-export type SessionRules = Pick<ResolvedAccountOptions, 'sessionLifetimeMs' | 'sessionIdleTimeoutMs' | 'sessionRefreshIntervalMs'>;
+export type SessionRules = Pick<
+  ResolvedAccountOptions,
+  'sessionLifetimeMs' | 'sessionIdleTimeoutMs' | 'sessionRefreshIntervalMs'
+>;
 
 /** The absolute end of a session created at `createdAt`: however active, it never lives past this. */
 export function sessionExpiresAt(createdAt: Date, rules: SessionRules): Date {
@@ -60,7 +63,9 @@ export function unverifiedCreatedBefore(now: Date, unverifiedRegistrationTtlMs: 
 }
 
 export function isExpiredRegistration(user: StoredUser, now: Date, unverifiedRegistrationTtlMs: number): boolean {
-  return !user.verified && user.createdAt.getTime() <= unverifiedCreatedBefore(now, unverifiedRegistrationTtlMs).getTime();
+  return (
+    !user.verified && user.createdAt.getTime() <= unverifiedCreatedBefore(now, unverifiedRegistrationTtlMs).getTime()
+  );
 }
 
 /** When a registration created at `createdAt` expires: its verification links never outlive it. */

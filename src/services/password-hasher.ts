@@ -9,7 +9,9 @@ import { BoundedWorkQueue } from './work-queue';
 const OVERLOAD_LOG_INTERVAL_MS = 1000;
 
 const busy = () =>
-  new AccountError('service_unavailable', 'Too many sign-in attempts in progress; retry shortly', { retryAfterSeconds: 1 });
+  new AccountError('service_unavailable', 'Too many sign-in attempts in progress; retry shortly', {
+    retryAfterSeconds: 1,
+  });
 
 /**
  * argon2id behind `{ hash, verify, needsRehash }`. Callers pass passwords already NFKC-normalized by the policy,
@@ -51,7 +53,12 @@ export class PasswordHasher {
     if (!stored) return false;
     if (!isAffordable(stored, this.params)) {
       this.logger?.warn(
-        { event: 'password_hash_refused', memoryCost: stored.memoryCost, timeCost: stored.timeCost, parallelism: stored.parallelism },
+        {
+          event: 'password_hash_refused',
+          memoryCost: stored.memoryCost,
+          timeCost: stored.timeCost,
+          parallelism: stored.parallelism,
+        },
         'a stored password hash has unaffordable argon2 parameters; it was not verified',
       );
       return false;
@@ -70,7 +77,10 @@ export class PasswordHasher {
    * (the dummy is hashed with the current parameters once, lazily, outside the queue's accounting of callers).
    */
   async verifyDummy(password: string): Promise<false> {
-    this.dummyHash ??= argon2.hash('gatehouse dummy password, never matches', { type: argon2.argon2id, ...this.params });
+    this.dummyHash ??= argon2.hash('gatehouse dummy password, never matches', {
+      type: argon2.argon2id,
+      ...this.params,
+    });
     await this.verify(await this.dummyHash, password);
     return false;
   }

@@ -53,9 +53,10 @@ export class TokenSealer {
     decipher.setAAD(Buffer.from(messageId, 'utf8'));
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
     try {
-      return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString(
-        'utf8',
-      );
+      return Buffer.concat([
+        decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)),
+        decipher.final(),
+      ]).toString('utf8');
     } catch {
       throw new SealError();
     }

@@ -1,10 +1,4 @@
-import type {
-  ClaimedMessage,
-  NewOutboxMessage,
-  OutboxEntry,
-  OutboxQuery,
-  RetryTarget,
-} from './outbox-message';
+import type { ClaimedMessage, NewOutboxMessage, OutboxEntry, OutboxQuery, RetryTarget } from './outbox-message';
 import { StoredSession, StoredToken, StoredUser, TokenPurpose } from './types';
 
 /**
@@ -17,7 +11,8 @@ export type NewUser = Omit<StoredUser, 'updatedAt' | 'verified'>;
  * A registration is stored whoever holds its address (see `createUser`); only a taken username refuses it.
  * `addressOwned`: a verified account held the address, so the owner was told instead of the address being sent a link.
  */
-export type CreateUserResult = { ok: true; user: StoredUser; addressOwned: boolean } | { ok: false; conflict: 'username' };
+export type CreateUserResult =
+  { ok: true; user: StoredUser; addressOwned: boolean } | { ok: false; conflict: 'username' };
 
 /** What `createUser` does besides inserting the user and its verification token, in the same transaction. */
 export interface CreateUserOptions {

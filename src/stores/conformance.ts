@@ -11,6 +11,13 @@ import {
   UserStore,
 } from '../services/user-store';
 
+// The suite runs under mocha and uses its globals; they are declared here, as far as it uses them, so that the package
+// compiles and ships without any test runner's types.
+declare function describe(title: string, body: () => void): void;
+declare function it(title: string, test: () => Promise<void>): void;
+declare function beforeEach(hook: () => Promise<void>): void;
+declare function afterEach(hook: () => Promise<void>): void;
+
 /**
  * Declares a mocha `describe` block that checks a `UserStore` against every contract of the interface, races
  * included. Run it once per implementation, from a mocha test file:
@@ -144,7 +151,12 @@ export function describeUserStoreConformance<S extends UserStore>(
         const result = await store.createUser(input, token(input.id, 'verify_email', HOUR_LATER, 'verify-alice'));
         assert.ok(result.ok);
         const createdAt = input.createdAt.getTime();
-        const pristine: StoredUser = { ...input, verified: false, createdAt: new Date(createdAt), updatedAt: new Date(createdAt) };
+        const pristine: StoredUser = {
+          ...input,
+          verified: false,
+          createdAt: new Date(createdAt),
+          updatedAt: new Date(createdAt),
+        };
 
         input.username = 'mallory';
         input.createdAt.setTime(0);
@@ -285,7 +297,10 @@ export function describeUserStoreConformance<S extends UserStore>(
         assert.ok(claimed.ok && !claimed.addressOwned, 'an address held only by unverified registrations is not owned');
         assert.deepEqual(
           (await store.listMessages()).map((entry) => [entry.id, entry.userId]).sort(),
-          [[firstLink.id, first.id], [secondLink.id, second.id]].sort(),
+          [
+            [firstLink.id, first.id],
+            [secondLink.id, second.id],
+          ].sort(),
         );
 
         assert.ok(await store.verifyEmail('verify-first', T0));
@@ -300,20 +315,34 @@ export function describeUserStoreConformance<S extends UserStore>(
         assert.equal((await store.findUserById(late.id))?.verified, false, 'stored all the same, unverified');
         const messages = await store.listMessages();
         assert.equal(messages.find((entry) => entry.id === notice.id)?.userId, first.id, 'the owner is told');
-        assert.equal(messages.find((entry) => entry.id === lateLink.id), undefined, 'no link to an owned address');
-        assert.equal(await store.verifyEmail('verify-late', T0), null, 'a registration of an owned address never owns it');
+        assert.equal(
+          messages.find((entry) => entry.id === lateLink.id),
+          undefined,
+          'no link to an owned address',
+        );
+        assert.equal(
+          await store.verifyEmail('verify-late', T0),
+          null,
+          'a registration of an owned address never owns it',
+        );
         assert.equal((await store.findUserById(late.id))?.verified, false);
         assert.equal((await store.findVerifiedUserByEmailKey('shared@example.com'))?.id, first.id);
       });
 
       it('findUnverifiedUsersByEmailKey lists the live registrations of an address, newest first, at most `limit`', async () => {
-        const users = [0, 1, 2, 3].map((i) => newUser(`claim-${i}`, { emailKey: 'shared@example.com', createdAt: at(i) }));
-        for (const user of users) await store.createUser(user, token(user.id, 'verify_email', HOUR_LATER, `v-${user.id}`));
+        const users = [0, 1, 2, 3].map((i) =>
+          newUser(`claim-${i}`, { emailKey: 'shared@example.com', createdAt: at(i) }),
+        );
+        for (const user of users)
+          await store.createUser(user, token(user.id, 'verify_email', HOUR_LATER, `v-${user.id}`));
         await registered('other');
 
         const ids = async (after: Date, limit: number) =>
           (await store.findUnverifiedUsersByEmailKey('shared@example.com', after, limit)).map((user) => user.id);
-        assert.deepEqual(await ids(T0_MINUS_1, 10), [3, 2, 1, 0].map((i) => users[i].id));
+        assert.deepEqual(
+          await ids(T0_MINUS_1, 10),
+          [3, 2, 1, 0].map((i) => users[i].id),
+        );
         assert.deepEqual(await ids(T0_MINUS_1, 2), [users[3].id, users[2].id]);
         assert.deepEqual(await ids(at(1), 10), [users[3].id, users[2].id], 'created at or before the cut-off: expired');
         assert.deepEqual(await ids(T0_MINUS_1, 0), []);
@@ -359,7 +388,11 @@ export function describeUserStoreConformance<S extends UserStore>(
         assert.equal(await store.findUserById(expired.id), null);
         assert.equal(await store.findUserByToken('verify-expired', 'verify_email', T0), null, 'with its tokens');
         assert.deepEqual(await claim('taken-live'), { ok: false, conflict: 'username' });
-        assert.deepEqual(await claim('taken-verified'), { ok: false, conflict: 'username' }, 'a verified user never expires');
+        assert.deepEqual(
+          await claim('taken-verified'),
+          { ok: false, conflict: 'username' },
+          'a verified user never expires',
+        );
       });
 
       it('deleteExpired removes registrations never confirmed by the cut-off, with their tokens and sessions', async () => {
@@ -389,11 +422,17 @@ export function describeUserStoreConformance<S extends UserStore>(
         assert.equal(await store.changePassword(user.id, user.passwordHash, 'h2', T0, undefined, 'unknown'), false);
         await sessionFor(user.id, 'alice');
         await store.deleteUserSessions(user.id); // a logout-all that committed while the new password was hashed
-        assert.equal(await store.changePassword(user.id, user.passwordHash, 'h2', T0, undefined, 'session-alice'), false);
+        assert.equal(
+          await store.changePassword(user.id, user.passwordHash, 'h2', T0, undefined, 'session-alice'),
+          false,
+        );
         assert.equal((await store.findUserById(user.id))?.passwordHash, user.passwordHash, 'nothing changed');
 
         await sessionFor(user.id, 'alice');
-        assert.equal(await store.changePassword(user.id, user.passwordHash, 'h2', T0, undefined, 'session-alice'), true);
+        assert.equal(
+          await store.changePassword(user.id, user.passwordHash, 'h2', T0, undefined, 'session-alice'),
+          true,
+        );
         assert.equal((await store.findUserById(user.id))?.passwordHash, 'h2');
         assert.equal(await store.getSessionAndUser('session-alice'), null, 'and it ended the session with the rest');
       });
@@ -492,9 +531,21 @@ export function describeUserStoreConformance<S extends UserStore>(
         const holds = { sessionTokenHash: 'session-alice', passwordHash: user.passwordHash };
         const notice = message('accountDeleted');
 
-        assert.equal(await store.deleteUser(user.id, notice, { ...holds, passwordHash: 'replaced' }), false, 'hash changed');
-        assert.equal(await store.deleteUser(user.id, notice, { ...holds, sessionTokenHash: 'session-bob' }), false, 'not her session');
-        assert.equal(await store.deleteUser(user.id, notice, { ...holds, sessionTokenHash: 'unknown' }), false, 'no such session');
+        assert.equal(
+          await store.deleteUser(user.id, notice, { ...holds, passwordHash: 'replaced' }),
+          false,
+          'hash changed',
+        );
+        assert.equal(
+          await store.deleteUser(user.id, notice, { ...holds, sessionTokenHash: 'session-bob' }),
+          false,
+          'not her session',
+        );
+        assert.equal(
+          await store.deleteUser(user.id, notice, { ...holds, sessionTokenHash: 'unknown' }),
+          false,
+          'no such session',
+        );
         await store.deleteSession('session-alice');
         assert.equal(await store.deleteUser(user.id, notice, holds), false, 'her session ended');
         assert.ok(await store.findUserById(user.id), 'a refused deletion deletes nothing');
@@ -696,7 +747,7 @@ export function describeUserStoreConformance<S extends UserStore>(
         assert.equal(await store.revokePermission('admin', 'posts:write'), 'ok');
       });
 
-      it("checkRole answers granted, denied, or unknown when the role does not exist", async () => {
+      it('checkRole answers granted, denied, or unknown when the role does not exist', async () => {
         const alice = await registered('alice');
         const bob = await registered('bob');
         await store.createRole('admin');
@@ -768,7 +819,6 @@ export function describeUserStoreConformance<S extends UserStore>(
       });
     });
 
-
     describe('outbox', () => {
       /** The one message of this kind in the store; fails the test unless there is exactly one. */
       async function onlyMessage(kind: OutboxKind): Promise<OutboxEntry> {
@@ -815,7 +865,10 @@ export function describeUserStoreConformance<S extends UserStore>(
         // The deletion notice is addressed from the row before it goes, and outlives it with every other message.
         assert.equal(await store.deleteUser(alice.id, message('accountDeleted')), true);
         const farewell = await onlyMessage('accountDeleted');
-        assert.deepEqual([farewell.userId, farewell.username, farewell.email], [alice.id, 'Alice', 'Alice@Example.com']);
+        assert.deepEqual(
+          [farewell.userId, farewell.username, farewell.email],
+          [alice.id, 'Alice', 'Alice@Example.com'],
+        );
         assert.equal((await store.listMessages()).length, 7);
         assert.ok((await store.listMessages()).every((entry) => entry.userId === alice.id));
       });
@@ -846,27 +899,39 @@ export function describeUserStoreConformance<S extends UserStore>(
 
         const bob = newUser('bob');
         await assert.rejects(
-          store.createUser(bob, token(bob.id, 'verify_email', HOUR_LATER, 'verify-bob'), { link: clashing('verification') }),
+          store.createUser(bob, token(bob.id, 'verify_email', HOUR_LATER, 'verify-bob'), {
+            link: clashing('verification'),
+          }),
         );
         assert.equal(await store.findUserById(bob.id), null, 'createUser undone');
-        await assert.rejects(store.replaceToken(token(user.id, 'reset_password', HOUR_LATER, 'reset-2'), clashing('passwordReset')));
+        await assert.rejects(
+          store.replaceToken(token(user.id, 'reset_password', HOUR_LATER, 'reset-2'), clashing('passwordReset')),
+        );
         assert.equal(await store.findUserByToken('reset-2', 'reset_password', T0), null, 'replaceToken undone');
         assert.ok(await store.findUserByToken(resetHash, 'reset_password', T0), 'the older token was not superseded');
         await assert.rejects(store.verifyEmail(verificationHash, T0, clashing('emailVerified')));
         assert.equal((await store.findUserById(user.id))?.verified, false, 'verifyEmail undone');
         await assert.rejects(store.resetPassword(resetHash, 'hash-2', T0, clashing('passwordChanged')));
-        await assert.rejects(store.changePassword(user.id, user.passwordHash, 'hash-3', T0, clashing('passwordChanged')));
+        await assert.rejects(
+          store.changePassword(user.id, user.passwordHash, 'hash-3', T0, clashing('passwordChanged')),
+        );
         await assert.rejects(store.deleteUser(user.id, clashing('accountDeleted')));
 
         assert.deepEqual(await store.findUserById(user.id), user, 'the user is as it was');
         assert.ok(await store.getSessionAndUser('session-alice'), 'the session survived');
         assert.ok(await store.findUserByToken(resetHash, 'reset_password', T0), 'the reset token was not spent');
-        assert.deepEqual((await store.listMessages()).map((entry) => entry.id), [taken.id]);
+        assert.deepEqual(
+          (await store.listMessages()).map((entry) => entry.id),
+          [taken.id],
+        );
       });
 
       it('claims due messages oldest first, under a lease, counting the attempt', async () => {
         const { user } = await registered('alice');
-        const first = message('verification', { createdAt: new Date(T0.getTime() - 2000), sealedToken: 'sealed-first' });
+        const first = message('verification', {
+          createdAt: new Date(T0.getTime() - 2000),
+          sealedToken: 'sealed-first',
+        });
         const second = message('emailVerified', { createdAt: new Date(T0.getTime() - 1000) });
         const later = message('passwordChanged', { createdAt: new Date(T0.getTime() + 1000) });
         for (const queued of [later, second, first]) assert.ok(await store.enqueueMessage(user.id, queued));
@@ -874,10 +939,30 @@ export function describeUserStoreConformance<S extends UserStore>(
         const lease = new Date(T0.getTime() + 60_000);
         const claimed = await store.claimDueMessages(T0, lease, 10);
         assert.deepEqual(
-          claimed.map(({ claimId, ...rest }) => rest),
+          claimed.map(({ claimId: _claimId, ...rest }) => rest),
           [
-            { id: first.id, kind: 'verification', userId: user.id, username: user.username, email: user.email, sealedToken: 'sealed-first', attempts: 1, giveUpAt: DAY_LATER, createdAt: first.createdAt },
-            { id: second.id, kind: 'emailVerified', userId: user.id, username: user.username, email: user.email, sealedToken: null, attempts: 1, giveUpAt: DAY_LATER, createdAt: second.createdAt },
+            {
+              id: first.id,
+              kind: 'verification',
+              userId: user.id,
+              username: user.username,
+              email: user.email,
+              sealedToken: 'sealed-first',
+              attempts: 1,
+              giveUpAt: DAY_LATER,
+              createdAt: first.createdAt,
+            },
+            {
+              id: second.id,
+              kind: 'emailVerified',
+              userId: user.id,
+              username: user.username,
+              email: user.email,
+              sealedToken: null,
+              attempts: 1,
+              giveUpAt: DAY_LATER,
+              createdAt: second.createdAt,
+            },
           ],
         );
         assert.ok(claimed.every((entry) => typeof entry.claimId === 'string' && entry.claimId.length > 0));
@@ -885,16 +970,35 @@ export function describeUserStoreConformance<S extends UserStore>(
         assert.deepEqual([listed?.claimed, listed?.nextAttemptAt, listed?.attempts], [true, lease, 1]);
 
         const at = (ms: number) => new Date(T0.getTime() + ms);
-        assert.deepEqual(await store.claimDueMessages(at(999), lease, 10), [], 'held ones are not due; the later one not yet');
+        assert.deepEqual(
+          await store.claimDueMessages(at(999), lease, 10),
+          [],
+          'held ones are not due; the later one not yet',
+        );
         const afterLater = await store.claimDueMessages(at(1000), lease, 10);
-        assert.deepEqual(afterLater.map((entry) => entry.id), [later.id], 'the later message, once due');
-        assert.deepEqual(await store.claimDueMessages(new Date(lease.getTime() - 1), lease, 10), [], 'nothing while leased');
+        assert.deepEqual(
+          afterLater.map((entry) => entry.id),
+          [later.id],
+          'the later message, once due',
+        );
+        assert.deepEqual(
+          await store.claimDueMessages(new Date(lease.getTime() - 1), lease, 10),
+          [],
+          'nothing while leased',
+        );
 
         // A worker that died holding its claim: once the lease runs out, the message is claimed again.
         const again = await store.claimDueMessages(lease, new Date(lease.getTime() + 60_000), 1);
-        assert.deepEqual(again.map((entry) => [entry.id, entry.attempts]), [[first.id, 2]]);
+        assert.deepEqual(
+          again.map((entry) => [entry.id, entry.attempts]),
+          [[first.id, 2]],
+        );
         assert.notEqual(again[0].claimId, claimed[0].claimId);
-        assert.equal(await store.markMessageRetry(first.id, claimed[0].claimId, DAY_LATER, 'Error', lease), false, 'stale claim');
+        assert.equal(
+          await store.markMessageRetry(first.id, claimed[0].claimId, DAY_LATER, 'Error', lease),
+          false,
+          'stale claim',
+        );
         assert.equal(await store.markMessageFailed(first.id, claimed[0].claimId, 'Error', lease), false, 'stale claim');
         assert.equal(await store.markMessageRetry(first.id, again[0].claimId, DAY_LATER, 'Error:ESOCKET', lease), true);
       });
@@ -908,17 +1012,33 @@ export function describeUserStoreConformance<S extends UserStore>(
 
         assert.equal(await store.markMessageSent(toSend.id, later), true);
         assert.equal(await store.markMessageSent(toSend.id, later), false, 'not pending any more');
-        assert.equal(await store.markMessageRetry(toRetry.id, claims.get(toRetry.id)!, HOUR_LATER, 'Error:ETIMEDOUT', later), true);
-        assert.equal(await store.markMessageFailed(toFail.id, claims.get(toFail.id)!, 'EmailDeliveryError:EENVELOPE:550', later), true);
+        assert.equal(
+          await store.markMessageRetry(toRetry.id, claims.get(toRetry.id)!, HOUR_LATER, 'Error:ETIMEDOUT', later),
+          true,
+        );
+        assert.equal(
+          await store.markMessageFailed(toFail.id, claims.get(toFail.id)!, 'EmailDeliveryError:EENVELOPE:550', later),
+          true,
+        );
         assert.equal(await store.markMessageFailed(toFail.id, claims.get(toFail.id)!, 'again', later), false);
 
         const byId = new Map((await store.listMessages()).map((entry) => [entry.id, entry]));
         assert.deepEqual(pick(byId.get(toSend.id)!), ['sent', false, false, later, null, null]);
         assert.deepEqual(pick(byId.get(toRetry.id)!), ['pending', true, false, null, 'Error:ETIMEDOUT', HOUR_LATER]);
-        assert.deepEqual(pick(byId.get(toFail.id)!), ['failed', false, false, null, 'EmailDeliveryError:EENVELOPE:550', null]);
+        assert.deepEqual(pick(byId.get(toFail.id)!), [
+          'failed',
+          false,
+          false,
+          null,
+          'EmailDeliveryError:EENVELOPE:550',
+          null,
+        ]);
         // The retried message is due again at its time, with a new claim and a second attempt.
         const retried = await store.claimDueMessages(HOUR_LATER, DAY_LATER, 10);
-        assert.deepEqual(retried.map((entry) => [entry.id, entry.attempts, entry.sealedToken]), [[toRetry.id, 2, toRetry.sealedToken]]);
+        assert.deepEqual(
+          retried.map((entry) => [entry.id, entry.attempts, entry.sealedToken]),
+          [[toRetry.id, 2, toRetry.sealedToken]],
+        );
       });
 
       it('records a send whoever holds the claim: a delivery is a fact', async () => {
@@ -935,18 +1055,34 @@ export function describeUserStoreConformance<S extends UserStore>(
 
       it('lists newest first, by status, up to a limit', async () => {
         const { user } = await registered('alice');
-        const messages = [0, 1, 2, 3].map((i) => message('emailVerified', { createdAt: new Date(T0.getTime() + i * 1000) }));
+        const messages = [0, 1, 2, 3].map((i) =>
+          message('emailVerified', { createdAt: new Date(T0.getTime() + i * 1000) }),
+        );
         for (const queued of messages) await store.enqueueMessage(user.id, queued);
         await store.markMessageSent(messages[1].id, T0);
-        assert.deepEqual((await store.listMessages()).map((entry) => entry.id), messages.map((m) => m.id).reverse());
-        assert.deepEqual((await store.listMessages({ status: 'sent' })).map((entry) => entry.id), [messages[1].id]);
-        assert.deepEqual((await store.listMessages({ status: 'pending', limit: 2 })).map((entry) => entry.id), [messages[3].id, messages[2].id]);
+        assert.deepEqual(
+          (await store.listMessages()).map((entry) => entry.id),
+          messages.map((m) => m.id).reverse(),
+        );
+        assert.deepEqual(
+          (await store.listMessages({ status: 'sent' })).map((entry) => entry.id),
+          [messages[1].id],
+        );
+        assert.deepEqual(
+          (await store.listMessages({ status: 'pending', limit: 2 })).map((entry) => entry.id),
+          [messages[3].id, messages[2].id],
+        );
         assert.deepEqual(await store.listMessages({ status: 'failed' }), []);
       });
 
       it('retries a failed notice, never a failed link, and hurries a waiting pending message', async () => {
         const { user } = await registered('alice');
-        const [notice, link, other, waiting] = [message('passwordChanged'), message('passwordReset'), message('accountDeleted'), message('emailVerified')];
+        const [notice, link, other, waiting] = [
+          message('passwordChanged'),
+          message('passwordReset'),
+          message('accountDeleted'),
+          message('emailVerified'),
+        ];
         for (const queued of [notice, link, other]) await store.enqueueMessage(user.id, queued);
         for (const claim of await store.claimDueMessages(T0, HOUR_LATER, 10)) {
           await store.markMessageFailed(claim.id, claim.claimId, 'Error', T0);
@@ -966,7 +1102,10 @@ export function describeUserStoreConformance<S extends UserStore>(
         const byId = new Map((await store.listMessages()).map((entry) => [entry.id, entry]));
         for (const revived of [notice, other]) {
           const entry = byId.get(revived.id)!;
-          assert.deepEqual([entry.status, entry.attempts, entry.nextAttemptAt, entry.giveUpAt, entry.claimed], ['pending', 0, now, giveUp, false]);
+          assert.deepEqual(
+            [entry.status, entry.attempts, entry.nextAttemptAt, entry.giveUpAt, entry.claimed],
+            ['pending', 0, now, giveUp, false],
+          );
         }
         assert.equal(byId.get(link.id)!.status, 'failed');
         assert.deepEqual([byId.get(waiting.id)!.nextAttemptAt, byId.get(waiting.id)!.attempts], [now, 1]);
@@ -979,7 +1118,12 @@ export function describeUserStoreConformance<S extends UserStore>(
       it('a new link supersedes the pending links of its kind to the same user, except one being sent', async () => {
         const alice = await registered('alice');
         const bob = await registered('bob');
-        const [held, waiting, notice, bobs] = [message('passwordReset'), message('passwordReset'), message('passwordChanged'), message('passwordReset')];
+        const [held, waiting, notice, bobs] = [
+          message('passwordReset'),
+          message('passwordReset'),
+          message('passwordChanged'),
+          message('passwordReset'),
+        ];
         await store.replaceToken(token(alice.user.id, 'reset_password', HOUR_LATER, 'reset-1'), held);
         const [claim] = await store.claimDueMessages(T0, HOUR_LATER, 1);
         assert.equal(claim.id, held.id);
@@ -1009,8 +1153,15 @@ export function describeUserStoreConformance<S extends UserStore>(
         const cutoffs = { now: T0, sessionIdleBefore: T0 };
         assert.equal(await store.deleteExpired(cutoffs), 0, 'without a cutoff the outbox is left alone');
         assert.equal(await store.deleteExpired({ ...cutoffs, outboxChangedBefore: T0 }), 2);
-        assert.deepEqual((await store.listMessages()).map((entry) => entry.id).sort(), [recentSent.id, pending.id].sort());
-        assert.equal(await store.deleteExpired({ ...cutoffs, outboxChangedBefore: DAY_LATER }), 1, 'pending messages stay');
+        assert.deepEqual(
+          (await store.listMessages()).map((entry) => entry.id).sort(),
+          [recentSent.id, pending.id].sort(),
+        );
+        assert.equal(
+          await store.deleteExpired({ ...cutoffs, outboxChangedBefore: DAY_LATER }),
+          1,
+          'pending messages stay',
+        );
       });
 
       it('concurrent claims never hand out one message twice', async () => {
@@ -1084,7 +1235,8 @@ export function describeUserStoreConformance<S extends UserStore>(
         for (let round = 0; round < ROUNDS; round++) {
           const { user, verificationHash } = await registered(`user-${round}`);
           const notice = message('emailVerified');
-          const queued = async () => (await store.listMessages({ status: 'pending' })).some((entry) => entry.id === notice.id);
+          const queued = async () =>
+            (await store.listMessages({ status: 'pending' })).some((entry) => entry.id === notice.id);
           const verified = async () => (await store.findUserById(user.id))?.verified === true;
           const seen = await watch(
             async () => assert.ok(await store.verifyEmail(verificationHash, T0, notice)),
@@ -1098,7 +1250,8 @@ export function describeUserStoreConformance<S extends UserStore>(
         for (let round = 0; round < ROUNDS; round++) {
           const { user } = await registered(`user-${round}`);
           const notice = message('accountDeleted');
-          const queued = async () => (await store.listMessages({ status: 'pending' })).some((entry) => entry.id === notice.id);
+          const queued = async () =>
+            (await store.listMessages({ status: 'pending' })).some((entry) => entry.id === notice.id);
           const gone = async () => (await store.findUserById(user.id)) === null;
           const seen = await watch(
             async () => assert.equal(await store.deleteUser(user.id, notice), true),
@@ -1156,11 +1309,16 @@ export function describeUserStoreConformance<S extends UserStore>(
 
       it(`${RACERS} registrations of one address all stand; confirming them all at once leaves exactly one owner`, async () => {
         const racers = Array.from({ length: RACERS }, (_, i) =>
-          newUser(`racer-${i}`, { email: i % 2 ? 'Same@Example.com' : 'same@EXAMPLE.com', emailKey: 'same@example.com' }),
+          newUser(`racer-${i}`, {
+            email: i % 2 ? 'Same@Example.com' : 'same@EXAMPLE.com',
+            emailKey: 'same@example.com',
+          }),
         );
         const created = fulfilled(
           await Promise.allSettled(
-            racers.map((user) => store.createUser(user, token(user.id, 'verify_email', HOUR_LATER, `verify-${user.id}`))),
+            racers.map((user) =>
+              store.createUser(user, token(user.id, 'verify_email', HOUR_LATER, `verify-${user.id}`)),
+            ),
           ),
         );
         assert.ok(created.every((result) => result.ok && !result.addressOwned));

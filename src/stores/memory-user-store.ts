@@ -48,7 +48,11 @@ export class MemoryUserStore implements UserStore {
   /** Message id → message, in insertion order. */
   private readonly outbox = new Map<string, OutboxRow>();
 
-  async createUser(user: NewUser, verification: StoredToken, options: CreateUserOptions = {}): Promise<CreateUserResult> {
+  async createUser(
+    user: NewUser,
+    verification: StoredToken,
+    options: CreateUserOptions = {},
+  ): Promise<CreateUserResult> {
     const holder = this.users.get(this.userIdByUsernameKey.get(user.usernameKey) ?? '');
     const holderExpired =
       holder !== undefined &&
@@ -318,7 +322,10 @@ export class MemoryUserStore implements UserStore {
   async claimDueMessages(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedMessage[]> {
     const due = [...this.outbox.values()]
       .filter((row) => row.status === 'pending' && isAtOrBefore(row.nextAttemptAt, now))
-      .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime())
+      .sort(
+        (a, b) =>
+          a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime(),
+      )
       .slice(0, Math.max(0, limit));
     return due.map((row) => {
       row.claimId = randomUUID();
@@ -338,7 +345,13 @@ export class MemoryUserStore implements UserStore {
     return true;
   }
 
-  async markMessageRetry(id: string, claimId: string, nextAttemptAt: Date, lastError: string, now: Date): Promise<boolean> {
+  async markMessageRetry(
+    id: string,
+    claimId: string,
+    nextAttemptAt: Date,
+    lastError: string,
+    now: Date,
+  ): Promise<boolean> {
     const row = this.heldMessage(id, claimId);
     if (!row) return false;
     Object.assign(row, { claimId: null, lastError });
@@ -396,7 +409,12 @@ export class MemoryUserStore implements UserStore {
   private endRegistration(user: StoredUser, now: Date): void {
     for (const row of this.outbox.values()) {
       if (row.userId === user.id && row.status === 'pending' && row.claimId === null && row.sealedToken !== null) {
-        Object.assign(row, { status: 'failed', sealedToken: null, lastError: SUPERSEDED_ERROR, updatedAt: new Date(now) });
+        Object.assign(row, {
+          status: 'failed',
+          sealedToken: null,
+          lastError: SUPERSEDED_ERROR,
+          updatedAt: new Date(now),
+        });
       }
     }
     this.removeUser(user);

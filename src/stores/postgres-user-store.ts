@@ -87,10 +87,13 @@ export class PostgresUserStore extends SqlUserStore {
     const capabilities = postgresCapabilities(statements);
     const migrateOnce = retryableOnce(() => migrateToLatest(migrationDb, capabilities));
     const queryPool = owned ? pool : unendingView(pool);
-    const dialect = guardDialect(new PostgresDialect({ pool: statements ? preparingView(queryPool, statements) : queryPool }), {
-      ...UNAVAILABLE,
-      beforeFirstQuery: migrateOnce,
-    });
+    const dialect = guardDialect(
+      new PostgresDialect({ pool: statements ? preparingView(queryPool, statements) : queryPool }),
+      {
+        ...UNAVAILABLE,
+        beforeFirstQuery: migrateOnce,
+      },
+    );
     super(new Kysely<Database>({ dialect, log: options.log }), capabilities);
     this.pool = pool;
     this.migrateOnce = migrateOnce;

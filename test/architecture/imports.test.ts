@@ -24,7 +24,9 @@ function sourceFiles(dir: string): string[] {
 /** Every relative import of a file (`import`, `export ... from`, `import type`, dynamic `import()` and `require`). */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  const specifiers = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\s*\(\s*|^import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm)];
+  const specifiers = [
+    ...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\s*\(\s*|^import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm),
+  ];
   return specifiers.map((match) => resolve(dirname(file), match[1]));
 }
 

@@ -68,7 +68,10 @@ describe('browser: a person’s account, end to end', function () {
   async function emailedLink(address: string, path: 'verify-email' | 'password-reset', seen: number): Promise<string> {
     const pattern = new RegExp(`${server.url}/auth/${path}\\?token=[A-Za-z0-9_-]+`);
     let link: string | undefined;
-    await server.waitFor(() => smtp.received.filter((mail) => mail.rcptTo.includes(address)).length > seen, `mail to ${address}`);
+    await server.waitFor(
+      () => smtp.received.filter((mail) => mail.rcptTo.includes(address)).length > seen,
+      `mail to ${address}`,
+    );
     for (const mail of smtp.received.filter((candidate) => candidate.rcptTo.includes(address))) {
       link = pattern.exec((await parseMail(mail)).text ?? '')?.[0] ?? link;
     }
@@ -124,7 +127,9 @@ describe('browser: a person’s account, end to end', function () {
     // The page names the account the link confirms, and warns whoever did not choose that username.
     await page.goto(verifyLink);
     await page.getByRole('heading', { name: 'Confirm this address for the account alice' }).waitFor();
-    expect(await page.getByText('If you did not choose the username alice, do not press the button').count()).to.equal(1);
+    expect(await page.getByText('If you did not choose the username alice, do not press the button').count()).to.equal(
+      1,
+    );
     expect(page.url()).to.equal(`${server.url}/auth/verify-email`);
     await screenshot(page, 'verify-landing');
     await request(server.url).post('/auth/login').send({ username: 'alice', password: FIRST_PASSWORD }).expect(403);
@@ -156,7 +161,9 @@ describe('browser: a person’s account, end to end', function () {
     await page.getByLabel('Password').press('Enter');
     await page.waitForURL(`${server.url}/auth/account`);
     await page.locator('#me').getByText(email).waitFor();
-    expect(await page.locator('#me').innerText()).to.match(/Username\s+alice\s+Email\s+alice@example\.com\s+Verified\s+Yes/);
+    expect(await page.locator('#me').innerText()).to.match(
+      /Username\s+alice\s+Email\s+alice@example\.com\s+Verified\s+Yes/,
+    );
     await screenshot(page, 'account');
     const firstSession = await sessionToken(page);
     expect(firstSession).to.be.a('string');
@@ -248,12 +255,17 @@ describe('browser: a person’s account, end to end', function () {
         .map(({ sent }) => sent)
         .filter((sent) => sent.url().includes(token) || (sent.postData() ?? '').includes(token));
       // The link itself (opened twice for verification), and the POSTs that spend the token: nothing else.
-      const kinds = carrying.map((sent) => `${sent.method()} ${sent.isNavigationRequest() ? 'navigation' : new URL(sent.url()).pathname}`);
+      const kinds = carrying.map(
+        (sent) => `${sent.method()} ${sent.isNavigationRequest() ? 'navigation' : new URL(sent.url()).pathname}`,
+      );
       expect(kinds.filter((kind) => kind === 'GET navigation').length).to.be.at.least(1);
-      for (const kind of kinds) expect(kind).to.be.oneOf(['GET navigation', 'POST /auth/verify-email', 'POST /auth/password-reset/confirm']);
+      for (const kind of kinds)
+        expect(kind).to.be.oneOf(['GET navigation', 'POST /auth/verify-email', 'POST /auth/password-reset/confirm']);
     }
     expect(consoleProblems, consoleProblems.join('\n')).to.deep.equal([]);
-    expect(server.stdout + server.stderr).to.not.include(verifyToken).and.not.include(resetToken);
+    expect(server.stdout + server.stderr)
+      .to.not.include(verifyToken)
+      .and.not.include(resetToken);
   });
 });
 

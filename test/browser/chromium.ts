@@ -28,11 +28,15 @@ let reported = false;
 export function requireChromium(context: Mocha.Context): void {
   if (existsSync(CHROMIUM_PATH)) return;
   if (process.env.CI === 'true') {
-    throw new Error(`Chromium is required when CI=true but ${CHROMIUM_PATH} does not exist (apt-get install -y chromium)`);
+    throw new Error(
+      `Chromium is required when CI=true but ${CHROMIUM_PATH} does not exist (apt-get install -y chromium)`,
+    );
   }
   if (!reported) {
     reported = true;
-    console.warn(`  [skipped] browser tests: no ${CHROMIUM_PATH}; apt-get install -y chromium, or set GATEHOUSE_TEST_CHROMIUM`);
+    console.warn(
+      `  [skipped] browser tests: no ${CHROMIUM_PATH}; apt-get install -y chromium, or set GATEHOUSE_TEST_CHROMIUM`,
+    );
   }
   context.skip();
 }

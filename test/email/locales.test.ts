@@ -17,10 +17,11 @@ import {
 /** A partial French set, as a host would ship one: built with renderMessage, so every value is escaped. */
 const french: Partial<EmailTemplates> = {
   passwordReset: ({ appName, username, link }) =>
-    renderMessage(`Réinitialisez votre mot de passe ${appName}`, [
-      `Bonjour ${username},`,
-      { label: 'Choisir un nouveau mot de passe', url: link },
-    ], 'fr'),
+    renderMessage(
+      `Réinitialisez votre mot de passe ${appName}`,
+      [`Bonjour ${username},`, { label: 'Choisir un nouveau mot de passe', url: link }],
+      'fr',
+    ),
   passwordChanged: ({ appName, username }) =>
     renderMessage(`Votre mot de passe ${appName} a été changé`, [`Bonjour ${username},`], 'fr'),
 };
@@ -30,7 +31,12 @@ class MemorySender extends TemplatedEmailSender {
   constructor(options: Partial<TemplatedEmailSenderOptions> = {}) {
     super({ links: new EmailLinks({ publicUrl: 'https://id.example.com', prefix: '/auth' }), ...options });
   }
-  protected override async deliver(_to: string, message: EmailMessage, _operation: EmailOperation, context: EmailContext) {
+  protected override async deliver(
+    _to: string,
+    message: EmailMessage,
+    _operation: EmailOperation,
+    context: EmailContext,
+  ) {
     this.delivered.push({ message, context });
   }
 }
@@ -48,7 +54,10 @@ describe('email languages (locales)', () => {
   });
 
   it('refuse a key that is not a locale tag, or an unknown message, at start', () => {
-    expect(() => new MemorySender({ locales: { 'french!': french } })).to.throw(TypeError, /"french!" is not a locale tag/);
+    expect(() => new MemorySender({ locales: { 'french!': french } })).to.throw(
+      TypeError,
+      /"french!" is not a locale tag/,
+    );
     expect(() => new MemorySender({ locales: { fr: { pwReset: () => null } as never } })).to.throw(
       TypeError,
       /unknown email template "pwReset"/,

@@ -1,10 +1,17 @@
 import { expect } from 'chai';
-import { ACCOUNT_ERROR_CODES, AccountError, USERNAME_EXISTS_MESSAGE, usernameTakenError } from '../../src/errors/account-error';
+import {
+  ACCOUNT_ERROR_CODES,
+  AccountError,
+  USERNAME_EXISTS_MESSAGE,
+  usernameTakenError,
+} from '../../src/errors/account-error';
 import { statusForAccountError } from '../../src/errors/status-table';
 
 describe('errors: the one code → status table', () => {
   it('gives every code the status of spec section 7', () => {
-    const statuses = Object.fromEntries(ACCOUNT_ERROR_CODES.map((code) => [code, statusForAccountError(new AccountError(code))]));
+    const statuses = Object.fromEntries(
+      ACCOUNT_ERROR_CODES.map((code) => [code, statusForAccountError(new AccountError(code))]),
+    );
     expect(statuses).to.deep.equal({
       invalid_credentials: 401,
       invalid_session_token: 401,

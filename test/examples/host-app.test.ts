@@ -54,7 +54,10 @@ describe('the README host app (examples/host-app.ts)', () => {
   }
 
   async function signIn(username: string): Promise<string> {
-    await http.post('/auth/register').send({ username, email: `${username}@example.com`, password: PASSWORD }).expect(201);
+    await http
+      .post('/auth/register')
+      .send({ username, email: `${username}@example.com`, password: PASSWORD })
+      .expect(201);
     const token = await linkToken(`${username}@example.com`, '/verify-email');
     await http.post('/auth/verify-email').send({ token }).expect(200, { detail: 'Email verified' });
     const login = await http.post('/auth/login').send({ username, password: PASSWORD }).expect(200);
@@ -80,7 +83,11 @@ describe('the README host app (examples/host-app.ts)', () => {
     await http.get('/api/posts').set('Authorization', auth).expect(200, { viewer: 'alice', posts: [] });
     await http.get('/api/posts/mine').set('Authorization', auth).expect(200, { author: 'alice', posts: [] });
 
-    const unknownPermission = await http.post('/api/posts').set('Authorization', auth).send({ title: 'Hi' }).expect(404);
+    const unknownPermission = await http
+      .post('/api/posts')
+      .set('Authorization', auth)
+      .send({ title: 'Hi' })
+      .expect(404);
     expect(unknownPermission.body.detail.code).to.equal('unknown_permission');
     const unknownRole = await http.get('/api/posts/drafts').set('Authorization', auth).expect(404);
     expect(unknownRole.body.detail.code).to.equal('unknown_role');
@@ -94,7 +101,11 @@ describe('the README host app (examples/host-app.ts)', () => {
     await http.get('/api/posts/drafts').set('Authorization', auth).expect(403);
 
     await accounts.grantRole('alice', 'editor');
-    await http.post('/api/posts').set('Authorization', auth).send({ title: 'Hi' }).expect(200, { author: 'alice', title: 'Hi' });
+    await http
+      .post('/api/posts')
+      .set('Authorization', auth)
+      .send({ title: 'Hi' })
+      .expect(200, { author: 'alice', title: 'Hi' });
     await http.get('/api/posts/drafts').set('Authorization', auth).expect(200, { drafts: [] });
 
     // The host's own errors come out in the same JSON shape, without a stack.

@@ -59,7 +59,8 @@ for (const kind of STORES) {
 
     /** Sends one generated request, with a fresh live session in place of the placeholder, and checks the answer. */
     async function exchange(spec: FuzzRequest) {
-      const usesLive = spec.url.includes(LIVE_TOKEN) || Object.values(spec.headers).some((value) => value.includes(LIVE_TOKEN));
+      const usesLive =
+        spec.url.includes(LIVE_TOKEN) || Object.values(spec.headers).some((value) => value.includes(LIVE_TOKEN));
       if (usesLive) {
         const { token } = await app.freshSession();
         spec = {
@@ -81,14 +82,22 @@ for (const kind of STORES) {
     /** Mostly a live session on the routes that need one, so that their handlers run. */
     const authFor = (route: FuzzRoute) =>
       route.bearer
-        ? fc.oneof({ weight: 3, arbitrary: fc.constant(`Bearer ${LIVE_TOKEN}`) }, { weight: 1, arbitrary: authorization })
+        ? fc.oneof(
+            { weight: 3, arbitrary: fc.constant(`Bearer ${LIVE_TOKEN}`) },
+            { weight: 1, arbitrary: authorization },
+          )
         : fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: authorization });
 
     it('route-shaped JSON bodies: wrong types, huge and unicode strings, prototype-pollution keys', async () => {
       const reached: Record<Reach, number> = { refused: 0, validation: 0, core: 0 };
       const codes = new Map<string, number>();
       const cases = fc.constantFrom(...ROUTES).chain((route) =>
-        fc.record({ route: fc.constant(route), body: routeBody(route.fields), type: jsonContentType, auth: authFor(route) }),
+        fc.record({
+          route: fc.constant(route),
+          body: routeBody(route.fields),
+          type: jsonContentType,
+          auth: authFor(route),
+        }),
       );
       await fc.assert(
         fc.asyncProperty(cases, async ({ route, body, type, auth }) => {
@@ -113,7 +122,10 @@ for (const kind of STORES) {
     });
 
     it('any JSON document, under any JSON content type', async () => {
-      const document = fc.oneof(fc.json({ maxDepth: 4 }), anyJsonValue.map((value) => JSON.stringify(value)));
+      const document = fc.oneof(
+        fc.json({ maxDepth: 4 }),
+        anyJsonValue.map((value) => JSON.stringify(value)),
+      );
       await fc.assert(
         fc.asyncProperty(fc.constantFrom(...ROUTES), document, jsonContentType, async (route, body, type) => {
           await exchange({
@@ -132,7 +144,10 @@ for (const kind of STORES) {
       const cases = fc.constantFrom(...ROUTES).chain((route) =>
         fc.record({
           route: fc.constant(route),
-          bytes: fc.oneof(rawBytes(route.fields), routeBody(route.fields).map((text) => Buffer.from(text, 'utf8'))),
+          bytes: fc.oneof(
+            rawBytes(route.fields),
+            routeBody(route.fields).map((text) => Buffer.from(text, 'utf8')),
+          ),
           type: contentType,
           encoding: contentEncoding,
           auth: authFor(route),
@@ -155,7 +170,12 @@ for (const kind of STORES) {
 
     it('Authorization headers and query strings, on every route', async () => {
       const cases = fc.constantFrom(...ROUTES).chain((route) =>
-        fc.record({ route: fc.constant(route), body: routeBody(route.fields), auth: authorization, query: queryString }),
+        fc.record({
+          route: fc.constant(route),
+          body: routeBody(route.fields),
+          auth: authorization,
+          query: queryString,
+        }),
       );
       await fc.assert(
         fc.asyncProperty(cases, async ({ route, body, auth, query }) => {
@@ -201,7 +221,9 @@ for (const kind of STORES) {
           inField: fc.constantFrom('username', 'password', 'x', ''),
         })
         .map(({ depth, array, inField }) => {
-          const inner = array ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+          const inner = array
+            ? `${'['.repeat(depth)}${']'.repeat(depth)}`
+            : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
           return inField ? `{"${inField}":${inner},"email":"${KNOWN.email}"}` : inner;
         });
       const sized = fc

@@ -97,7 +97,9 @@ function expectErrorShape(body: unknown, response: Response, what: string) {
   }
   const nested = detail as { detail: unknown; code: unknown; errors?: unknown };
   expect(nested.detail, what).to.be.a('string').and.not.equal('');
-  expect(nested.code, what).to.be.a('string').and.match(/^[a-z_]+$/);
+  expect(nested.code, what)
+    .to.be.a('string')
+    .and.match(/^[a-z_]+$/);
   const allowed = ['detail', 'code', ...(nested.errors !== undefined ? ['errors'] : [])];
   expect(Object.keys(nested), what).to.have.members(allowed);
   if (nested.errors !== undefined) {
@@ -112,7 +114,9 @@ function expectErrorShape(body: unknown, response: Response, what: string) {
 }
 
 function expectSuccessShape(body: unknown, what: string) {
-  const keys = Object.keys(body as object).sort().join(',');
+  const keys = Object.keys(body as object)
+    .sort()
+    .join(',');
   expect(['detail', 'access_token,token_type', 'email,username,verified'], what).to.include(keys);
   if (keys === 'detail') expect((body as { detail: unknown }).detail, what).to.be.a('string');
   if (keys === 'access_token,token_type') expect((body as { token_type: unknown }).token_type, what).to.equal('bearer');

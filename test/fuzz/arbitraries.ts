@@ -9,15 +9,67 @@ import { KNOWN } from './fuzz-app';
  * strings that template or query languages treat specially.
  */
 const TRICKY = [
-  '\r', '\n', '\r\n', '\t', '\u0000', '\u007f', '\u0085', '"', "'", ',', ';', '<', '>', '\\', '/', '@', '＠', '﹫',
-  ' ', '\u00a0', '\u200b', '\u200d', '\u202e', '\ufeff', '\u2028', '\u0301', 'é', 'e\u0301', 'ß', 'İ', 'ı', 'ﬃ',
-  '㎏', 'K', '🦊', '👩‍👩‍👧', '\ufffd', '%00', '%0d%0a', '../', '${x}', '{{x}}', '$where', 'null', 'undefined',
+  '\r',
+  '\n',
+  '\r\n',
+  '\t',
+  '\u0000',
+  '\u007f',
+  '\u0085',
+  '"',
+  "'",
+  ',',
+  ';',
+  '<',
+  '>',
+  '\\',
+  '/',
+  '@',
+  '＠',
+  '﹫',
+  ' ',
+  '\u00a0',
+  '\u200b',
+  '\u200d',
+  '\u202e',
+  '\ufeff',
+  '\u2028',
+  '\u0301',
+  'é',
+  'e\u0301',
+  'ß',
+  'İ',
+  'ı',
+  'ﬃ',
+  '㎏',
+  'K',
+  '🦊',
+  '👩‍👩‍👧',
+  '\ufffd',
+  '%00',
+  '%0d%0a',
+  '../',
+  '${x}',
+  '{{x}}',
+  '$where',
+  'null',
+  'undefined',
 ];
 
 /** Keys that mean something to JavaScript objects, validators or the account model. */
 export const SPECIAL_KEYS = [
-  '__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', 'role', 'roles', 'verified',
-  'id', 'password_hash', '',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'role',
+  'roles',
+  'verified',
+  'id',
+  'password_hash',
+  '',
 ];
 
 const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code));
@@ -38,7 +90,10 @@ const BOUNDARY_LENGTHS = [
 ];
 
 export const longString = fc
-  .record({ length: fc.constantFrom(...BOUNDARY_LENGTHS), char: fc.constantFrom('a', 'é', '🦊', '\u0301', '＠', ' ', '\u0000') })
+  .record({
+    length: fc.constantFrom(...BOUNDARY_LENGTHS),
+    char: fc.constantFrom('a', 'é', '🦊', '\u0301', '＠', ' ', '\u0000'),
+  })
   .map(({ length, char }) => char.repeat(length));
 
 const emailLike = fc
@@ -100,11 +155,13 @@ export function routeBody(fields: readonly string[]): fc.Arbitrary<string> {
 
 /** Header values Node's HTTP client will send: tab, printable ASCII and Latin-1 (sent as raw bytes). */
 export const headerText = fc.string({
-  unit: fc.oneof(
-    { weight: 8, arbitrary: fc.integer({ min: 0x20, max: 0x7e }) },
-    { weight: 1, arbitrary: fc.integer({ min: 0x80, max: 0xff }) },
-    { weight: 1, arbitrary: fc.constant(0x09) },
-  ).map((code) => String.fromCharCode(code)),
+  unit: fc
+    .oneof(
+      { weight: 8, arbitrary: fc.integer({ min: 0x20, max: 0x7e }) },
+      { weight: 1, arbitrary: fc.integer({ min: 0x80, max: 0xff }) },
+      { weight: 1, arbitrary: fc.constant(0x09) },
+    )
+    .map((code) => String.fromCharCode(code)),
   maxLength: 64,
 });
 
@@ -149,7 +206,11 @@ export const contentType: fc.Arbitrary<string | undefined> = fc.oneof(
 export const jsonContentType = fc.constantFrom(...JSON_TYPES);
 
 type Coding = 'gzip' | 'deflate' | 'br';
-const CODERS: Record<Coding, (bytes: Buffer) => Buffer> = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync };
+const CODERS: Record<Coding, (bytes: Buffer) => Buffer> = {
+  gzip: gzipSync,
+  deflate: deflateSync,
+  br: brotliCompressSync,
+};
 
 /**
  * A Content-Encoding header and what is done to the body: encoded as claimed, encoded otherwise, or left as is.
@@ -160,7 +221,17 @@ export const contentEncoding: fc.Arbitrary<{ header?: string; apply?: Coding }> 
   {
     weight: 4,
     arbitrary: fc.record({
-      header: fc.constantFrom('identity', 'gzip', 'deflate', 'GZIP', 'br', 'gzip, gzip', 'gzip, identity', 'compress', ''),
+      header: fc.constantFrom(
+        'identity',
+        'gzip',
+        'deflate',
+        'GZIP',
+        'br',
+        'gzip, gzip',
+        'gzip, identity',
+        'compress',
+        '',
+      ),
       apply: fc.constantFrom<Coding | undefined>('gzip', 'deflate', 'br', undefined),
     }),
   },
@@ -206,7 +277,16 @@ export const authorization: fc.Arbitrary<string | undefined> = fc.oneof(
   {
     weight: 3,
     arbitrary: fc
-      .constantFrom('Bearer %s', 'bearer %s', 'BEARER   %s', 'Bearer %s ', ' Bearer %s', 'Bearer %s %s', 'Bearer\t%s', 'Basic %s')
+      .constantFrom(
+        'Bearer %s',
+        'bearer %s',
+        'BEARER   %s',
+        'Bearer %s ',
+        ' Bearer %s',
+        'Bearer %s %s',
+        'Bearer\t%s',
+        'Basic %s',
+      )
       .map((shape) => shape.replaceAll('%s', LIVE_TOKEN)),
   },
   { weight: 2, arbitrary: rawToken.map((token) => `Bearer ${token}`) },
@@ -241,7 +321,13 @@ export const queryString: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.constant('') },
   {
     weight: 1,
-    arbitrary: fc.constantFrom(`?access_token=${LIVE_TOKEN}`, '?access_token=', '?ACCESS_TOKEN=x', '?token=', '?token=a&token=b'),
+    arbitrary: fc.constantFrom(
+      `?access_token=${LIVE_TOKEN}`,
+      '?access_token=',
+      '?ACCESS_TOKEN=x',
+      '?token=',
+      '?token=a&token=b',
+    ),
   },
   { weight: 1, arbitrary: rawToken.map((token) => `?token=${token}`) },
   {
@@ -254,7 +340,17 @@ export const queryString: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** Methods Node's client and Koa both speak. */
-export const httpMethod = fc.constantFrom('get', 'post', 'put', 'patch', 'delete', 'options', 'head', 'search', 'propfind');
+export const httpMethod = fc.constantFrom(
+  'get',
+  'post',
+  'put',
+  'patch',
+  'delete',
+  'options',
+  'head',
+  'search',
+  'propfind',
+);
 
 /** The same route written the ways routers have disagreed on: case, slashes, dots, percent-encoding. */
 export function pathSpelling(prefix: string, path: string): fc.Arbitrary<string> {
@@ -283,4 +379,6 @@ export function pathSpelling(prefix: string, path: string): fc.Arbitrary<string>
 /** Paths that are not routes: random segments under and outside the prefix. */
 export const unknownPath = fc
   .array(nastyString, { minLength: 1, maxLength: 4 })
-  .chain((segments) => fc.constantFrom('/auth/', '/', '//').map((start) => start + segments.map(encodeQueryPart).join('/')));
+  .chain((segments) =>
+    fc.constantFrom('/auth/', '/', '//').map((start) => start + segments.map(encodeQueryPart).join('/')),
+  );

@@ -23,6 +23,7 @@ function readSeed(raw: string | undefined): number {
 function readFactor(raw: string | undefined): number {
   if (raw === undefined || raw.trim() === '') return 1;
   const factor = Number(raw);
-  if (!(factor > 0)) throw new Error(`FUZZ_RUNS must be a positive number (a multiplier of the run counts), got "${raw}"`);
+  if (!(factor > 0))
+    throw new Error(`FUZZ_RUNS must be a positive number (a multiplier of the run counts), got "${raw}"`);
   return factor;
 }

@@ -131,7 +131,9 @@ describe('HTTP: registration, verification, login and /me', () => {
     expect(answer.status).to.equal(201);
     await t.accounts.drain();
     expect(t.sender.of('sendVerification')).to.have.length(0);
-    expect(t.sender.of('sendRegistrationAttempt', 'fern@example.com').map((mail) => mail.username)).to.deep.equal(['fern']);
+    expect(t.sender.of('sendRegistrationAttempt', 'fern@example.com').map((mail) => mail.username)).to.deep.equal([
+      'fern',
+    ]);
   });
 
   it('invalid username, invalid email and weak password are 400 with their codes', async () => {

@@ -26,7 +26,9 @@ describe('HTTP: request ids and the security audit trail (D3)', () => {
     const lines = await linesOf(response);
     const line = lines.find((l) => l.fields.event === event && l.fields.outcome === outcome);
     expect(line, `${event}/${outcome} in ${JSON.stringify(lines)}`).to.not.equal(undefined);
-    expect(line!.fields.ip).to.be.a('string').and.match(/127\.0\.0\.1/);
+    expect(line!.fields.ip)
+      .to.be.a('string')
+      .and.match(/127\.0\.0\.1/);
     if (userId) expect(line!.fields.userId).to.equal(userId);
   }
 
@@ -49,21 +51,50 @@ describe('HTTP: request ids and the security audit trail (D3)', () => {
     await expectEvent(register, 'register', 'created');
     const userId = (await t.store.findUserByUsernameKey('alice'))!.id;
     const verificationToken = t.sender.lastToken('sendVerification', 'alice.person@example.com');
-    await expectEvent(await t.http.post(`${PREFIX}/verify-email`).send({ token: 'x'.repeat(43) }), 'verify_email', 'invalid_token');
-    await expectEvent(await t.http.post(`${PREFIX}/verify-email`).send({ token: verificationToken }), 'verify_email', 'verified', userId);
+    await expectEvent(
+      await t.http.post(`${PREFIX}/verify-email`).send({ token: 'x'.repeat(43) }),
+      'verify_email',
+      'invalid_token',
+    );
+    await expectEvent(
+      await t.http.post(`${PREFIX}/verify-email`).send({ token: verificationToken }),
+      'verify_email',
+      'verified',
+      userId,
+    );
 
-    await expectEvent(await t.http.post(`${PREFIX}/login`).send({ username: 'nobody', password: PASSWORD }), 'login', 'unknown_user');
-    await expectEvent(await t.http.post(`${PREFIX}/login`).send({ username: 'alice', password: OTHER_PASSWORD }), 'login', 'wrong_password', userId);
+    await expectEvent(
+      await t.http.post(`${PREFIX}/login`).send({ username: 'nobody', password: PASSWORD }),
+      'login',
+      'unknown_user',
+    );
+    await expectEvent(
+      await t.http.post(`${PREFIX}/login`).send({ username: 'alice', password: OTHER_PASSWORD }),
+      'login',
+      'wrong_password',
+      userId,
+    );
     const login = await t.http.post(`${PREFIX}/login`).send({ username: 'alice', password: PASSWORD });
     await expectEvent(login, 'login', 'success', userId);
     const session = login.body.access_token as string;
     await expectEvent(await t.http.post(`${PREFIX}/logout`).set(bearer(session)), 'logout', 'success', userId);
 
-    await expectEvent(await t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'alice.person@example.com' }), 'password_reset_requested', 'sent', userId);
-    await expectEvent(await t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'nobody@example.com' }), 'password_reset_requested', 'unknown_email');
+    await expectEvent(
+      await t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'alice.person@example.com' }),
+      'password_reset_requested',
+      'sent',
+      userId,
+    );
+    await expectEvent(
+      await t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'nobody@example.com' }),
+      'password_reset_requested',
+      'unknown_email',
+    );
     const resetToken = t.sender.lastToken('sendPasswordReset', 'alice.person@example.com');
     await expectEvent(
-      await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token: 'y'.repeat(43), new_password: OTHER_PASSWORD }),
+      await t.http
+        .post(`${PREFIX}/password-reset/confirm`)
+        .send({ token: 'y'.repeat(43), new_password: OTHER_PASSWORD }),
       'password_reset',
       'invalid_token',
     );
@@ -76,13 +107,19 @@ describe('HTTP: request ids and the security audit trail (D3)', () => {
 
     const second = await t.login('alice', OTHER_PASSWORD);
     await expectEvent(
-      await t.http.post(`${PREFIX}/password/change`).set(bearer(second)).send({ old_password: PASSWORD, new_password: 'a third secret phrase 99' }),
+      await t.http
+        .post(`${PREFIX}/password/change`)
+        .set(bearer(second))
+        .send({ old_password: PASSWORD, new_password: 'a third secret phrase 99' }),
       'password_change',
       'wrong_password',
       userId,
     );
     await expectEvent(
-      await t.http.post(`${PREFIX}/password/change`).set(bearer(second)).send({ old_password: OTHER_PASSWORD, new_password: 'a third secret phrase 99' }),
+      await t.http
+        .post(`${PREFIX}/password/change`)
+        .set(bearer(second))
+        .send({ old_password: OTHER_PASSWORD, new_password: 'a third secret phrase 99' }),
       'password_change',
       'success',
       userId,
@@ -125,9 +162,25 @@ describe('HTTP: request ids and the security audit trail (D3)', () => {
       },
     });
     const logger = createPinoLogger({ destination: destination as unknown as import('pino').DestinationStream });
-    logger.info({ event: 'login', outcome: 'success', userId: 'u1', password: 'hunter2 hunter2', nested: { token: 'abc', email: 'a@b.c' } }, 'login succeeded');
+    logger.info(
+      {
+        event: 'login',
+        outcome: 'success',
+        userId: 'u1',
+        password: 'hunter2 hunter2',
+        nested: { token: 'abc', email: 'a@b.c' },
+      },
+      'login succeeded',
+    );
     const line = JSON.parse(written.join(''));
-    expect(line).to.include({ level: 'info', msg: 'login succeeded', event: 'login', outcome: 'success', userId: 'u1', password: '[redacted]' });
+    expect(line).to.include({
+      level: 'info',
+      msg: 'login succeeded',
+      event: 'login',
+      outcome: 'success',
+      userId: 'u1',
+      password: '[redacted]',
+    });
     expect(line.nested).to.deep.equal({ token: '[redacted]', email: '[redacted]' });
     expect(new Date(line.time).toISOString()).to.equal(line.time);
   });

@@ -55,7 +55,13 @@ describe('HTTP: bearer authentication of the account routes', () => {
 
       it('a malformed Authorization header counts as missing', async () => {
         const token = await t.loginNewUser('alice');
-        for (const header of [`Basic ${token}`, 'Bearer', `Bearer ${token} extra`, `Token ${token}`, `Bearer${token}`]) {
+        for (const header of [
+          `Basic ${token}`,
+          'Bearer',
+          `Bearer ${token} extra`,
+          `Token ${token}`,
+          `Bearer${token}`,
+        ]) {
           const response = await call({ Authorization: header });
           expect(response.status, header).to.equal(401);
           expect(response.body, header).to.deep.equal({ detail: 'Not authenticated' });
@@ -79,7 +85,10 @@ describe('HTTP: bearer authentication of the account routes', () => {
         const response = await t.http.get(`${PREFIX}/me?${query}`).set(headers);
         expect(response.status, query).to.equal(400);
         expect(response.body).to.deep.equal({
-          detail: { detail: 'Send the bearer token in the Authorization header, never in the URL', code: 'token_in_query' },
+          detail: {
+            detail: 'Send the bearer token in the Authorization header, never in the URL',
+            code: 'token_in_query',
+          },
         });
         expect(response.headers['cache-control']).to.equal('no-store');
       }
@@ -107,7 +116,17 @@ describe('readBearerToken', () => {
   });
 
   it('refuses everything else', () => {
-    for (const header of [undefined, '', 'Bearer', 'Bearer ', 'Bearer a b', 'Basic abc', 'Bearer a\tb', 'Bearer ab=c', 'Bearer "abc"']) {
+    for (const header of [
+      undefined,
+      '',
+      'Bearer',
+      'Bearer ',
+      'Bearer a b',
+      'Basic abc',
+      'Bearer a\tb',
+      'Bearer ab=c',
+      'Bearer "abc"',
+    ]) {
       expect(readBearerToken(header), String(header)).to.equal(null);
     }
   });

@@ -61,7 +61,11 @@ describe('HTTP: error answers', () => {
     t = buildTestApp({ mount: mountHost });
   });
 
-  function expectJsonError(response: { status: number; body: any; headers: any }, status: number, code: string) {
+  function expectJsonError(
+    response: { status: number; body: { detail: { code: string; detail: string } }; headers: Record<string, string> },
+    status: number,
+    code: string,
+  ) {
     expect(response.status, JSON.stringify(response.body)).to.equal(status);
     expect(response.headers['content-type']).to.match(/^application\/json/);
     expect(response.body.detail.code).to.equal(code);
@@ -119,14 +123,41 @@ describe('HTTP: error answers', () => {
   });
 
   describe('body validation runs before the core', () => {
-    const routes: { method: 'post' | 'delete'; path: string; valid: Record<string, string>; core: keyof AccountService; bearer?: boolean }[] = [
-      { method: 'post', path: '/register', valid: { username: 'zed', email: 'zed@example.com', password: PASSWORD }, core: 'register' },
+    const routes: {
+      method: 'post' | 'delete';
+      path: string;
+      valid: Record<string, string>;
+      core: keyof AccountService;
+      bearer?: boolean;
+    }[] = [
+      {
+        method: 'post',
+        path: '/register',
+        valid: { username: 'zed', email: 'zed@example.com', password: PASSWORD },
+        core: 'register',
+      },
       { method: 'post', path: '/verify-email', valid: { token: 'A'.repeat(43) }, core: 'verifyEmail' },
       { method: 'post', path: '/resend-verification', valid: { email: 'zed@example.com' }, core: 'resendVerification' },
       { method: 'post', path: '/login', valid: { username: 'zed', password: PASSWORD }, core: 'login' },
-      { method: 'post', path: '/password-reset/request', valid: { email: 'zed@example.com' }, core: 'requestPasswordReset' },
-      { method: 'post', path: '/password-reset/confirm', valid: { token: 'A'.repeat(43), new_password: PASSWORD }, core: 'confirmPasswordReset' },
-      { method: 'post', path: '/password/change', valid: { old_password: PASSWORD, new_password: PASSWORD }, core: 'changePassword', bearer: true },
+      {
+        method: 'post',
+        path: '/password-reset/request',
+        valid: { email: 'zed@example.com' },
+        core: 'requestPasswordReset',
+      },
+      {
+        method: 'post',
+        path: '/password-reset/confirm',
+        valid: { token: 'A'.repeat(43), new_password: PASSWORD },
+        core: 'confirmPasswordReset',
+      },
+      {
+        method: 'post',
+        path: '/password/change',
+        valid: { old_password: PASSWORD, new_password: PASSWORD },
+        core: 'changePassword',
+        bearer: true,
+      },
       { method: 'delete', path: '/account', valid: { password: PASSWORD }, core: 'deleteAccount', bearer: true },
     ];
 
@@ -135,7 +166,7 @@ describe('HTTP: error answers', () => {
         let calls: number;
         beforeEach(() => {
           calls = 0;
-          (t.accounts as any)[route.core] = async () => {
+          (t.accounts as unknown as Record<string, unknown>)[route.core] = async () => {
             calls += 1;
           };
           t.calls.clear();
@@ -207,7 +238,9 @@ describe('HTTP: error answers', () => {
     });
 
     it('a wrong-typed password is not echoed', async () => {
-      const response = await t.http.post(`${PREFIX}/login`).send({ username: 'zed', password: { secret: 'hunter2-value' } });
+      const response = await t.http
+        .post(`${PREFIX}/login`)
+        .send({ username: 'zed', password: { secret: 'hunter2-value' } });
       expectJsonError(response, 400, 'validation_error');
       expect(response.text).to.not.include('hunter2-value');
     });
@@ -240,16 +273,12 @@ describe('HTTP: error answers', () => {
     });
 
     it('a 17 KiB body is 413 payload_too_large', async () => {
-      const response = await t.http
-        .post(`${PREFIX}/login`)
-        .send({ username: 'zed', password: 'p'.repeat(17 * 1024) });
+      const response = await t.http.post(`${PREFIX}/login`).send({ username: 'zed', password: 'p'.repeat(17 * 1024) });
       expectJsonError(response, 413, 'payload_too_large');
     });
 
     it('a 15 KiB body is under the limit and reaches validation', async () => {
-      const response = await t.http
-        .post(`${PREFIX}/login`)
-        .send({ username: 'zed', password: 'p'.repeat(15 * 1024) });
+      const response = await t.http.post(`${PREFIX}/login`).send({ username: 'zed', password: 'p'.repeat(15 * 1024) });
       expectJsonError(response, 400, 'validation_error');
       expect(response.body.detail.errors.map((e: { field: string }) => e.field)).to.deep.equal(['password']);
     });
@@ -283,7 +312,10 @@ describe('HTTP: error answers', () => {
 
     // Found by the black-box run: brotli garbage reached the decoder and came back as a 500.
     it('a brotli body is 415, whether or not it is valid brotli', async () => {
-      for (const bytes of [Buffer.from('{}'), brotliCompressSync(JSON.stringify({ username: 'zed', password: PASSWORD }))]) {
+      for (const bytes of [
+        Buffer.from('{}'),
+        brotliCompressSync(JSON.stringify({ username: 'zed', password: PASSWORD })),
+      ]) {
         const response = await sendRaw(
           t.http.post(`${PREFIX}/login`).set('Content-Type', 'application/json').set('Content-Encoding', 'br'),
           bytes,
@@ -308,7 +340,11 @@ describe('HTTP: error answers', () => {
     });
 
     it('invalid UTF-8 is 400, so that different bytes cannot decode to the same password', async () => {
-      const body = Buffer.concat([Buffer.from('{"username":"zed","password":"'), Buffer.from([0xff, 0xfe]), Buffer.from(' secret words here"}')]);
+      const body = Buffer.concat([
+        Buffer.from('{"username":"zed","password":"'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from(' secret words here"}'),
+      ]);
       const response = await sendRaw(t.http.post(`${PREFIX}/login`).set('Content-Type', 'application/json'), body);
       expectJsonError(response, 400, 'bad_request');
       expect(t.calls.size).to.equal(0);
@@ -322,7 +358,10 @@ describe('HTTP: error answers', () => {
         '{"username":"zed","password":"secret words here","nested":[{"deep":"\\ufffd"}]}',
       ];
       for (const body of bodies) {
-        const response = await sendRaw(t.http.post(`${PREFIX}/login`).set('Content-Type', 'application/json'), Buffer.from(body));
+        const response = await sendRaw(
+          t.http.post(`${PREFIX}/login`).set('Content-Type', 'application/json'),
+          Buffer.from(body),
+        );
         expectJsonError(response, 400, 'bad_request');
         expect(response.body.detail.detail, body).to.equal('Request body is not valid UTF-8 (or contains U+FFFD)');
       }
@@ -400,7 +439,8 @@ describe('HTTP: error answers', () => {
       const response = await t.http.options(`${PREFIX}/login`);
       expect(response.status).to.equal(204);
       expect(response.headers.allow).to.include('POST');
-      for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(response.headers[name], name).to.equal(value);
+      for (const [name, value] of Object.entries(SECURITY_HEADERS))
+        expect(response.headers[name], name).to.equal(value);
     });
 
     it('an unexpected error is 500 internal_error with nothing of the cause, and is logged without its message', async () => {
@@ -432,7 +472,8 @@ describe('HTTP: error answers', () => {
       const token = await t.loginNewUser('zed');
       const response = await t.http.get(`${PREFIX}/me`).set(bearer(token));
       expect(response.status).to.equal(200);
-      for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(response.headers[name], name).to.equal(value);
+      for (const [name, value] of Object.entries(SECURITY_HEADERS))
+        expect(response.headers[name], name).to.equal(value);
     });
 
     it('are on the missing-bearer 401 and on host routes', async () => {
@@ -441,7 +482,8 @@ describe('HTTP: error answers', () => {
       const host = await t.http.get('/posts/feed');
       expect(host.status).to.equal(200);
       for (const response of [missing, host]) {
-        for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(response.headers[name], name).to.equal(value);
+        for (const [name, value] of Object.entries(SECURITY_HEADERS))
+          expect(response.headers[name], name).to.equal(value);
       }
     });
   });

@@ -82,7 +82,8 @@ describe('HTTP: guards on a host controller', () => {
       expect((await t.http.get('/posts/whoami').set(bearer(erin))).body).to.deep.equal({ username: 'erin' });
     });
     it('401 plain without a header', async () => expectMissing(await t.http.get('/posts/whoami')));
-    it('401 invalid_session_token for a rejected token', async () => expectRejected(await t.http.get('/posts/whoami').set(BAD)));
+    it('401 invalid_session_token for a rejected token', async () =>
+      expectRejected(await t.http.get('/posts/whoami').set(BAD)));
   });
 
   describe('@Authorized() with @CurrentUser()', () => {
@@ -94,7 +95,8 @@ describe('HTTP: guards on a host controller', () => {
       expect(t.calls.get('getSessionAndUser')).to.equal(1);
     });
     it('401 plain without a header', async () => expectMissing(await t.http.get('/posts/mine')));
-    it('401 invalid_session_token for a rejected token', async () => expectRejected(await t.http.get('/posts/mine').set(BAD)));
+    it('401 invalid_session_token for a rejected token', async () =>
+      expectRejected(await t.http.get('/posts/mine').set(BAD)));
   });
 
   describe("@Authorized('role:editor')", () => {
@@ -215,7 +217,9 @@ describe('HTTP: guards with no USER_STORE configured', () => {
     });
     Container.remove(USER_STORE);
     for (const path of ['/posts/feed', '/posts/mine']) {
-      const response = await request(app.callback()).get(path).set(bearer('E'.repeat(43)));
+      const response = await request(app.callback())
+        .get(path)
+        .set(bearer('E'.repeat(43)));
       expect(response.status).to.equal(500);
       expect(response.body).to.deep.equal({ detail: { detail: 'Internal server error', code: 'internal_error' } });
     }

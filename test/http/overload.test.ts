@@ -3,7 +3,7 @@ import { Container } from 'typedi';
 import { resolveAccountService } from '../../src/di/resolve';
 import { ACCOUNT_OPTIONS } from '../../src/di/tokens';
 import type { AccountService } from '../../src/services/account-service';
-import { bearer, buildTestApp, PASSWORD, PREFIX, TEST_SECRET } from '../support/test-app';
+import { bearer, buildTestApp, PREFIX, TEST_SECRET } from '../support/test-app';
 
 const OVERLOADED = {
   detail: { detail: 'Too many sign-in attempts in progress; retry shortly', code: 'service_unavailable' },
@@ -30,7 +30,9 @@ describe('HTTP: password hashing overload (C6)', () => {
     Container.set(ACCOUNT_OPTIONS, { secretKey: TEST_SECRET, hashingQueue: { concurrency: 1, maxQueued: 1 } });
     await t.createUser('alice');
     const burst = await Promise.all(
-      Array.from({ length: 10 }, () => t.http.post(`${PREFIX}/login`).send({ username: 'alice', password: 'not the password at all' })),
+      Array.from({ length: 10 }, () =>
+        t.http.post(`${PREFIX}/login`).send({ username: 'alice', password: 'not the password at all' }),
+      ),
     );
     const busy = burst.filter((response) => response.status === 503);
     expect(busy.length, 'some answers were 503').to.be.greaterThan(0);
@@ -73,7 +75,10 @@ describe('HTTP: password hashing overload (C6)', () => {
       expect(response.headers['retry-after']).to.equal('1');
       expect(response.body).to.deep.equal(OVERLOADED);
     }
-    expect([...t.calls.values()].reduce((sum, count) => sum + count, 0), 'store calls while refusing').to.equal(0);
+    expect(
+      [...t.calls.values()].reduce((sum, count) => sum + count, 0),
+      'store calls while refusing',
+    ).to.equal(0);
     // Routes that do not hash are not refused.
     await t.http.post(`${PREFIX}/verify-email`).send({ token: 'x' }).expect(400);
     await t.http.get(`${PREFIX}/me`).set(bearer(token)).expect(200);
@@ -82,4 +87,3 @@ describe('HTTP: password hashing overload (C6)', () => {
     await t.http.post(`${PREFIX}/login`).send({}).expect(400);
   });
 });
-

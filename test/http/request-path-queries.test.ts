@@ -59,14 +59,21 @@ describe('HTTP: the queries of the request path (SQLite)', () => {
     http = request(app.callback());
 
     const accounts = resolveAccountService();
-    await http.post('/auth/register').send({ username: 'alice', email: 'alice@example.com', password: PASSWORD }).expect(201);
+    await http
+      .post('/auth/register')
+      .send({ username: 'alice', email: 'alice@example.com', password: PASSWORD })
+      .expect(201);
     await accounts.drain();
-    await http.post('/auth/verify-email').send({ token: sender.lastToken('sendVerification', 'alice@example.com') }).expect(200);
+    await http
+      .post('/auth/verify-email')
+      .send({ token: sender.lastToken('sendVerification', 'alice@example.com') })
+      .expect(200);
     await accounts.createRole('reader');
     await accounts.createPermission('reports.read');
     await accounts.grantPermission('reader', 'reports.read');
     await accounts.grantRole('alice', 'reader');
-    token = (await http.post('/auth/login').send({ username: 'alice', password: PASSWORD }).expect(200)).body.access_token;
+    token = (await http.post('/auth/login').send({ username: 'alice', password: PASSWORD }).expect(200)).body
+      .access_token;
     await accounts.drain();
     queries = [];
   });
@@ -97,7 +104,10 @@ describe('HTTP: the queries of the request path (SQLite)', () => {
     for (let i = 0; i < 3; i++) {
       queries = [];
       await http.get('/auth/me').set(bearer(token)).expect(200);
-      expect(queries.map((query) => query.sql), `request ${i + 1}`).to.have.length(1);
+      expect(
+        queries.map((query) => query.sql),
+        `request ${i + 1}`,
+      ).to.have.length(1);
       expect(queries[0].sql).to.match(/^select /i);
       await expectIndexed(queries[0]);
     }
@@ -124,7 +134,10 @@ describe('HTTP: the queries of the request path (SQLite)', () => {
   });
 
   it('a rejected token costs one read and no write', async () => {
-    await http.get('/auth/me').set(bearer('A'.repeat(43))).expect(401);
+    await http
+      .get('/auth/me')
+      .set(bearer('A'.repeat(43)))
+      .expect(401);
     expect(queries).to.have.length(1);
     await expectIndexed(queries[0]);
   });

@@ -114,7 +114,11 @@ describe('resolveAccountService / resolveSerializer', () => {
       createdAt: new Date(0),
       updatedAt: new Date(0),
     };
-    expect(resolveSerializer(container)(user)).to.deep.equal({ username: 'alice', email: 'alice@example.com', verified: true });
+    expect(resolveSerializer(container)(user)).to.deep.equal({
+      username: 'alice',
+      email: 'alice@example.com',
+      verified: true,
+    });
     container.set(USER_SERIALIZER, (u: StoredUser) => ({ id: u.id }));
     expect(resolveSerializer(container)(user)).to.deep.equal({ id: 'u1' });
   });

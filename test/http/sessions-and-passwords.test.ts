@@ -70,7 +70,9 @@ describe('HTTP: sessions, password reset, password change, account deletion', ()
       await t.accounts.drain();
       const token = t.sender.lastToken('sendPasswordReset', 'alice@example.com');
 
-      const response = await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token, new_password: NEW_PASSWORD });
+      const response = await t.http
+        .post(`${PREFIX}/password-reset/confirm`)
+        .send({ token, new_password: NEW_PASSWORD });
       expect(response.status).to.equal(200);
       expect(response.body).to.have.keys('detail');
       await expectSessionRejected(s1);
@@ -115,7 +117,9 @@ describe('HTTP: sessions, password reset, password change, account deletion', ()
       await expectSessionRejected(s1);
       await expectSessionRejected(s2);
       expect((await me(other)).status).to.equal(200);
-      expect((await t.http.post(`${PREFIX}/login`).send({ username: 'alice', password: PASSWORD })).status).to.equal(401);
+      expect((await t.http.post(`${PREFIX}/login`).send({ username: 'alice', password: PASSWORD })).status).to.equal(
+        401,
+      );
       await t.login('alice', NEW_PASSWORD);
       await t.accounts.drain();
       expect(t.sender.of('sendPasswordChanged', 'alice@example.com')).to.have.length(1);

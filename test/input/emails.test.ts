@@ -104,7 +104,11 @@ describe('Input rules: emails', () => {
     expect((await register('carl', 'carl@Bücher.example')).status).to.equal(201);
     expect(await stored('carl')).to.equal('carl@xn--bcher-kva.example');
     // UTS 46 mapping, as browsers do: the ASCII form, a soft hyphen and an ideographic full stop change nothing.
-    for (const [i, twin] of ['carl@xn--bcher-kva.example', 'carl@bü\u00adcher.example', 'carl@bücher。example'].entries()) {
+    for (const [i, twin] of [
+      'carl@xn--bcher-kva.example',
+      'carl@bü\u00adcher.example',
+      'carl@bücher。example',
+    ].entries()) {
       expect((await register(`carl${i}`, twin)).status).to.equal(201);
       expect((await t.store.findUserByUsernameKey(`carl${i}`))?.emailKey, twin).to.equal('carl@xn--bcher-kva.example');
     }

@@ -21,16 +21,23 @@ describe('Input rules: passwords and Unicode', () => {
 
   it('refuses unpaired surrogates, which would all hash as U+FFFD: on register, change and reset', async () => {
     // Why: argon2 hashes the UTF-8 of the string, and every lone surrogate encodes as U+FFFD.
-    expect(await argon2.verify(await argon2.hash('tail \ud800 secret words'), 'tail \udfff secret words')).to.equal(true);
+    expect(await argon2.verify(await argon2.hash('tail \ud800 secret words'), 'tail \udfff secret words')).to.equal(
+      true,
+    );
 
     expectCode(await register('lone', 'tail \ud800 secret words'), 400, 'weak_password');
     const session = await t.loginNewUser('alice');
     const change = t.http.post(`${PREFIX}/password/change`).set(bearer(session));
-    expectCode(await change.send({ old_password: PASSWORD, new_password: '\udc00 and more words' }), 400, 'weak_password');
+    expectCode(
+      await change.send({ old_password: PASSWORD, new_password: '\udc00 and more words' }),
+      400,
+      'weak_password',
+    );
     await t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'alice@example.com' }).expect(200);
     await t.accounts.drain();
     const token = t.sender.lastToken('sendPasswordReset');
-    const confirm = (newPassword: string) => t.http.post(`${PREFIX}/password-reset/confirm`).send({ token, new_password: newPassword });
+    const confirm = (newPassword: string) =>
+      t.http.post(`${PREFIX}/password-reset/confirm`).send({ token, new_password: newPassword });
     expectCode(await confirm('words and more \ud83d'), 400, 'weak_password');
     // A surrogate pair is a character like any other; and the refused password did not spend the token.
     expect((await confirm('words and more \ud83e\udd8a')).status).to.equal(200);

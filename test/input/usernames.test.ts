@@ -26,7 +26,17 @@ describe('Input rules: usernames', () => {
   });
 
   it('refuses look-alikes and invisible characters: Cyrillic а, combining marks, zero-width joiners, edge spaces', async () => {
-    const refused = ['_alice', '.alice', '\u0430lice', 'ali\u0301ce', 'al\u200dice', 'al\u200bice', 'alice ', ' alice', 'ali\nce'];
+    const refused = [
+      '_alice',
+      '.alice',
+      '\u0430lice',
+      'ali\u0301ce',
+      'al\u200dice',
+      'al\u200bice',
+      'alice ',
+      ' alice',
+      'ali\nce',
+    ];
     for (const username of refused) {
       expectCode(await register(username), 400, 'invalid_username');
     }

@@ -25,7 +25,8 @@ describe('per-account and per-address limits over HTTP, with the defaults (L1, L
 
   it(`backs off after ${FREE} failed logins, alike for an existing and an unknown username, right password or not`, async () => {
     for (const username of ['alice', 'nobody']) {
-      for (let i = 1; i <= FREE + 1; i++) expect((await login(username, WRONG)).status, `${username} #${i}`).to.equal(401);
+      for (let i = 1; i <= FREE + 1; i++)
+        expect((await login(username, WRONG)).status, `${username} #${i}`).to.equal(401);
     }
     const answers = [await login('alice', WRONG), await login('nobody', WRONG), await login('alice', PASSWORD)];
     for (const answer of answers) expectRateLimited(answer, 1);
@@ -144,10 +145,13 @@ describe('per-account and per-address limits over HTTP, with the defaults (L1, L
     }
     await t.accounts.drain();
     expect(new Set(answers.map((answer) => `${answer.status} ${answer.text}`)).size).to.equal(1);
-    expect(t.sender.of('sendVerification', 'dora@example.com').map((mail) => mail.username)).to.deep.equal(
-      ['claim1', 'claim2', 'claim3', 'claim4', 'claim5'],
-    );
+    expect(t.sender.of('sendVerification', 'dora@example.com').map((mail) => mail.username)).to.deep.equal([
+      'claim1',
+      'claim2',
+      'claim3',
+      'claim4',
+      'claim5',
+    ]);
     expect(events(t, 'rate_limited').map((fields) => fields.limit)).to.deep.equal(['register.email']);
   });
 });
-

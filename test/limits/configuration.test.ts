@@ -46,7 +46,10 @@ describe('rate limits: options, GATEHOUSE_RATE_LIMITS and the other variables', 
   });
 
   it('overrides single limits and the backoff, and refuses what cannot work with a message naming it', () => {
-    const resolved = resolveRateLimitOptions({ limits: { 'login.ip': { points: 5, duration: 10 } }, loginBackoff: { maxDelay: 60 } });
+    const resolved = resolveRateLimitOptions({
+      limits: { 'login.ip': { points: 5, duration: 10 } },
+      loginBackoff: { maxDelay: 60 },
+    });
     expect(resolved.limits['login.ip']).to.deep.equal({ points: 5, duration: 10 });
     expect(resolved.limits['register.ip']).to.deep.equal(DEFAULT_LIMITS['register.ip']);
     expect(resolved.loginBackoff).to.deep.equal({ freeFailures: 10, initialDelay: 1, maxDelay: 60 });
@@ -94,7 +97,10 @@ describe('rate limits: options, GATEHOUSE_RATE_LIMITS and the other variables', 
       ['login.backoff=3/2s', /login.backoff takes/],
       ['login.backoff=3/10m/2s', /maxDelay >= initialDelay/],
     ] as const) {
-      expect(() => parseRateLimitSpec(text), text).to.throw(ConfigurationError).with.property('message').that.matches(message);
+      expect(() => parseRateLimitSpec(text), text)
+        .to.throw(ConfigurationError)
+        .with.property('message')
+        .that.matches(message);
     }
   });
 
@@ -107,7 +113,12 @@ describe('rate limits: options, GATEHOUSE_RATE_LIMITS and the other variables', 
 
     it('defaults to limits on, in memory, no trusted proxy', () => {
       const config = loadConfig({ GATEHOUSE_SECRET_KEY: KEY }, { cwd });
-      expect(config).to.deep.include({ redisUrl: undefined, redisKeyPrefix: undefined, trustedProxies: [], rateLimits: {} });
+      expect(config).to.deep.include({
+        redisUrl: undefined,
+        redisKeyPrefix: undefined,
+        trustedProxies: [],
+        rateLimits: {},
+      });
     });
 
     it('reads GATEHOUSE_REDIS_URL, GATEHOUSE_REDIS_KEY_PREFIX, GATEHOUSE_TRUSTED_PROXIES and GATEHOUSE_RATE_LIMITS', () => {
@@ -127,16 +138,22 @@ describe('rate limits: options, GATEHOUSE_RATE_LIMITS and the other variables', 
         trustedProxies: ['10.0.0.0/8', 'loopback', '2001:db8::1'],
         rateLimits: { limits: { 'login.ip': { points: 100, duration: 60 } } },
       });
-      expect(loadConfig({ GATEHOUSE_SECRET_KEY: KEY, GATEHOUSE_RATE_LIMITS: 'off' }, { cwd }).rateLimits).to.deep.equal({
-        enabled: false,
-      });
+      expect(loadConfig({ GATEHOUSE_SECRET_KEY: KEY, GATEHOUSE_RATE_LIMITS: 'off' }, { cwd }).rateLimits).to.deep.equal(
+        {
+          enabled: false,
+        },
+      );
     });
 
     for (const [name, value, message] of [
       ['GATEHOUSE_REDIS_URL', 'cache:6379', /GATEHOUSE_REDIS_URL must start with redis:\/\/ or rediss:\/\//],
       ['GATEHOUSE_REDIS_URL', 'http://cache', /GATEHOUSE_REDIS_URL must start with redis:\/\//],
       ['GATEHOUSE_REDIS_KEY_PREFIX', 'has space', /GATEHOUSE_REDIS_KEY_PREFIX/],
-      ['GATEHOUSE_TRUSTED_PROXIES', '10.0.0.0/8,proxy.internal', /GATEHOUSE_TRUSTED_PROXIES: "proxy.internal" is not an IP/],
+      [
+        'GATEHOUSE_TRUSTED_PROXIES',
+        '10.0.0.0/8,proxy.internal',
+        /GATEHOUSE_TRUSTED_PROXIES: "proxy.internal" is not an IP/,
+      ],
       ['GATEHOUSE_TRUSTED_PROXIES', '10.0.0.0/33', /"10.0.0.0\/33"/],
       ['GATEHOUSE_RATE_LIMITS', 'login.ip=lots', /^GATEHOUSE_RATE_LIMITS: login.ip takes <points>\/<duration>/],
     ] as const) {

@@ -47,7 +47,10 @@ describe('the account core and its limiter (L1)', () => {
     }
     // Keyed by the secret: another deployment's keys are unrelated.
     const other = new RecordingLimiter();
-    const h2 = makeHarness({ options: { ...CHEAP, secretKey: 'another-secret-key-0123456789abcdef-0123' }, limiter: other });
+    const h2 = makeHarness({
+      options: { ...CHEAP, secretKey: 'another-secret-key-0123456789abcdef-0123' },
+      limiter: other,
+    });
     await expectAccountError(h2.accounts.login('alice', WRONG), 'invalid_credentials');
     expect(other.calls[0].key).to.not.equal(first.key);
     expect(mail.key).to.not.equal(first.key);
@@ -61,7 +64,9 @@ describe('the account core and its limiter (L1)', () => {
     const refused = await expectAccountError(h.accounts.login('alice', WRONG), 'rate_limited');
     expect(refused.retryAfterSeconds).to.be.within(3590, 3600);
     await expectAccountError(h.accounts.login('alice', STRONG_PASSWORD), 'rate_limited');
-    expect(h.logger.lines.filter((line) => (line.fields as { event?: string }).event === 'rate_limited')).to.have.length(2);
+    expect(
+      h.logger.lines.filter((line) => (line.fields as { event?: string }).event === 'rate_limited'),
+    ).to.have.length(2);
 
     // The owner's way back: reset by email, which the throttle never blocks, and which clears it.
     await h.accounts.requestPasswordReset('alice@example.com');

@@ -11,7 +11,8 @@ const RATE_LIMITED = { detail: { detail: 'Too many requests; try again later', c
 
 /** One request of each limited route, cheap and different every time (`i`), so only the per-IP budget is spent. */
 const ROUTES: Record<IpLimit, (t: TestApp, i: number) => Promise<Response>> = {
-  'login.ip': (t, i) => t.http.post(`${PREFIX}/login`).send({ username: `nobody${i}`, password: 'wrong password here' }),
+  'login.ip': (t, i) =>
+    t.http.post(`${PREFIX}/login`).send({ username: `nobody${i}`, password: 'wrong password here' }),
   'register.ip': (t, i) =>
     t.http.post(`${PREFIX}/register`).send({ username: `u${i}`, email: `u${i}@example.com`, password: 'short' }),
   'verify-email.ip': (t) => t.http.post(`${PREFIX}/verify-email`).send({ token: 'x'.repeat(43) }),
@@ -47,7 +48,9 @@ describe('rate limits over HTTP, with the defaults (L2)', () => {
       const t = buildTestApp({ rateLimits: {} });
       for (let i = 0; i < points; i++) {
         const response = await send(t, i);
-        expect(response.status, `request ${i + 1}: ${response.text}`).to.be.within(200, 499).and.not.equal(429);
+        expect(response.status, `request ${i + 1}: ${response.text}`)
+          .to.be.within(200, 499)
+          .and.not.equal(429);
       }
       t.calls.clear();
       const refused = await send(t, points);

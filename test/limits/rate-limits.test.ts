@@ -7,7 +7,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('RateLimits (in memory)', () => {
   it('allows a budget per key and window, then refuses with the time left in the window', async () => {
     const limits = new RateLimits({ limits: { 'login.ip': { points: 3, duration: 60 } } });
-    for (let i = 0; i < 3; i++) expect(await limits.consume('login.ip', 'a')).to.deep.equal({ allowed: true, retryAfterMs: 0 });
+    for (let i = 0; i < 3; i++)
+      expect(await limits.consume('login.ip', 'a')).to.deep.equal({ allowed: true, retryAfterMs: 0 });
     const refused = await limits.consume('login.ip', 'a');
     expect(refused.allowed).to.equal(false);
     expect(refused.retryAfterMs).to.be.within(59_000, 60_000);
@@ -84,6 +85,11 @@ describe('RateLimits (in memory)', () => {
     const logger = new CapturingLogger();
     const limits = new RateLimits({ enabled: false, limits: { 'login.ip': { points: 1, duration: 60 } } }, logger);
     for (let i = 0; i < 5; i++) expect((await limits.consume('login.ip', 'a')).allowed).to.equal(true);
-    expect(logger.lines.filter((line) => line.level === 'warn').map((line) => line.message).join()).to.match(/rate limits are OFF/);
+    expect(
+      logger.lines
+        .filter((line) => line.level === 'warn')
+        .map((line) => line.message)
+        .join(),
+    ).to.match(/rate limits are OFF/);
   });
 });

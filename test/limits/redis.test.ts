@@ -42,7 +42,11 @@ describeWithService('redis', 'rate limits in Redis (L5)', function () {
   }
 
   /** An "instance": its own connection to Redis, as a separate process would have. */
-  async function instance(options: RateLimitOptions, test: string, logger = new CapturingLogger()): Promise<RateLimits> {
+  async function instance(
+    options: RateLimitOptions,
+    test: string,
+    logger = new CapturingLogger(),
+  ): Promise<RateLimits> {
     const redis = client(undefined, logger);
     await ready(redis);
     return new RateLimits({ ...options, redis, keyPrefix: `${prefix}:${test}` }, logger);
@@ -142,7 +146,12 @@ describeWithService('redis', 'rate limits in Redis (L5)', function () {
     const redis = new Redis(`redis://127.0.0.1:${proxy.port}`, { maxRetriesPerRequest: null });
     redis.on('error', () => {});
     await ready(redis);
-    const limits = new RateLimits({ redis, keyPrefix: `${prefix}:stall`, redisTimeoutMs: 200, redisRetryAfterMs: 60_000 });
+    const limits = new RateLimits({
+      redis,
+      keyPrefix: `${prefix}:stall`,
+      redisTimeoutMs: 200,
+      redisRetryAfterMs: 60_000,
+    });
     try {
       proxy.freeze();
       let started = Date.now();
@@ -174,7 +183,9 @@ describeWithService('redis', 'rate limits in Redis (L5)', function () {
       const started = Date.now();
       expect((await limits.consume('login.ip', 'x')).allowed).to.equal(true);
       expect(Date.now() - started).to.be.within(90, 400);
-      expect(logger.lines.some((line) => (line.fields as { outcome?: string }).outcome === 'unavailable')).to.equal(true);
+      expect(logger.lines.some((line) => (line.fields as { outcome?: string }).outcome === 'unavailable')).to.equal(
+        true,
+      );
     } finally {
       await proxy.cut();
     }

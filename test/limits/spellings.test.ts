@@ -8,7 +8,14 @@ import { expectRateLimited } from './expect-rate-limited';
 
 const body = { username: 'nobody', password: 'wrong password here' };
 
-const REACHING_LOGIN = ['/auth/login', '/auth/login/', '/auth/LOGIN', '/AUTH/Login', '/auth/login?next=/', '/auth/Login/?a=1'];
+const REACHING_LOGIN = [
+  '/auth/login',
+  '/auth/login/',
+  '/auth/LOGIN',
+  '/AUTH/Login',
+  '/auth/login?next=/',
+  '/auth/Login/?a=1',
+];
 const NOT_ROUTED = [
   '//auth/login',
   '/auth//login',
@@ -44,8 +51,13 @@ describe('rate limits: every spelling of a route shares its budget (L4)', () => 
 
   it('password reset: the budget follows the action through case and trailing slashes', async () => {
     const t = buildTestApp({ rateLimits: { limits: { 'reset-request.ip': { points: 3, duration: 3600 } } } });
-    const paths = [`${PREFIX}/password-reset/request`, `${PREFIX}/Password-Reset/Request/`, `${PREFIX}/PASSWORD-RESET/REQUEST`];
-    for (const path of paths) expect((await t.http.post(path).send({ email: 'a@example.com' })).status, path).to.equal(200);
+    const paths = [
+      `${PREFIX}/password-reset/request`,
+      `${PREFIX}/Password-Reset/Request/`,
+      `${PREFIX}/PASSWORD-RESET/REQUEST`,
+    ];
+    for (const path of paths)
+      expect((await t.http.post(path).send({ email: 'a@example.com' })).status, path).to.equal(200);
     expectRateLimited(await t.http.post(`${PREFIX}/password-reset/request/`).send({ email: 'b@example.com' }), 3600);
     // Another action keeps its own budget.
     expect((await t.http.post(`${PREFIX}/resend-verification`).send({ email: 'a@example.com' })).status).to.equal(200);

@@ -34,7 +34,10 @@ describe('standalone server: rate limits from the environment', function () {
     const server = await start({});
     expect(server.stderr).to.match(/"event":"listening".*"rateLimits":"memory"/);
     for (let i = 0; i < DEFAULT_LIMITS['login.ip'].points; i++) {
-      await request(server.url).post('/auth/login').send({ ...body, username: `nobody${i}` }).expect(401);
+      await request(server.url)
+        .post('/auth/login')
+        .send({ ...body, username: `nobody${i}` })
+        .expect(401);
     }
     expectRateLimited(await request(server.url).post('/auth/login').send(body), 60);
   });
@@ -50,12 +53,18 @@ describe('standalone server: rate limits from the environment', function () {
     const env = { GATEHOUSE_RATE_LIMITS: 'login.ip=1/1m' };
     const direct = await start(env);
     await request(direct.url).post('/auth/login').set('X-Forwarded-For', '198.51.100.1').send(body).expect(401);
-    expectRateLimited(await request(direct.url).post('/auth/login').set('X-Forwarded-For', '198.51.100.2').send(body), 60);
+    expectRateLimited(
+      await request(direct.url).post('/auth/login').set('X-Forwarded-For', '198.51.100.2').send(body),
+      60,
+    );
 
     const proxied = await start({ ...env, GATEHOUSE_TRUSTED_PROXIES: '127.0.0.1' });
     await request(proxied.url).post('/auth/login').set('X-Forwarded-For', '198.51.100.1').send(body).expect(401);
     await request(proxied.url).post('/auth/login').set('X-Forwarded-For', '198.51.100.2').send(body).expect(401);
-    expectRateLimited(await request(proxied.url).post('/auth/login').set('X-Forwarded-For', '198.51.100.2').send(body), 60);
+    expectRateLimited(
+      await request(proxied.url).post('/auth/login').set('X-Forwarded-For', '198.51.100.2').send(body),
+      60,
+    );
   });
 
   describeWithService('redis', 'with GATEHOUSE_REDIS_URL (L5)', () => {

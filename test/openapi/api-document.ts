@@ -19,6 +19,7 @@ interface DocumentedResponse {
   content: Record<string, { schema: Schema }>;
   'x-error-codes'?: { code: string; description: string }[];
 }
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON Schema is any JSON, walked by key
 export type Schema = Record<string, any>;
 
 export function resolveSchema(document: Document, schema: Schema): Schema {
@@ -41,10 +42,18 @@ export function expectDocumented(document: Document, method: string, path: strin
     const required: string[] = resolveSchema(document, schema).required ?? [];
     expect(Object.keys(response.body), where).to.include.members(required);
   } else if (typeof response.body.detail === 'string') {
-    expect((schema.oneOf ?? [schema]).map((item: Schema) => item.$ref), where).to.include('#/components/schemas/NotAuthenticated');
+    expect(
+      (schema.oneOf ?? [schema]).map((item: Schema) => item.$ref),
+      where,
+    ).to.include('#/components/schemas/NotAuthenticated');
   } else {
-    expect(documented['x-error-codes']!.map((item) => item.code), where).to.include(response.body.detail.code);
+    expect(
+      documented['x-error-codes']!.map((item) => item.code),
+      where,
+    ).to.include(response.body.detail.code);
   }
-  if (response.headers['retry-after']) expect(documented.headers, `${where}: Retry-After`).to.have.property('Retry-After');
-  if (response.headers['www-authenticate']) expect(documented.headers, `${where}: WWW-Authenticate`).to.have.property('WWW-Authenticate');
+  if (response.headers['retry-after'])
+    expect(documented.headers, `${where}: Retry-After`).to.have.property('Retry-After');
+  if (response.headers['www-authenticate'])
+    expect(documented.headers, `${where}: WWW-Authenticate`).to.have.property('WWW-Authenticate');
 }

@@ -16,7 +16,9 @@ const document = () => accountApiDocument({ prefix: '/auth' }) as unknown as Doc
 /** `METHOD /path` of every route the app's routers hold (routing-controllers mounts one @koa/router per call). */
 function mountedRoutes(app: Koa): string[] {
   const routes: string[] = [];
-  for (const middleware of app.middleware as unknown as { router?: { stack: { path: string; methods: string[] }[] } }[]) {
+  for (const middleware of app.middleware as unknown as {
+    router?: { stack: { path: string; methods: string[] }[] };
+  }[]) {
     for (const layer of middleware.router?.stack ?? []) {
       // @koa/router adds HEAD to every GET by itself.
       for (const method of layer.methods.filter((name) => name !== 'HEAD')) routes.push(`${method} ${layer.path}`);
@@ -49,7 +51,9 @@ describe('OpenAPI: the document', () => {
     expect(documentedRoutes(document())).to.deep.equal(mounted);
 
     const other = buildPagesApp({ prefix: '/accounts', pages: false, apiDocs: false });
-    expect(documentedRoutes(accountApiDocument({ prefix: '/accounts' }) as unknown as Document)).to.deep.equal(mountedRoutes(other.app));
+    expect(documentedRoutes(accountApiDocument({ prefix: '/accounts' }) as unknown as Document)).to.deep.equal(
+      mountedRoutes(other.app),
+    );
   });
 
   it('requires the bearer scheme exactly where a request without Authorization is refused with 401', async () => {
@@ -60,7 +64,9 @@ describe('OpenAPI: the document', () => {
       for (const [method, operation] of Object.entries(methods)) {
         const response = await http[method as 'post'](`/auth${path}`).send({});
         const refused = response.status === 401 && response.body.detail === 'Not authenticated';
-        expect(Boolean(operation.security?.some((scheme) => 'bearerAuth' in scheme)), `${method} ${path}`).to.equal(refused);
+        expect(Boolean(operation.security?.some((scheme) => 'bearerAuth' in scheme)), `${method} ${path}`).to.equal(
+          refused,
+        );
         expectDocumented(doc, method, path, response);
       }
     }
@@ -82,14 +88,24 @@ describe('OpenAPI: the document', () => {
     expect(doc.paths['/register'].post.responses).to.have.property('201');
     // Only the account routes' own DTOs, whatever else class-validator knows of in the process.
     const dtos = Object.keys(doc.components.schemas).filter((name) => name.endsWith('Body'));
-    expect(dtos.sort()).to.deep.equal(
-      ['EmailBody', 'LoginBody', 'PasswordBody', 'PasswordChangeBody', 'PasswordResetConfirmBody', 'RegisterBody', 'TokenBody'],
-    );
+    expect(dtos.sort()).to.deep.equal([
+      'EmailBody',
+      'LoginBody',
+      'PasswordBody',
+      'PasswordChangeBody',
+      'PasswordResetConfirmBody',
+      'RegisterBody',
+      'TokenBody',
+    ]);
   });
 
   it('lists every error code, with the status of the one code → status table', () => {
     const doc = document();
-    expect(doc.components.schemas.ErrorCode.enum).to.include.members([...ACCOUNT_ERROR_CODES, 'validation_error', 'malformed_json']);
+    expect(doc.components.schemas.ErrorCode.enum).to.include.members([
+      ...ACCOUNT_ERROR_CODES,
+      'validation_error',
+      'malformed_json',
+    ]);
     let checked = 0;
     for (const [path, methods] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
@@ -102,7 +118,8 @@ describe('OpenAPI: the document', () => {
           }
         }
         // A limit or an overload can answer any route, always with Retry-After.
-        for (const status of ['429', '503']) expect(operation.responses[status].headers, `${path} ${status}`).to.have.property('Retry-After');
+        for (const status of ['429', '503'])
+          expect(operation.responses[status].headers, `${path} ${status}`).to.have.property('Retry-After');
         expect(operation.responses['500']).to.exist;
       }
     }
@@ -147,7 +164,10 @@ describe('OpenAPI: the document', () => {
     await call('post', '/password-reset/request', { email: alice.email });
     await accounts.drain();
     await call('post', '/password-reset/confirm', { token: 'nope', new_password: OTHER_PASSWORD });
-    await call('post', '/password-reset/confirm', { token: sender.lastToken('sendPasswordReset'), new_password: OTHER_PASSWORD });
+    await call('post', '/password-reset/confirm', {
+      token: sender.lastToken('sendPasswordReset'),
+      new_password: OTHER_PASSWORD,
+    });
     const second = (await call('post', '/login', { username: 'alice', password: OTHER_PASSWORD })).body.access_token;
     await call('post', '/logout', undefined, second);
     const third = (await call('post', '/login', { username: 'alice', password: OTHER_PASSWORD })).body.access_token;

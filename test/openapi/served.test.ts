@@ -12,7 +12,9 @@ describe('OpenAPI: served beside the routes', () => {
     expect(response.headers['access-control-allow-origin']).to.equal('*');
     expect(response.headers['cache-control']).to.equal('no-store');
     expect(response.body).to.deep.equal(JSON.parse(JSON.stringify(accountApiDocument({ prefix: '/auth' }))));
-    expect(response.body.servers).to.deep.equal([{ url: '/auth', description: 'The account routes, relative to this document’s host' }]);
+    expect(response.body.servers).to.deep.equal([
+      { url: '/auth', description: 'The account routes, relative to this document’s host' },
+    ]);
   });
 
   it('serves a reference page built from the document: every route, body field and error code, nothing from elsewhere', async () => {

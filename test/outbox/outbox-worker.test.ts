@@ -56,7 +56,14 @@ async function setUp(options: Partial<OutboxWorkerDeps> = {}) {
 describe('OutboxWorker', () => {
   it('hands each kind to its sender operation with the token unsealed and the message id, then records it sent', async () => {
     const t = await setUp();
-    const kinds: OutboxKind[] = ['verification', 'passwordReset', 'emailVerified', 'passwordChanged', 'accountDeleted', 'registrationAttempt'];
+    const kinds: OutboxKind[] = [
+      'verification',
+      'passwordReset',
+      'emailVerified',
+      'passwordChanged',
+      'accountDeleted',
+      'registrationAttempt',
+    ];
     const messages = [];
     for (const kind of kinds) {
       messages.push(await t.queue(kind));
@@ -118,7 +125,12 @@ describe('OutboxWorker', () => {
       await t.worker.drain();
     }
     const entry = await t.statusOf(message.id);
-    expect([entry.status, entry.attempts, entry.hasToken, entry.lastError]).to.deep.equal(['failed', 2, false, 'Error']);
+    expect([entry.status, entry.attempts, entry.hasToken, entry.lastError]).to.deep.equal([
+      'failed',
+      2,
+      false,
+      'Error',
+    ]);
     const [gaveUp] = t.events('failed');
     expect(gaveUp.level).to.equal('error');
     expect(gaveUp.fields).to.include({ reason: 'give_up_time', kind: 'passwordReset', messageId: message.id });
@@ -135,13 +147,21 @@ describe('OutboxWorker', () => {
 
   it('gives up at once on a permanent refusal (5xx to RCPT TO), without retrying', async () => {
     const t = await setUp();
-    t.sender.failWith = new EmailDeliveryError('verification', { code: 'EENVELOPE', command: 'RCPT TO', responseCode: 550 }, 'x');
+    t.sender.failWith = new EmailDeliveryError(
+      'verification',
+      { code: 'EENVELOPE', command: 'RCPT TO', responseCode: 550 },
+      'x',
+    );
     const message = await t.queue('verification');
     await t.worker.drain();
     t.clock.advance(HOUR);
     await t.worker.drain();
     const entry = await t.statusOf(message.id);
-    expect([entry.status, entry.attempts, entry.lastError]).to.deep.equal(['failed', 1, 'EmailDeliveryError:EENVELOPE:550']);
+    expect([entry.status, entry.attempts, entry.lastError]).to.deep.equal([
+      'failed',
+      1,
+      'EmailDeliveryError:EENVELOPE:550',
+    ]);
     expect(t.events('failed')[0].fields).to.include({ reason: 'refused' });
   });
 
@@ -218,7 +238,9 @@ describe('OutboxWorker', () => {
     expect((await t.statusOf(held.id)).status).to.equal('sent');
     await t.worker.drain();
     expect(t.sender.sent.map((mail) => mail.operation)).to.deep.equal(['sendEmailVerified']);
-    expect((await t.store.listMessages({ status: 'pending' })).map((entry) => entry.kind)).to.deep.equal(['passwordChanged']);
+    expect((await t.store.listMessages({ status: 'pending' })).map((entry) => entry.kind)).to.deep.equal([
+      'passwordChanged',
+    ]);
   });
 
   it('comes back by itself for the retries it scheduled, without polling', async () => {
@@ -240,7 +262,14 @@ describe('OutboxWorker', () => {
   it('several workers on one store deliver each message exactly once', async () => {
     const t = await setUp({ options: { batchSize: 2 } });
     const others = [1, 2, 3].map(
-      () => new OutboxWorker({ store: t.store, sender: t.sender, secretKey: SECRET, clock: t.clock, options: { batchSize: 2 } }),
+      () =>
+        new OutboxWorker({
+          store: t.store,
+          sender: t.sender,
+          secretKey: SECRET,
+          clock: t.clock,
+          options: { batchSize: 2 },
+        }),
     );
     const queued = [];
     for (let i = 0; i < 30; i++) queued.push(await t.queue(i % 2 ? 'passwordChanged' : 'verification'));

@@ -12,20 +12,29 @@ describe('outbox retry schedule and failure codes', () => {
     ]);
     expect(new RetrySchedule(5_000, 1_800_000, () => 0).delayAfter(2)).to.equal(8_000);
     expect(new RetrySchedule(5_000, 1_800_000, () => 0.999999).delayAfter(2)).to.equal(12_000);
-    expect(new RetrySchedule(5_000, 1_800_000, () => 0.999999).delayAfter(20), 'never past the cap').to.equal(1_800_000);
+    expect(new RetrySchedule(5_000, 1_800_000, () => 0.999999).delayAfter(20), 'never past the cap').to.equal(
+      1_800_000,
+    );
   });
 
   it('with the defaults, keeps trying for the whole day: some 50 attempts, none further apart than 30 min', () => {
-    const schedule = new RetrySchedule(DEFAULT_OUTBOX_OPTIONS.retryBaseMs, DEFAULT_OUTBOX_OPTIONS.retryMaxMs, () => 0.5);
+    const schedule = new RetrySchedule(
+      DEFAULT_OUTBOX_OPTIONS.retryBaseMs,
+      DEFAULT_OUTBOX_OPTIONS.retryMaxMs,
+      () => 0.5,
+    );
     let elapsed = 0;
     let attempts = 1;
-    while (elapsed + schedule.delayAfter(attempts) < DEFAULT_OUTBOX_OPTIONS.giveUpAfterMs) elapsed += schedule.delayAfter(attempts++);
+    while (elapsed + schedule.delayAfter(attempts) < DEFAULT_OUTBOX_OPTIONS.giveUpAfterMs)
+      elapsed += schedule.delayAfter(attempts++);
     expect(attempts).to.be.within(45, 60);
   });
 
   it('refuses unusable options, naming them', () => {
     expect(() => resolveOutboxOptions({ retryBaseMs: 0 })).to.throw(/outbox\.retryBaseMs must be a positive/);
-    expect(() => resolveOutboxOptions({ retryBaseMs: 10_000, retryMaxMs: 5_000 })).to.throw(/retryMaxMs must be at least/);
+    expect(() => resolveOutboxOptions({ retryBaseMs: 10_000, retryMaxMs: 5_000 })).to.throw(
+      /retryMaxMs must be at least/,
+    );
     expect(() => resolveOutboxOptions({ batchSize: 0 })).to.throw(/batchSize/);
     expect(() => resolveOutboxOptions({ worker: 'yes' as never })).to.throw(/worker must be true or false/);
     expect(() => resolveOutboxOptions({ locale: 'fr' as never })).to.throw(/locale must be a function/);

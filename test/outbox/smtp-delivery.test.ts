@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { EmailLinks, SmtpEmailSender } from '../../src/email';
-import { messageIdOf, parseMail, smtpError, startSmtpServer, type ReceivedMail, type SmtpTestServer } from '../email/smtp-test-server';
+import {
+  messageIdOf,
+  parseMail,
+  smtpError,
+  startSmtpServer,
+  type ReceivedMail,
+  type SmtpTestServer,
+} from '../email/smtp-test-server';
 import { openSecurityApp, PASSWORD, PREFIX, type SecurityApp } from '../security/support/security-app';
 import { StandaloneServer } from '../server/standalone-server';
 import { freePort } from '../support/free-port';
@@ -60,12 +67,21 @@ describe('email delivery through a real SMTP server on loopback', function () {
     t.accounts().delivery!.start();
 
     for (const name of ['alice', 'bob', 'carol', 'dave']) {
-      await t.http.post(`${PREFIX}/register`).send({ username: name, email: `${name}@example.com`, password: PASSWORD }).expect(201);
+      await t.http
+        .post(`${PREFIX}/register`)
+        .send({ username: name, email: `${name}@example.com`, password: PASSWORD })
+        .expect(201);
     }
-    await t.http.post(`${PREFIX}/register`).send({ username: 'mallory', email: 'alice@example.com', password: PASSWORD }).expect(201);
+    await t.http
+      .post(`${PREFIX}/register`)
+      .send({ username: 'mallory', email: 'alice@example.com', password: PASSWORD })
+      .expect(201);
     // bob is not verified yet: a reset request for him queues nothing, a resend a new link that supersedes his first.
     await t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'bob@example.com' }).expect(200);
-    await t.http.post(`${PREFIX}/register`).send({ username: 'erin', email: 'erin@example.com', password: PASSWORD }).expect(201);
+    await t.http
+      .post(`${PREFIX}/register`)
+      .send({ username: 'erin', email: 'erin@example.com', password: PASSWORD })
+      .expect(201);
     await t.drain();
 
     // Every message fails a few times while the server refuses, and nothing is received.
@@ -76,13 +92,20 @@ describe('email delivery through a real SMTP server on loopback', function () {
       return entries.length === 6 && entries.every((entry) => entry.attempts >= 3 && !entry.claimed);
     }, 'three refused attempts of each of the six messages');
     expect(smtp.received).to.deep.equal([]);
-    expect((await store.listMessages()).every((entry) => entry.status === 'pending' && entry.lastError === 'EmailDeliveryError:EMESSAGE:451')).to.equal(true);
+    expect(
+      (await store.listMessages()).every(
+        (entry) => entry.status === 'pending' && entry.lastError === 'EmailDeliveryError:EMESSAGE:451',
+      ),
+    ).to.equal(true);
 
     refusing = false;
     await waitFor(async () => (await store.listMessages({ status: 'pending' })).length === 0, 'the outbox to empty');
     const entries = await store.listMessages();
     expect(entries.map((entry) => entry.status)).to.deep.equal(Array(6).fill('sent'));
-    expect(entries.every((entry) => !entry.hasToken), 'sealed tokens erased').to.equal(true);
+    expect(
+      entries.every((entry) => !entry.hasToken),
+      'sealed tokens erased',
+    ).to.equal(true);
     expect(refusals).to.be.at.least(18);
 
     // Exactly once each: one received mail per message, recognised by its Message-ID.
@@ -95,11 +118,20 @@ describe('email delivery through a real SMTP server on loopback', function () {
     // The links still work after all those attempts: they carry the token minted with the account change.
     const aliceMail = await mailTo(smtp.received, 'alice@example.com', 'Verify your email', 'Hello alice,');
     const malloryMail = await mailTo(smtp.received, 'alice@example.com', 'Verify your email', 'Hello mallory,');
-    await t.http.post(`${PREFIX}/verify-email`).send({ token: linkToken(aliceMail.text) }).expect(200);
+    await t.http
+      .post(`${PREFIX}/verify-email`)
+      .send({ token: linkToken(aliceMail.text) })
+      .expect(200);
     // alice proved the address: mallory's claim on it ended, and its link with it.
-    await t.http.post(`${PREFIX}/verify-email`).send({ token: linkToken(malloryMail.text) }).expect(400);
+    await t.http
+      .post(`${PREFIX}/verify-email`)
+      .send({ token: linkToken(malloryMail.text) })
+      .expect(400);
     const bobMail = await mailTo(smtp.received, 'bob@example.com', 'Verify your email');
-    await t.http.post(`${PREFIX}/verify-email`).send({ token: linkToken(bobMail.text) }).expect(200);
+    await t.http
+      .post(`${PREFIX}/verify-email`)
+      .send({ token: linkToken(bobMail.text) })
+      .expect(200);
   });
 
   it('requests that queue mail answer while the SMTP server is still holding the message', async () => {
@@ -114,7 +146,10 @@ describe('email delivery through a real SMTP server on loopback', function () {
     });
     t = await appOn(smtp);
     const started = Date.now();
-    await t.http.post(`${PREFIX}/register`).send({ username: 'erin', email: 'erin@example.com', password: PASSWORD }).expect(201);
+    await t.http
+      .post(`${PREFIX}/register`)
+      .send({ username: 'erin', email: 'erin@example.com', password: PASSWORD })
+      .expect(201);
     const answeredIn = Date.now() - started;
     await waitFor(() => holding, 'the SMTP server to hold the message');
     expect(smtp.received, 'not delivered when the answer came').to.deep.equal([]);
@@ -136,9 +171,18 @@ describe('email delivery through a real SMTP server on loopback', function () {
     let server: StandaloneServer | undefined;
     try {
       // First process: no SMTP server answers; the verification email waits in the outbox.
-      server = await StandaloneServer.start(cwd, { ...env, GATEHOUSE_SMTP_URL: `smtp://127.0.0.1:${await freePort()}` });
-      await request(server.url).post('/auth/register').send({ username: 'frank', email: 'frank@example.com', password: PASSWORD }).expect(201);
-      await server.waitFor(() => /"kind":"verification"[^\n]*"outcome":"retry"/.test(server!.stderr), 'a failed attempt');
+      server = await StandaloneServer.start(cwd, {
+        ...env,
+        GATEHOUSE_SMTP_URL: `smtp://127.0.0.1:${await freePort()}`,
+      });
+      await request(server.url)
+        .post('/auth/register')
+        .send({ username: 'frank', email: 'frank@example.com', password: PASSWORD })
+        .expect(201);
+      await server.waitFor(
+        () => /"kind":"verification"[^\n]*"outcome":"retry"/.test(server!.stderr),
+        'a failed attempt',
+      );
       expect(await server.stop('SIGTERM')).to.equal(0);
 
       // Second process, with SMTP back: it finds the message and sends it, with the link minted at registration.
@@ -147,7 +191,10 @@ describe('email delivery through a real SMTP server on loopback', function () {
       await server.waitFor(() => smtp!.received.length === 1, 'the pending email to be delivered');
       const mail = await parseMail(smtp.received[0]);
       expect(smtp.received[0].rcptTo).to.deep.equal(['frank@example.com']);
-      await request(server.url).post('/auth/verify-email').send({ token: linkToken(mail.text) }).expect(200);
+      await request(server.url)
+        .post('/auth/verify-email')
+        .send({ token: linkToken(mail.text) })
+        .expect(200);
       await server.waitFor(() => smtp!.received.length === 2, 'the "verified" notice');
       expect(server.stderr).to.not.include('frank@example.com');
     } finally {
@@ -160,7 +207,8 @@ describe('email delivery through a real SMTP server on loopback', function () {
 async function mailTo(received: ReceivedMail[], address: string, subject: string, text = '') {
   for (const mail of received) {
     const parsed = await parseMail(mail);
-    if (mail.rcptTo.includes(address) && parsed.subject?.startsWith(subject) && parsed.text?.includes(text)) return parsed;
+    if (mail.rcptTo.includes(address) && parsed.subject?.startsWith(subject) && parsed.text?.includes(text))
+      return parsed;
   }
   throw new Error(`no "${subject}" mail to ${address}`);
 }

@@ -38,7 +38,10 @@ class WorkerProcess {
   }
   static start(env: Record<string, string>): WorkerProcess {
     return new WorkerProcess(
-      spawn(process.execPath, [CLI, 'worker'], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'ignore', 'pipe'] }),
+      spawn(process.execPath, [CLI, 'worker'], {
+        env: { PATH: process.env.PATH, ...env },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      }),
     );
   }
 }
@@ -76,7 +79,11 @@ describe('gatehouse worker processes', function () {
         // The web side: queues mail, delivers none (GATEHOUSE_OUTBOX_WORKER=off, as beside `gatehouse worker`).
         const accounts = new AccountService({
           store,
-          sender: new SmtpEmailSender({ url: smtp.url, from: FROM, links: new EmailLinks({ publicUrl: PUBLIC_URL, prefix: '/auth' }) }),
+          sender: new SmtpEmailSender({
+            url: smtp.url,
+            from: FROM,
+            links: new EmailLinks({ publicUrl: PUBLIC_URL, prefix: '/auth' }),
+          }),
           options: { secretKey: SECRET, hashing: { memoryCost: 1024, timeCost: 1 }, outbox: { worker: false } },
           logger: silentLogger,
         });
@@ -102,7 +109,10 @@ describe('gatehouse worker processes', function () {
         // Still claimed by the dead worker: nothing happens until its lease runs out, then the next worker sends it.
         expect((await store.listMessages())[0]).to.include({ status: 'pending', claimed: true, attempts: 1 });
         workers.push(WorkerProcess.start(env));
-        await waitFor(async () => (await store.listMessages())[0].status === 'sent', 'the next worker to send it').catch((error) => {
+        await waitFor(
+          async () => (await store.listMessages())[0].status === 'sent',
+          'the next worker to send it',
+        ).catch((error) => {
           throw new Error(`${error.message}\n${workers[1].stderr}`);
         });
         await new Promise((resolve) => setTimeout(resolve, 300));
@@ -171,16 +181,21 @@ describeWithService('postgres', 'two workers on one PostgreSQL database', functi
     const composer = new MessageComposer(new TokenSealer(SECRET), 3_600_000);
     const ids: string[] = [];
     for (let i = 0; i < 60; i++) {
-      const message = i % 3 === 0
-        ? composer.link('passwordReset', new Date(), `token-${i}`.padEnd(43, 'x'), new Date(Date.now() + 3_600_000))
-        : composer.notice('passwordChanged', new Date());
+      const message =
+        i % 3 === 0
+          ? composer.link('passwordReset', new Date(), `token-${i}`.padEnd(43, 'x'), new Date(Date.now() + 3_600_000))
+          : composer.notice('passwordChanged', new Date());
       await queueing.enqueueMessage('user-1', message);
       ids.push(message.id);
     }
 
     const delivered = new Map<string, number>();
     const workers = [first, second].map((store, index) => {
-      const sender = new SmtpEmailSender({ url: smtp.url, from: FROM, links: new EmailLinks({ publicUrl: PUBLIC_URL }) });
+      const sender = new SmtpEmailSender({
+        url: smtp.url,
+        from: FROM,
+        links: new EmailLinks({ publicUrl: PUBLIC_URL }),
+      });
       senders.push(sender);
       const counting = new Proxy(sender, {
         get: (target, property, receiver) => {
@@ -192,11 +207,20 @@ describeWithService('postgres', 'two workers on one PostgreSQL database', functi
           };
         },
       });
-      return new OutboxWorker({ store, sender: counting, secretKey: SECRET, options: { batchSize: 3, pollIntervalMs: 10 } });
+      return new OutboxWorker({
+        store,
+        sender: counting,
+        secretKey: SECRET,
+        options: { batchSize: 3, pollIntervalMs: 10 },
+      });
     });
     for (const worker of workers) worker.start();
     try {
-      await waitFor(async () => (await queueing.listMessages({ status: 'pending' })).length === 0, 'the outbox to empty', 30_000);
+      await waitFor(
+        async () => (await queueing.listMessages({ status: 'pending' })).length === 0,
+        'the outbox to empty',
+        30_000,
+      );
     } finally {
       await Promise.all(workers.map((worker) => worker.stop()));
     }

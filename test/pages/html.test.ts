@@ -15,13 +15,19 @@ describe('pages: markup', () => {
 
   it('nests markup it made, joins lists, and drops empty values', () => {
     const items = ['<a>', 'b'].map((item) => html`<li>${item}</li>`);
-    expect(html`<ul>${items}</ul>${null}${undefined}${false}${0}`.value).to.equal('<ul><li>&lt;a&gt;</li><li>b</li></ul>0');
+    expect(html`<ul>${items}</ul>${null}${undefined}${false}${0}`.value).to.equal(
+      '<ul><li>&lt;a&gt;</li><li>b</li></ul>0',
+    );
   });
 
   it('explains the password policy from the options in force', () => {
-    expect(passwordHint(DEFAULT_ACCOUNT_OPTIONS.password)).to.match(/^Use 12 to 128 characters\./).and.include('common passwords');
+    expect(passwordHint(DEFAULT_ACCOUNT_OPTIONS.password))
+      .to.match(/^Use 12 to 128 characters\./)
+      .and.include('common passwords');
     const lenient = passwordHint({ ...DEFAULT_ACCOUNT_OPTIONS.password, minLength: 15, useBlocklist: false });
-    expect(lenient).to.match(/^Use 15 to 128 characters\./).and.not.include('common passwords');
+    expect(lenient)
+      .to.match(/^Use 15 to 128 characters\./)
+      .and.not.include('common passwords');
   });
 
   it('says token lifetimes the way people do', () => {

@@ -66,7 +66,10 @@ describe('pages: serving', () => {
 
   it('opening the verification link changes nothing: the token still verifies afterwards, once', async () => {
     const { http, sender, accounts } = buildPagesApp();
-    await http.post('/auth/register').send({ username: 'alice', email: 'alice@example.com', password: PASSWORD }).expect(201);
+    await http
+      .post('/auth/register')
+      .send({ username: 'alice', email: 'alice@example.com', password: PASSWORD })
+      .expect(201);
     await accounts.drain();
     const token = sender.lastToken('sendVerification', 'alice@example.com');
     for (const method of ['get', 'get', 'head'] as const) {
@@ -81,8 +84,14 @@ describe('pages: serving', () => {
 
   it('the verification page names the account its link confirms, warns, and offers a new link for a dead one', async () => {
     const { http, sender, accounts } = buildPagesApp();
-    await http.post('/auth/register').send({ username: 'mallory', email: 'vic@example.com', password: PASSWORD }).expect(201);
-    await http.post('/auth/register').send({ username: 'vic', email: 'vic@example.com', password: PASSWORD }).expect(201);
+    await http
+      .post('/auth/register')
+      .send({ username: 'mallory', email: 'vic@example.com', password: PASSWORD })
+      .expect(201);
+    await http
+      .post('/auth/register')
+      .send({ username: 'vic', email: 'vic@example.com', password: PASSWORD })
+      .expect(201);
     await accounts.drain();
     const [malloryLink, vicLink] = sender.of('sendVerification', 'vic@example.com').map((mail) => mail.token!);
 
@@ -119,9 +128,15 @@ describe('pages: serving', () => {
 
   it('opening the reset link changes nothing: the old password works, and the token still resets', async () => {
     const { http, sender, accounts } = buildPagesApp();
-    await http.post('/auth/register').send({ username: 'bob', email: 'bob@example.com', password: PASSWORD }).expect(201);
+    await http
+      .post('/auth/register')
+      .send({ username: 'bob', email: 'bob@example.com', password: PASSWORD })
+      .expect(201);
     await accounts.drain();
-    await http.post('/auth/verify-email').send({ token: sender.lastToken('sendVerification') }).expect(200);
+    await http
+      .post('/auth/verify-email')
+      .send({ token: sender.lastToken('sendVerification') })
+      .expect(200);
     await http.post('/auth/password-reset/request').send({ email: 'bob@example.com' }).expect(200);
     await accounts.drain();
     const token = sender.lastToken('sendPasswordReset', 'bob@example.com');

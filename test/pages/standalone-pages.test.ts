@@ -48,10 +48,9 @@ describe('pages: configuration of the standalone server', () => {
       ConfigurationError,
       'GATEHOUSE_PAGES must be on or off, got "yes"',
     );
-    expect(() => loadConfig({ GATEHOUSE_SECRET_KEY: KEY, GATEHOUSE_RESET_URL: 'javascript:alert(1)' }, { cwd })).to.throw(
-      ConfigurationError,
-      'GATEHOUSE_RESET_URL must be an absolute http(s) URL',
-    );
+    expect(() =>
+      loadConfig({ GATEHOUSE_SECRET_KEY: KEY, GATEHOUSE_RESET_URL: 'javascript:alert(1)' }, { cwd }),
+    ).to.throw(ConfigurationError, 'GATEHOUSE_RESET_URL must be an absolute http(s) URL');
   });
 
   it('npm start serves the pages and the API description, and the emailed link opens a page', async function () {

@@ -13,7 +13,10 @@ import { watchArgon2 } from './support/argon2-calls';
 import { bearer, openSecurityApp, OTHER_PASSWORD, PASSWORD, PREFIX, SecurityApp } from './support/security-app';
 
 /** Every limit out of reach except those given. */
-function limits(overrides: Partial<RateLimitOptions['limits']>, rest: Omit<RateLimitOptions, 'limits'> = {}): RateLimitOptions {
+function limits(
+  overrides: Partial<RateLimitOptions['limits']>,
+  rest: Omit<RateLimitOptions, 'limits'> = {},
+): RateLimitOptions {
   const generous = generousRateLimits();
   return { ...generous, ...rest, limits: { ...generous.limits, ...overrides } };
 }
@@ -38,11 +41,17 @@ describe('Security checklist: Abuse', () => {
     await t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'alice@example.com' }).expect(200);
     await t.drain();
     const token = t.sender.lastToken('sendPasswordReset');
-    await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token, new_password: 'after the reset it works' }).expect(200);
+    await t.http
+      .post(`${PREFIX}/password-reset/confirm`)
+      .send({ token, new_password: 'after the reset it works' })
+      .expect(200);
     await t.login('alice', 'after the reset it works');
 
     // Without the backoff, the hourly cap alone: 50 guesses, then even the right password waits.
-    Container.set(RATE_LIMITS, limits({ 'login.account': DEFAULT_LIMITS['login.account'] }, { loginBackoff: { freeFailures: 1_000 } }));
+    Container.set(
+      RATE_LIMITS,
+      limits({ 'login.account': DEFAULT_LIMITS['login.account'] }, { loginBackoff: { freeFailures: 1_000 } }),
+    );
     for (let i = 0; i < 50; i++) expectError(await loginAs(t, OTHER_PASSWORD), 401, 'invalid_credentials');
     expectRateLimited(await loginAs(t, 'after the reset it works'), 3600);
   });
@@ -53,10 +62,17 @@ describe('Security checklist: Abuse', () => {
       ['login.ip', () => loginAs(t, OTHER_PASSWORD)],
       ['register.ip', () => t.http.post(`${PREFIX}/register`).send({ username: 'x', email: 'x', password: 'x' })],
       ['reset-request.ip', () => t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'nobody@example.com' })],
-      ['resend-verification.ip', () => t.http.post(`${PREFIX}/resend-verification`).send({ email: 'nobody@example.com' })],
+      [
+        'resend-verification.ip',
+        () => t.http.post(`${PREFIX}/resend-verification`).send({ email: 'nobody@example.com' }),
+      ],
       [
         'password-change.ip',
-        () => t.http.post(`${PREFIX}/password/change`).set(bearer(session)).send({ old_password: OTHER_PASSWORD, new_password: OTHER_PASSWORD }),
+        () =>
+          t.http
+            .post(`${PREFIX}/password/change`)
+            .set(bearer(session))
+            .send({ old_password: OTHER_PASSWORD, new_password: OTHER_PASSWORD }),
       ],
     ];
     const tight: Partial<Record<IpLimit, Limit>> = {};
@@ -67,10 +83,19 @@ describe('Security checklist: Abuse', () => {
       expectRateLimited(await send(), 600);
     }
 
-    Container.set(RATE_LIMITS, limits({ 'reset-request.email': { points: 5, duration: 3600 }, 'resend-verification.email': { points: 5, duration: 3600 } }));
+    Container.set(
+      RATE_LIMITS,
+      limits({
+        'reset-request.email': { points: 5, duration: 3600 },
+        'resend-verification.email': { points: 5, duration: 3600 },
+      }),
+    );
     await t.register('vera');
     t.sender.sent.length = 0;
-    for (const [path, email] of [['/password-reset/request', 'alice@example.com'], ['/resend-verification', 'vera@example.com']]) {
+    for (const [path, email] of [
+      ['/password-reset/request', 'alice@example.com'],
+      ['/resend-verification', 'vera@example.com'],
+    ]) {
       const answers = [];
       for (let i = 0; i < 8; i++) answers.push(observable(await t.http.post(`${PREFIX}${path}`).send({ email })));
       for (const answer of answers) expect(answer).to.deep.equal(answers[0]);
@@ -83,11 +108,15 @@ describe('Security checklist: Abuse', () => {
 
   it('L3: X-Forwarded-For counts only from a configured proxy, and then its right-most untrusted address', async () => {
     Container.set(RATE_LIMITS, limits({ 'login.ip': { points: 2, duration: 600 } }));
-    for (let i = 0; i < 2; i++) await loginAs(t, OTHER_PASSWORD, undefined, { 'X-Forwarded-For': `198.51.100.${i}` }).expect(401);
+    for (let i = 0; i < 2; i++)
+      await loginAs(t, OTHER_PASSWORD, undefined, { 'X-Forwarded-For': `198.51.100.${i}` }).expect(401);
     expectRateLimited(await loginAs(t, OTHER_PASSWORD, undefined, { 'X-Forwarded-For': '198.51.100.99' }), 600);
 
     await t.close();
-    t = await openSecurityApp({ trustedProxies: 'loopback', rateLimits: limits({ 'login.ip': { points: 2, duration: 600 } }) });
+    t = await openSecurityApp({
+      trustedProxies: 'loopback',
+      rateLimits: limits({ 'login.ip': { points: 2, duration: 600 } }),
+    });
     await t.createUser('alice');
     const behindProxy = (spoofed: string) => ({ 'X-Forwarded-For': `${spoofed}, 203.0.113.7` });
     for (let i = 0; i < 2; i++) await loginAs(t, OTHER_PASSWORD, undefined, behindProxy(`10.0.0.${i}`)).expect(401);
@@ -98,11 +127,23 @@ describe('Security checklist: Abuse', () => {
   it('L4: //login, /login/, other cases and percent-encoded spellings share one bucket', async () => {
     Container.set(RATE_LIMITS, limits({ 'login.ip': { points: 2, duration: 600 } }));
     for (let i = 0; i < 2; i++) await loginAs(t, OTHER_PASSWORD).expect(401);
-    const spellings = ['/auth/login', '/auth//login', '/auth/login/', '/AUTH/LOGIN', '/auth/Login', '/auth/%6Cogin', '/auth/log%69n/', '//auth/login'];
+    const spellings = [
+      '/auth/login',
+      '/auth//login',
+      '/auth/login/',
+      '/AUTH/LOGIN',
+      '/auth/Login',
+      '/auth/%6Cogin',
+      '/auth/log%69n/',
+      '//auth/login',
+    ];
     const statuses = [];
     for (const path of spellings) statuses.push((await loginAs(t, PASSWORD, path)).status);
     // A spelling either reaches the login, and then its bucket, or no route at all.
-    expect(statuses.filter((status) => status !== 429 && status !== 404), spellings.join(' ')).to.deep.equal([]);
+    expect(
+      statuses.filter((status) => status !== 429 && status !== 404),
+      spellings.join(' '),
+    ).to.deep.equal([]);
     expect(statuses.filter((status) => status === 429).length).to.be.at.least(4);
   });
 
@@ -147,12 +188,17 @@ describe('Security checklist: Abuse', () => {
     expect(argon2.maxRunning).to.equal(1);
     const statuses = burst.map((answer) => answer.status);
     expect(statuses.filter((status) => status === 503).length, statuses.join(' ')).to.be.at.least(1);
-    expect(statuses.filter((status) => status !== 503).every((status) => status === 200 || status === 401), statuses.join(' ')).to.equal(true);
+    expect(
+      statuses.filter((status) => status !== 503).every((status) => status === 200 || status === 401),
+      statuses.join(' '),
+    ).to.equal(true);
     for (const answer of burst.filter((a) => a.status === 503)) {
       expectError(answer, 503, 'service_unavailable');
       expect(answer.headers['retry-after']).to.equal('1');
     }
-    expect(t.logger.lines.some((line) => (line.fields as { event?: string }).event === 'hashing_overloaded')).to.equal(true);
+    expect(t.logger.lines.some((line) => (line.fields as { event?: string }).event === 'hashing_overloaded')).to.equal(
+      true,
+    );
     await t.login('alice');
   });
 });

@@ -3,7 +3,16 @@ import { requireService, type ServiceName } from '../support/services';
 import { DAY, HOUR, ManualClock } from '../support/manual-clock';
 import { expectError, observable } from './support/answers';
 import { postgresStore } from './support/postgres-store';
-import { bearer, openSecurityApp, OTHER_PASSWORD, PASSWORD, PREFIX, SecurityApp, sqliteStore, StoreUnderTest } from './support/security-app';
+import {
+  bearer,
+  openSecurityApp,
+  OTHER_PASSWORD,
+  PASSWORD,
+  PREFIX,
+  SecurityApp,
+  sqliteStore,
+  StoreUnderTest,
+} from './support/security-app';
 
 const VICTIM = 'victim@example.com';
 
@@ -75,26 +84,37 @@ function describeAddressOwnership(name: string, openStore: () => Promise<StoreUn
       t.sender.sent.length = 0;
       expect((await t.register('mallory', 'Victim@Example.com', OTHER_PASSWORD)).status).to.equal(201);
       expect(t.sender.of('sendVerification')).to.deep.equal([]);
-      expect(t.sender.of('sendRegistrationAttempt').map((mail) => [mail.username, mail.email])).to.deep.equal([['vicky', VICTIM]]);
+      expect(t.sender.of('sendRegistrationAttempt').map((mail) => [mail.username, mail.email])).to.deep.equal([
+        ['vicky', VICTIM],
+      ]);
       await t.http.post(`${PREFIX}/resend-verification`).send({ email: VICTIM }).expect(200);
       await t.drain();
       expect(t.sender.of('sendVerification'), 'resend sends no link to an owned address').to.deep.equal([]);
       expectError(await login('mallory', OTHER_PASSWORD), 403, 'unverified_user');
       const session = await t.login('vicky', PASSWORD);
-      await t.http.get(`${PREFIX}/me`).set(bearer(session)).expect(200, { username: 'vicky', email: VICTIM, verified: true });
+      await t.http
+        .get(`${PREFIX}/me`)
+        .set(bearer(session))
+        .expect(200, { username: 'vicky', email: VICTIM, verified: true });
     });
 
     it('free, claimed and owned addresses: the same answer, later login, username availability and resend', async () => {
       await t.createUser('owner', 'owned@example.com', PASSWORD);
       await t.register('claimer', 'claimed@example.com', PASSWORD);
       const probe = async (username: string, email: string) => ({
-        register: observable(await t.http.post(`${PREFIX}/register`).send({ username, email, password: OTHER_PASSWORD })),
+        register: observable(
+          await t.http.post(`${PREFIX}/register`).send({ username, email, password: OTHER_PASSWORD }),
+        ),
         login: observable(await login(username, OTHER_PASSWORD)),
-        taken: observable(await t.http.post(`${PREFIX}/register`).send({ username, email: 'x@example.com', password: OTHER_PASSWORD })),
+        taken: observable(
+          await t.http.post(`${PREFIX}/register`).send({ username, email: 'x@example.com', password: OTHER_PASSWORD }),
+        ),
         resend: observable(await t.http.post(`${PREFIX}/resend-verification`).send({ email })),
       });
       const free = await probe('probe-free', 'free@example.com');
-      expect([free.register.status, free.login.status, free.taken.status, free.resend.status]).to.deep.equal([201, 403, 409, 200]);
+      expect([free.register.status, free.login.status, free.taken.status, free.resend.status]).to.deep.equal([
+        201, 403, 409, 200,
+      ]);
       expect(await probe('probe-claimed', 'claimed@example.com')).to.deep.equal(free);
       expect(await probe('probe-owned', 'owned@example.com')).to.deep.equal(free);
       // The same rows on every path: a user and a token each, whatever the address (timing: see BENCHMARKS.md).
@@ -131,7 +151,10 @@ function describeAddressOwnership(name: string, openStore: () => Promise<StoreUn
       await t.register('stale', 'stale-claim@example.com', PASSWORD);
       clock.advance(7 * DAY);
       expect(await t.accounts().removeExpired()).to.be.at.least(2);
-      const left = (await t.dump()).get('users')!.map((row) => row.username).sort();
+      const left = (await t.dump())
+        .get('users')!
+        .map((row) => row.username)
+        .sort();
       expect(left).to.deep.equal(['late', 'stale-owner']);
     });
   });

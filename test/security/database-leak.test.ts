@@ -3,7 +3,16 @@ import type { Response, Test } from 'supertest';
 import { requireService, type ServiceName } from '../support/services';
 import { expectError } from './support/answers';
 import { postgresStore } from './support/postgres-store';
-import { bearer, openSecurityApp, OTHER_PASSWORD, PASSWORD, PREFIX, SecurityApp, sqliteStore, StoreUnderTest } from './support/security-app';
+import {
+  bearer,
+  openSecurityApp,
+  OTHER_PASSWORD,
+  PASSWORD,
+  PREFIX,
+  SecurityApp,
+  sqliteStore,
+  StoreUnderTest,
+} from './support/security-app';
 import { Row, storedValues } from './support/sqlite-file';
 
 /** Everything a full run handed out or said: the secrets to look for, and where they must not be. */
@@ -40,11 +49,13 @@ async function fullRun(t: SecurityApp): Promise<Run> {
     const call = t.http.post(`${PREFIX}${path}`);
     return send((token ? call.set(bearer(token)) : call).send(body));
   };
-  const login = async (username: string, password: string) => (await post('/login', { username, password })).body.access_token as string;
+  const login = async (username: string, password: string) =>
+    (await post('/login', { username, password })).body.access_token as string;
   const users = ['alice', 'bob', 'carol', 'dave', 'erin'];
   const emails = users.map((name) => `${name}.person@example.com`);
 
-  for (const [i, username] of users.entries()) await post('/register', { username, email: emails[i], password: PASSWORD });
+  for (const [i, username] of users.entries())
+    await post('/register', { username, email: emails[i], password: PASSWORD });
   await post('/register', { username: 'mallory', email: 'ALICE.person@example.com', password: PASSWORD });
   await post('/register', { username: 'bad', email: 'not an email', password: PASSWORD });
   await post('/resend-verification', { email: emails[3] });
@@ -65,7 +76,10 @@ async function fullRun(t: SecurityApp): Promise<Run> {
 
   await post('/password-reset/request', { email: emails[2] });
   await post('/password-reset/request', { email: emails[2] });
-  await post('/password-reset/confirm', { token: t.sender.lastToken('sendPasswordReset', emails[2]), new_password: RESET_PASSWORD });
+  await post('/password-reset/confirm', {
+    token: t.sender.lastToken('sendPasswordReset', emails[2]),
+    new_password: RESET_PASSWORD,
+  });
   await post('/password-reset/request', { email: 'nobody@example.com' });
   // SMTP "down" from here on: this reset link and the notices below stay queued, their tokens sealed in the outbox.
   t.sender.failWith = new Error('SMTP is down');
@@ -84,7 +98,9 @@ async function fullRun(t: SecurityApp): Promise<Run> {
   await login('bob', PASSWORD);
   await login('carol', RESET_PASSWORD);
 
-  const sessions = answers.flatMap((answer) => [...answer.matchAll(/"access_token":"([^"]+)"/g)].map((match) => match[1]));
+  const sessions = answers.flatMap((answer) =>
+    [...answer.matchAll(/"access_token":"([^"]+)"/g)].map((match) => match[1]),
+  );
   const mailed = t.sender.sent.flatMap((mail) => (mail.token ? [mail.token] : []));
   return {
     passwords: [PASSWORD, OTHER_PASSWORD, NEW_PASSWORD, RESET_PASSWORD, WRONG_PASSWORD],
@@ -118,10 +134,18 @@ function describeLeakTest(name: string, openStore: () => Promise<StoreUnderTest>
     it('the run left something to find: users, sessions, verification and reset tokens, and a sealed link', () => {
       expect(run.dump.get('users')!.length).to.equal(4);
       const sealed = run.dump.get('outbox')!.filter((row) => row.sealed_token !== null);
-      expect(sealed.map((row) => [row.kind, row.status]), 'the undelivered reset link').to.deep.equal([['passwordReset', 'pending']]);
+      expect(
+        sealed.map((row) => [row.kind, row.status]),
+        'the undelivered reset link',
+      ).to.deep.equal([['passwordReset', 'pending']]);
       expect(String(sealed[0].sealed_token)).to.match(/^v1\./);
       expect(run.dump.get('sessions')!.length).to.equal(3);
-      expect(run.dump.get('tokens')!.map((row) => row.purpose).sort()).to.deep.equal(['reset_password', 'verify_email']);
+      expect(
+        run.dump
+          .get('tokens')!
+          .map((row) => row.purpose)
+          .sort(),
+      ).to.deep.equal(['reset_password', 'verify_email']);
       // mallory's claim on alice's address got a link of its own, and ended when alice confirmed hers.
       expect(run.tokens.length, '7 sessions, 7 verification and 3 reset tokens').to.equal(17);
     });
@@ -147,9 +171,15 @@ function describeLeakTest(name: string, openStore: () => Promise<StoreUnderTest>
       expect(hashes.length).to.equal(5);
       for (const { value } of hashes) {
         expectError(await t.http.get(`${PREFIX}/me`).set(bearer(value)), 401, 'invalid_session_token');
-        expectError(await t.http.post(`${PREFIX}/verify-email`).send({ token: value }), 400, 'invalid_verification_token');
         expectError(
-          await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token: value, new_password: 'taken over by a thief' }),
+          await t.http.post(`${PREFIX}/verify-email`).send({ token: value }),
+          400,
+          'invalid_verification_token',
+        );
+        expectError(
+          await t.http
+            .post(`${PREFIX}/password-reset/confirm`)
+            .send({ token: value, new_password: 'taken over by a thief' }),
           400,
           'invalid_password_reset_token',
         );
@@ -158,14 +188,21 @@ function describeLeakTest(name: string, openStore: () => Promise<StoreUnderTest>
 
     it('no stored password hash logs its user in as a password', async () => {
       for (const row of run.dump.get('users')!) {
-        const answer = await t.http.post(`${PREFIX}/login`).send({ username: row.username, password: String(row.password_hash) });
+        const answer = await t.http
+          .post(`${PREFIX}/login`)
+          .send({ username: row.username, password: String(row.password_hash) });
         expectError(answer, 401, 'invalid_credentials');
       }
     });
 
     it('no log line holds a raw token, a password, a hash or a full email address', () => {
       expect(run.log.length).to.be.greaterThan(0);
-      for (const secret of [...run.tokens, ...run.passwords, ...run.emails, ...storedHashes().map((cell) => cell.value)]) {
+      for (const secret of [
+        ...run.tokens,
+        ...run.passwords,
+        ...run.emails,
+        ...storedHashes().map((cell) => cell.value),
+      ]) {
         expect(run.log.includes(secret), `logged: ${secret.slice(0, 12)}...`).to.equal(false);
       }
       expect(run.log.toLowerCase()).not.to.match(/@example\.com|\$argon2/);

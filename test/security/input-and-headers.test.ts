@@ -15,7 +15,12 @@ import { execute } from './support/sqlite-file';
 
 /** Every account route with a valid body, so that one field at a time can be made wrong. */
 const ROUTES: { method: 'post' | 'get' | 'delete'; path: string; body: Record<string, string>; bearer: boolean }[] = [
-  { method: 'post', path: '/register', body: { username: 'zed', email: 'zed@example.com', password: PASSWORD }, bearer: false },
+  {
+    method: 'post',
+    path: '/register',
+    body: { username: 'zed', email: 'zed@example.com', password: PASSWORD },
+    bearer: false,
+  },
   { method: 'post', path: '/verify-email', body: { token: 'A'.repeat(43) }, bearer: false },
   { method: 'post', path: '/resend-verification', body: { email: 'zed@example.com' }, bearer: false },
   { method: 'post', path: '/login', body: { username: 'zed', password: PASSWORD }, bearer: false },
@@ -23,7 +28,12 @@ const ROUTES: { method: 'post' | 'get' | 'delete'; path: string; body: Record<st
   { method: 'post', path: '/logout-all', body: {}, bearer: true },
   { method: 'get', path: '/me', body: {}, bearer: true },
   { method: 'post', path: '/password-reset/request', body: { email: 'zed@example.com' }, bearer: false },
-  { method: 'post', path: '/password-reset/confirm', body: { token: 'A'.repeat(43), new_password: PASSWORD }, bearer: false },
+  {
+    method: 'post',
+    path: '/password-reset/confirm',
+    body: { token: 'A'.repeat(43), new_password: PASSWORD },
+    bearer: false,
+  },
   { method: 'post', path: '/password/change', body: { old_password: PASSWORD, new_password: PASSWORD }, bearer: true },
   { method: 'delete', path: '/account', body: { password: PASSWORD }, bearer: true },
 ];
@@ -49,7 +59,13 @@ describe('Security checklist: Input and headers', () => {
     const bomb = gzipSync(body(200 * 1024));
     expect(bomb.length).to.be.below(2048);
     expectError(await json('/login', bomb, { 'Content-Encoding': 'gzip' }), 413, 'payload_too_large');
-    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/json; charset=latin1']) {
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+      'application/json; charset=latin1',
+    ]) {
       const answer = await t.http.post(`${PREFIX}/login`).set('Content-Type', type).send('username=alice&password=x');
       expectError(answer, 415, 'unsupported_media_type');
     }
@@ -84,9 +100,17 @@ describe('Security checklist: Input and headers', () => {
     const domain = (last: number) => `${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(last)}.com`;
     expect(Buffer.byteLength(`${local64}@${domain(57)}`)).to.equal(254);
     const invalid = [
-      'alice@@example.com', 'al@ice@example.com', 'alice.example.com', 'alice@example.com\r\nBcc: evil@example.net',
-      'alice\n@example.com', 'a,b@example.com', '"alice"@example.com', 'ali ce@example.com', 'alice\u0000@example.com',
-      'alice\u0007@example.com', `${local64}@${domain(58)}`,
+      'alice@@example.com',
+      'al@ice@example.com',
+      'alice.example.com',
+      'alice@example.com\r\nBcc: evil@example.net',
+      'alice\n@example.com',
+      'a,b@example.com',
+      '"alice"@example.com',
+      'ali ce@example.com',
+      'alice\u0000@example.com',
+      'alice\u0007@example.com',
+      `${local64}@${domain(58)}`,
     ];
     for (const [i, email] of invalid.entries()) {
       expectError(await t.register(`user${i}`, email), 400, 'invalid_email');
@@ -94,15 +118,21 @@ describe('Security checklist: Input and headers', () => {
     expect((await t.register('longest', `${local64}@${domain(57)}`)).status).to.equal(201);
 
     expect((await t.register('alice', 'ａｌｉｃｅ＠ｅｘａｍｐｌｅ．ｃｏｍ')).status).to.equal(201);
-    expect(execute(t.filename, "select email from users where username = 'alice'")).to.deep.equal([{ email: 'alice@example.com' }]);
+    expect(execute(t.filename, "select email from users where username = 'alice'")).to.deep.equal([
+      { email: 'alice@example.com' },
+    ]);
     for (const [i, twin] of ['ALICE@EXAMPLE.COM', 'Alice@Example.com', 'ａｌｉｃｅ@example.com'].entries()) {
       expect((await t.register(`twin${i}`, twin)).status).to.equal(201);
     }
     // Every spelling is the one address: the twins are claims on it (unverified, and never sent to its owner's inbox).
-    expect(execute(t.filename, "select count(*) as n from users where email_key = 'alice@example.com'")).to.deep.equal([{ n: 4 }]);
+    expect(execute(t.filename, "select count(*) as n from users where email_key = 'alice@example.com'")).to.deep.equal([
+      { n: 4 },
+    ]);
 
     t.sender.sent.length = 0;
-    const plain = observable(await t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'nobody@example.com' }));
+    const plain = observable(
+      await t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'nobody@example.com' }),
+    );
     for (const email of ['alice@example.com\r\nBcc: evil@example.net', 'alice@example.com,evil@example.net']) {
       expect(observable(await t.http.post(`${PREFIX}/password-reset/request`).send({ email }))).to.deep.equal(plain);
     }
@@ -128,7 +158,9 @@ describe('Security checklist: Input and headers', () => {
         expect(mail.rcptTo).to.deep.equal([email]);
         const headers = rawHeaderLines(mail.raw);
         expect(headers.filter((line) => /^(bcc|cc|reply-to):/i.test(line))).to.deep.equal([]);
-        expect(headers.filter((line) => line.includes('obrien') || line.includes('brien'))).to.deep.equal([`To: ${email}`]);
+        expect(headers.filter((line) => line.includes('obrien') || line.includes('brien'))).to.deep.equal([
+          `To: ${email}`,
+        ]);
       }
       // The sender's own check, should anything upstream let a line break through.
       const injected = await sender.sendEmailVerified('obrien', 'victim@example.com\r\nBcc: evil@example.net').then(
@@ -150,7 +182,10 @@ describe('Security checklist: Input and headers', () => {
     Container.set(RATE_LIMITS, { limits: { 'reset-request.ip': { points: 1, duration: 60 } } });
     const answers: [number, Response][] = [
       [200, await t.http.get(`${PREFIX}/me`).set(bearer(session))],
-      [201, await t.http.post(`${PREFIX}/register`).send({ username: 'bob', email: 'bob@example.com', password: PASSWORD })],
+      [
+        201,
+        await t.http.post(`${PREFIX}/register`).send({ username: 'bob', email: 'bob@example.com', password: PASSWORD }),
+      ],
       [204, await t.http.options(`${PREFIX}/login`)],
       [400, await json('/login', '{"username":')],
       [401, await t.http.get(`${PREFIX}/me`)],

@@ -28,7 +28,11 @@ describe('Security checklist: Passwords', () => {
     expectError(await t.register('toolong', 'toolong@example.com', '🦊'.repeat(129)), 400, 'weak_password');
     expect((await t.register('longest', 'longest@example.com', '🦊'.repeat(127) + '🐙')).status).to.equal(201);
 
-    Container.set(ACCOUNT_OPTIONS, { secretKey: TEST_SECRET, hashing: { memoryCost: 1024, timeCost: 1 }, password: { minLength: 15 } });
+    Container.set(ACCOUNT_OPTIONS, {
+      secretKey: TEST_SECRET,
+      hashing: { memoryCost: 1024, timeCost: 1 },
+      password: { minLength: 15 },
+    });
     expectError(await t.register('stricter', 'stricter@example.com', 'fourteen chars'), 400, 'weak_password');
     expect((await t.register('stricter', 'stricter@example.com', 'fifteen chars!!')).status).to.equal(201);
   });
@@ -46,7 +50,10 @@ describe('Security checklist: Passwords', () => {
           await t.http.post(`${PREFIX}/register`).send({ username: 'mallory', email: 'm@example.com', password }),
           await t.http.post(`${PREFIX}/login`).send({ username: 'alice', password }),
           await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token: resetToken, new_password: password }),
-          await t.http.post(`${PREFIX}/password/change`).set(bearer(session)).send({ old_password: password, new_password: password }),
+          await t.http
+            .post(`${PREFIX}/password/change`)
+            .set(bearer(session))
+            .send({ old_password: password, new_password: password }),
           await t.http.delete(`${PREFIX}/account`).set(bearer(session)).send({ password }),
         ];
         for (const answer of answers) expect(answer.status, answer.text).to.be.oneOf([400, 401, 413]);
@@ -62,11 +69,20 @@ describe('Security checklist: Passwords', () => {
   });
 
   it('P3: a 100-character password with only its last character changed does not log in (no truncation)', async () => {
-    const hundred = 'a passphrase running well past the seventy-two bytes that bcrypt would keep, and on'.padEnd(99, '.') + 'X';
+    const hundred =
+      'a passphrase running well past the seventy-two bytes that bcrypt would keep, and on'.padEnd(99, '.') + 'X';
     expect([...hundred].length).to.equal(100);
     await t.createUser('alice', 'alice@example.com', hundred);
-    expectError(await t.http.post(`${PREFIX}/login`).send({ username: 'alice', password: hundred.slice(0, -1) + 'Y' }), 401, 'invalid_credentials');
-    expectError(await t.http.post(`${PREFIX}/login`).send({ username: 'alice', password: hundred.slice(0, 72) }), 401, 'invalid_credentials');
+    expectError(
+      await t.http.post(`${PREFIX}/login`).send({ username: 'alice', password: hundred.slice(0, -1) + 'Y' }),
+      401,
+      'invalid_credentials',
+    );
+    expectError(
+      await t.http.post(`${PREFIX}/login`).send({ username: 'alice', password: hundred.slice(0, 72) }),
+      401,
+      'invalid_credentials',
+    );
     await t.login('alice', hundred);
   });
 
@@ -83,7 +99,11 @@ describe('Security checklist: Passwords', () => {
       await t.createUser(`user${i}`, `user${i}@example.com`, password);
       await t.login(`user${i}`, password);
     }
-    expectError(await t.http.post(`${PREFIX}/login`).send({ username: 'user5', password: passwords[5].trim() }), 401, 'invalid_credentials');
+    expectError(
+      await t.http.post(`${PREFIX}/login`).send({ username: 'user5', password: passwords[5].trim() }),
+      401,
+      'invalid_credentials',
+    );
   });
 
   it('P5: passwords are NFKC-normalized alike on register, login, change and reset', async () => {
@@ -126,7 +146,11 @@ describe('Security checklist: Passwords', () => {
     await t.drain();
     const token = t.sender.lastToken('sendPasswordReset');
     for (const newPassword of ['password1234', 'i am charlie.brown now']) {
-      expectError(await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token, new_password: newPassword }), 400, 'weak_password');
+      expectError(
+        await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token, new_password: newPassword }),
+        400,
+        'weak_password',
+      );
     }
     await t.login('charlie');
   });
@@ -137,13 +161,27 @@ describe('Security checklist: Passwords', () => {
     const anonymous = await t.http.post(`${PREFIX}/password/change`).send(body);
     expect(anonymous.status).to.equal(401);
     expect(anonymous.body).to.deep.equal({ detail: 'Not authenticated' });
-    expectError(await t.http.post(`${PREFIX}/password/change`).set(bearer('F'.repeat(43))).send(body), 401, 'invalid_session_token');
     expectError(
-      await t.http.post(`${PREFIX}/password/change`).set(bearer(session)).send({ ...body, old_password: 'not the current one!' }),
+      await t.http
+        .post(`${PREFIX}/password/change`)
+        .set(bearer('F'.repeat(43)))
+        .send(body),
+      401,
+      'invalid_session_token',
+    );
+    expectError(
+      await t.http
+        .post(`${PREFIX}/password/change`)
+        .set(bearer(session))
+        .send({ ...body, old_password: 'not the current one!' }),
       401,
       'invalid_credentials',
     );
-    expectError(await t.http.post(`${PREFIX}/password/change`).set(bearer(session)).send({ new_password: body.new_password }), 400, 'validation_error');
+    expectError(
+      await t.http.post(`${PREFIX}/password/change`).set(bearer(session)).send({ new_password: body.new_password }),
+      400,
+      'validation_error',
+    );
     await t.login('alice', PASSWORD);
     await t.http.post(`${PREFIX}/password/change`).set(bearer(session)).send(body).expect(200);
     await t.login('alice', body.new_password);
@@ -158,7 +196,12 @@ describe('Security checklist: Passwords', () => {
     const parsed = (hash: string) => {
       const match = phc.exec(hash);
       expect(match, hash.slice(0, 40)).to.not.equal(null);
-      const params = new Map(match![1].split(',').map((pair) => pair.split('=')).map(([k, v]) => [k, Number(v)]));
+      const params = new Map(
+        match![1]
+          .split(',')
+          .map((pair) => pair.split('='))
+          .map(([k, v]) => [k, Number(v)]),
+      );
       return { m: params.get('m'), t: params.get('t'), p: params.get('p'), salt: Buffer.from(match![2], 'base64') };
     };
     const alice = parsed(storedHash('alice'));

@@ -11,7 +11,7 @@ import { dumpTables, injectFailure } from './support/sqlite-file';
 
 describe('Security checklist: Recovery and enumeration', () => {
   let t: SecurityApp;
-  let others: { close(): Promise<void> }[] = [];
+  const others: { close(): Promise<void> }[] = [];
   const closeLater = (app: { close(): Promise<void> }) => others.push(app);
   beforeEach(async () => {
     t = await openSecurityApp();
@@ -60,17 +60,29 @@ describe('Security checklist: Recovery and enumeration', () => {
       'X-Forwarded-For': '203.0.113.9',
       Forwarded: 'host=evil.example.net;proto=http',
     };
-    await m.http.post(`${PREFIX}/register`).set(poisoned).send({ username: 'alice', email: 'alice@example.com', password: PASSWORD }).expect(201);
+    await m.http
+      .post(`${PREFIX}/register`)
+      .set(poisoned)
+      .send({ username: 'alice', email: 'alice@example.com', password: PASSWORD })
+      .expect(201);
     await m.http.post(`${PREFIX}/resend-verification`).set(poisoned).send({ email: 'alice@example.com' }).expect(200);
     await m.drain();
     const token = /token=([A-Za-z0-9_-]{43})/.exec(mailbox.delivered.at(-1)!.message.text)![1];
     await m.http.post(`${PREFIX}/verify-email`).set(poisoned).send({ token }).expect(200);
-    await m.http.post(`${PREFIX}/password-reset/request`).set(poisoned).send({ email: 'alice@example.com' }).expect(200);
+    await m.http
+      .post(`${PREFIX}/password-reset/request`)
+      .set(poisoned)
+      .send({ email: 'alice@example.com' })
+      .expect(200);
     await m.drain();
-    const linked = mailbox.delivered.filter((mail) => mail.operation === 'verification' || mail.operation === 'passwordReset');
+    const linked = mailbox.delivered.filter(
+      (mail) => mail.operation === 'verification' || mail.operation === 'passwordReset',
+    );
     expect(linked).to.have.length(3);
     for (const { message } of linked) {
-      expect(message.text).to.match(new RegExp(`^${PUBLIC_URL}/auth/(verify-email|password-reset)\\?token=[A-Za-z0-9_-]{43}$`, 'm'));
+      expect(message.text).to.match(
+        new RegExp(`^${PUBLIC_URL}/auth/(verify-email|password-reset)\\?token=[A-Za-z0-9_-]{43}$`, 'm'),
+      );
       expect(message.text + message.html).not.to.include('evil');
     }
   });
@@ -80,19 +92,31 @@ describe('Security checklist: Recovery and enumeration', () => {
     await resetRequest('alice@example.com').expect(200);
     await t.drain();
     const token = t.sender.lastToken('sendPasswordReset');
-    expectError(await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token, new_password: 'short' }), 400, 'weak_password');
+    expectError(
+      await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token, new_password: 'short' }),
+      400,
+      'weak_password',
+    );
 
     const before = dumpTables(t.filename);
     const heal = injectFailure(t.filename, 'update', 'users');
     try {
-      expectError(await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token, new_password: OTHER_PASSWORD }), 500, 'internal_error');
+      expectError(
+        await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token, new_password: OTHER_PASSWORD }),
+        500,
+        'internal_error',
+      );
     } finally {
       heal();
     }
     expect(dumpTables(t.filename), 'the token is not spent without the update').to.deep.equal(before);
 
     await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token, new_password: OTHER_PASSWORD }).expect(200);
-    expectError(await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token, new_password: 'a third secret phrase 99' }), 400, 'invalid_password_reset_token');
+    expectError(
+      await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token, new_password: 'a third secret phrase 99' }),
+      400,
+      'invalid_password_reset_token',
+    );
     await t.login('alice', OTHER_PASSWORD);
   });
 
@@ -101,13 +125,19 @@ describe('Security checklist: Recovery and enumeration', () => {
     const m = await openSecurityApp({ sender: mailbox });
     closeLater(m);
     await m.register('alice');
-    await m.http.post(`${PREFIX}/verify-email`).send({ token: mailbox.lastLinkToken('verification') }).expect(200);
+    await m.http
+      .post(`${PREFIX}/verify-email`)
+      .send({ token: mailbox.lastLinkToken('verification') })
+      .expect(200);
     const session = await m.login('alice');
     await m.http.post(`${PREFIX}/password-reset/request`).send({ email: 'alice@example.com' }).expect(200);
     await m.drain();
     const reset = mailbox.lastLinkToken('passwordReset');
 
-    const answer = await m.http.post(`${PREFIX}/password-reset/confirm`).send({ token: reset, new_password: OTHER_PASSWORD }).expect(200);
+    const answer = await m.http
+      .post(`${PREFIX}/password-reset/confirm`)
+      .send({ token: reset, new_password: OTHER_PASSWORD })
+      .expect(200);
     await m.drain();
     expect(answer.body).to.deep.equal({ detail: 'Password reset; sign in with the new password' });
     expect(answer.headers['set-cookie']).to.equal(undefined);
@@ -148,7 +178,11 @@ describe('Security checklist: Recovery and enumeration', () => {
     expect(unknown.status).to.equal(401);
     expect(await login('alice', OTHER_PASSWORD)).to.deep.equal(unknown);
     expect(await login('vera', OTHER_PASSWORD)).to.deep.equal(unknown);
-    expectError(await t.http.post(`${PREFIX}/login`).send({ username: 'vera', password: PASSWORD }), 403, 'unverified_user');
+    expectError(
+      await t.http.post(`${PREFIX}/login`).send({ username: 'vera', password: PASSWORD }),
+      403,
+      'unverified_user',
+    );
   });
 
   it('E2: an unknown user costs a dummy argon2 verification: unknown-user and wrong-password logins take the same time within a few ms, over 200 interleaved', async function () {
@@ -204,7 +238,9 @@ describe('Security checklist: Recovery and enumeration', () => {
     for (const channel of channels) expect(channel).to.deep.equal(channels[0]);
 
     await t.drain();
-    expect(t.sender.of('sendRegistrationAttempt').map((mail) => [mail.username, mail.email])).to.deep.equal([['alice', 'alice@example.com']]);
+    expect(t.sender.of('sendRegistrationAttempt').map((mail) => [mail.username, mail.email])).to.deep.equal([
+      ['alice', 'alice@example.com'],
+    ]);
     // The owned address is never sent a link, at registration or on resend; the claimed and free ones are.
     expect(t.sender.of('sendVerification', 'alice@example.com')).to.deep.equal([]);
     const users = dumpTables(t.filename).get('users')!;
@@ -216,7 +252,8 @@ describe('Security checklist: Recovery and enumeration', () => {
     const addresses = await fourKindsOfAddress();
     const answersNow = async () => {
       const answers = [];
-      for (const address of addresses) answers.push(observable(await resetRequest(address)), observable(await resend(address)));
+      for (const address of addresses)
+        answers.push(observable(await resetRequest(address)), observable(await resend(address)));
       await t.drain();
       return answers;
     };

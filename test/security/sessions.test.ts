@@ -15,7 +15,8 @@ describe('Security checklist: Sessions and authorization', () => {
   afterEach(() => t.close());
 
   const me = (token: string) => t.http.get(`${PREFIX}/me`).set(bearer(token));
-  const userId = (username: string) => execute(t.filename, 'select id from users where username_key = ?', username)[0].id as string;
+  const userId = (username: string) =>
+    execute(t.filename, 'select id from users where username_key = ?', username)[0].id as string;
 
   it('S1: every login mints a new token, even when the client presents one', async () => {
     const first = await t.loginNewUser('alice');
@@ -62,11 +63,18 @@ describe('Security checklist: Sessions and authorization', () => {
     const heal = injectFailure(t.filename, 'delete', 'sessions');
     try {
       expectError(
-        await t.http.post(`${PREFIX}/password/change`).set(bearer(first)).send({ old_password: PASSWORD, new_password: OTHER_PASSWORD }),
+        await t.http
+          .post(`${PREFIX}/password/change`)
+          .set(bearer(first))
+          .send({ old_password: PASSWORD, new_password: OTHER_PASSWORD }),
         500,
         'internal_error',
       );
-      expectError(await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token: reset, new_password: OTHER_PASSWORD }), 500, 'internal_error');
+      expectError(
+        await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token: reset, new_password: OTHER_PASSWORD }),
+        500,
+        'internal_error',
+      );
     } finally {
       heal();
     }
@@ -74,11 +82,18 @@ describe('Security checklist: Sessions and authorization', () => {
     for (const token of [first, second]) await me(token).expect(200);
 
     // Without the failure, each ends every session.
-    await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token: reset, new_password: OTHER_PASSWORD }).expect(200);
+    await t.http
+      .post(`${PREFIX}/password-reset/confirm`)
+      .send({ token: reset, new_password: OTHER_PASSWORD })
+      .expect(200);
     for (const token of [first, second]) expectError(await me(token), 401, 'invalid_session_token');
     const third = await t.login('alice', OTHER_PASSWORD);
     const fourth = await t.login('alice', OTHER_PASSWORD);
-    await t.http.post(`${PREFIX}/password/change`).set(bearer(third)).send({ old_password: OTHER_PASSWORD, new_password: PASSWORD }).expect(200);
+    await t.http
+      .post(`${PREFIX}/password/change`)
+      .set(bearer(third))
+      .send({ old_password: OTHER_PASSWORD, new_password: PASSWORD })
+      .expect(200);
     for (const token of [third, fourth]) expectError(await me(token), 401, 'invalid_session_token');
   });
 
@@ -98,16 +113,29 @@ describe('Security checklist: Sessions and authorization', () => {
       expectError(await t.http.post(`${PREFIX}/logout`).set(bearer(token)), 401, 'invalid_session_token');
       expectError(await t.http.post(`${PREFIX}/logout-all`).set(bearer(token)), 401, 'invalid_session_token');
       expectError(
-        await t.http.post(`${PREFIX}/password/change`).set(bearer(token)).send({ old_password: PASSWORD, new_password: OTHER_PASSWORD }),
+        await t.http
+          .post(`${PREFIX}/password/change`)
+          .set(bearer(token))
+          .send({ old_password: PASSWORD, new_password: OTHER_PASSWORD }),
         401,
         'invalid_session_token',
       );
-      expectError(await t.http.delete(`${PREFIX}/account`).set(bearer(token)).send({ password: PASSWORD }), 401, 'invalid_session_token');
+      expectError(
+        await t.http.delete(`${PREFIX}/account`).set(bearer(token)).send({ password: PASSWORD }),
+        401,
+        'invalid_session_token',
+      );
       expectError(await t.http.get('/host/admin/area').set(bearer(token)), 401, 'invalid_session_token');
     }
-    expectError(await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token: reset, new_password: OTHER_PASSWORD }), 400, 'invalid_password_reset_token');
+    expectError(
+      await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token: reset, new_password: OTHER_PASSWORD }),
+      400,
+      'invalid_password_reset_token',
+    );
     for (const table of ['sessions', 'tokens', 'user_roles']) {
-      expect(execute(t.filename, `select count(*) as n from ${table} where user_id = ?`, id), table).to.deep.equal([{ n: 0 }]);
+      expect(execute(t.filename, `select count(*) as n from ${table} where user_id = ?`, id), table).to.deep.equal([
+        { n: 0 },
+      ]);
     }
   });
 
@@ -139,14 +167,30 @@ describe('Security checklist: Sessions and authorization', () => {
 
     await t.http
       .post(`${PREFIX}/register`)
-      .send({ username: 'mallory', email: 'mallory@example.com', password: PASSWORD, role: 'admin', roles: ['admin'], verified: true })
+      .send({
+        username: 'mallory',
+        email: 'mallory@example.com',
+        password: PASSWORD,
+        role: 'admin',
+        roles: ['admin'],
+        verified: true,
+      })
       .expect(201);
     await t.drain();
-    expect(execute(t.filename, 'select verified from users where username_key = ?', 'mallory')).to.deep.equal([{ verified: 0 }]);
+    expect(execute(t.filename, 'select verified from users where username_key = ?', 'mallory')).to.deep.equal([
+      { verified: 0 },
+    ]);
     expect(execute(t.filename, 'select count(*) as n from user_roles')).to.deep.equal([{ n: 0 }]);
-    await t.http.post(`${PREFIX}/verify-email`).send({ token: t.sender.lastToken('sendVerification', 'mallory@example.com') }).expect(200);
+    await t.http
+      .post(`${PREFIX}/verify-email`)
+      .send({ token: t.sender.lastToken('sendVerification', 'mallory@example.com') })
+      .expect(200);
     const mallory = await t.login('mallory');
-    expectError(await t.http.get('/host/admin/area').set(bearer(mallory)).send({ role: 'admin' }), 403, 'permission_denied');
+    expectError(
+      await t.http.get('/host/admin/area').set(bearer(mallory)).send({ role: 'admin' }),
+      403,
+      'permission_denied',
+    );
   });
 
   it('S8: answers that carry a token (and every other) say Cache-Control: no-store', async () => {

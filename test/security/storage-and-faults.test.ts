@@ -28,7 +28,11 @@ describe('Security checklist: Storage and faults', () => {
         t.filename,
         'insert into users (id, username, username_key, email, email_key, password_hash, verified, created_at, updated_at) ' +
           `values (?, ?, ?, ?, ?, 'x', ${verified}, 0, 0)`,
-        `id-${usernameKey}-${emailKey}`, usernameKey, usernameKey, emailKey, emailKey,
+        `id-${usernameKey}-${emailKey}`,
+        usernameKey,
+        usernameKey,
+        emailKey,
+        emailKey,
       );
     let verified = 0;
     expect(insert('alice', 'new@example.com')).to.throw(/UNIQUE constraint failed: users.username_key/);
@@ -52,44 +56,83 @@ describe('Security checklist: Storage and faults', () => {
     const operations: { name: string; steps: Step[]; status: number; run: () => Promise<Response> }[] = [
       {
         name: 'register',
-        steps: [['insert', 'users'], ['insert', 'tokens'], ['insert', 'outbox']],
+        steps: [
+          ['insert', 'users'],
+          ['insert', 'tokens'],
+          ['insert', 'outbox'],
+        ],
         status: 500,
-        run: () => t.http.post(`${PREFIX}/register`).send({ username: 'mallory', email: 'mallory@example.com', password: PASSWORD }),
+        run: () =>
+          t.http
+            .post(`${PREFIX}/register`)
+            .send({ username: 'mallory', email: 'mallory@example.com', password: PASSWORD }),
       },
       {
         name: 'verify',
-        steps: [['delete', 'tokens'], ['update', 'users'], ['insert', 'outbox']],
+        steps: [
+          ['delete', 'tokens'],
+          ['update', 'users'],
+          ['insert', 'outbox'],
+        ],
         status: 500,
         run: () => t.http.post(`${PREFIX}/verify-email`).send({ token: verification }),
       },
       {
         name: 'reset confirm',
-        steps: [['delete', 'tokens'], ['update', 'users'], ['delete', 'sessions'], ['insert', 'outbox']],
+        steps: [
+          ['delete', 'tokens'],
+          ['update', 'users'],
+          ['delete', 'sessions'],
+          ['insert', 'outbox'],
+        ],
         status: 500,
         run: () => t.http.post(`${PREFIX}/password-reset/confirm`).send({ token: reset, new_password: OTHER_PASSWORD }),
       },
       {
         name: 'password change',
-        steps: [['update', 'users'], ['delete', 'sessions'], ['delete', 'tokens'], ['insert', 'outbox']],
+        steps: [
+          ['update', 'users'],
+          ['delete', 'sessions'],
+          ['delete', 'tokens'],
+          ['insert', 'outbox'],
+        ],
         status: 500,
-        run: () => t.http.post(`${PREFIX}/password/change`).set(bearer(alice)).send({ old_password: PASSWORD, new_password: OTHER_PASSWORD }),
+        run: () =>
+          t.http
+            .post(`${PREFIX}/password/change`)
+            .set(bearer(alice))
+            .send({ old_password: PASSWORD, new_password: OTHER_PASSWORD }),
       },
       {
         name: 'account deletion',
-        steps: [['insert', 'outbox'], ['delete', 'users'], ['delete', 'sessions'], ['delete', 'tokens'], ['delete', 'user_roles']],
+        steps: [
+          ['insert', 'outbox'],
+          ['delete', 'users'],
+          ['delete', 'sessions'],
+          ['delete', 'tokens'],
+          ['delete', 'user_roles'],
+        ],
         status: 500,
         run: () => t.http.delete(`${PREFIX}/account`).set(bearer(alice)).send({ password: PASSWORD }),
       },
       // Answered before the work, so the answer stays 200; the work itself must still be all or nothing.
       {
         name: 'resend verification',
-        steps: [['delete', 'tokens'], ['insert', 'tokens'], ['insert', 'outbox']],
+        steps: [
+          ['delete', 'tokens'],
+          ['insert', 'tokens'],
+          ['insert', 'outbox'],
+        ],
         status: 200,
         run: () => t.http.post(`${PREFIX}/resend-verification`).send({ email: 'vera@example.com' }),
       },
       {
         name: 'reset request',
-        steps: [['delete', 'tokens'], ['insert', 'tokens'], ['insert', 'outbox']],
+        steps: [
+          ['delete', 'tokens'],
+          ['insert', 'tokens'],
+          ['insert', 'outbox'],
+        ],
         status: 200,
         run: () => t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'alice@example.com' }),
       },
@@ -119,8 +162,13 @@ describe('Security checklist: Storage and faults', () => {
     const id = execute(t.filename, 'select id from users')[0].id;
     await t.http.post(`${PREFIX}/login`).send({ username: 'alice', password: OTHER_PASSWORD }).expect(401);
     const session = await t.login('alice');
-    const events = t.logger.lines.map((line) => line.fields as Record<string, unknown>).filter((fields) => fields.event === 'login');
-    expect(events.map((fields) => [fields.outcome, fields.userId])).to.deep.equal([['wrong_password', id], ['success', id]]);
+    const events = t.logger.lines
+      .map((line) => line.fields as Record<string, unknown>)
+      .filter((fields) => fields.event === 'login');
+    expect(events.map((fields) => [fields.outcome, fields.userId])).to.deep.equal([
+      ['wrong_password', id],
+      ['success', id],
+    ]);
     for (const fields of events) expect(fields.ip).to.match(/127\.0\.0\.1/);
     const log = t.logger.text();
     for (const secret of [PASSWORD, OTHER_PASSWORD, session, 'alice.secret', t.sender.lastToken('sendVerification')]) {
@@ -131,14 +179,17 @@ describe('Security checklist: Storage and faults', () => {
 
   it('D4: SQLite runs with WAL, synchronous=FULL, busy_timeout and foreign keys, and an acknowledged registration survives kill -9', async function () {
     this.timeout(30_000);
-    const pragma = async (name: string) => Object.values((await sql.raw(`pragma ${name}`).execute(t.store.db)).rows[0] as object)[0];
+    const pragma = async (name: string) =>
+      Object.values((await sql.raw(`pragma ${name}`).execute(t.store.db)).rows[0] as object)[0];
     expect(await pragma('journal_mode')).to.equal('wal');
     expect(await pragma('synchronous')).to.equal(2);
     expect(await pragma('busy_timeout')).to.equal(5000);
     expect(await pragma('foreign_keys')).to.equal(1);
 
     const cwd = makeTempFolder('gatehouse-kill-');
-    const server = await StandaloneServer.start(cwd.path, { GATEHOUSE_SECRET_KEY: 'kill-test-secret-key-0123456789abcdef-0123456789' });
+    const server = await StandaloneServer.start(cwd.path, {
+      GATEHOUSE_SECRET_KEY: 'kill-test-secret-key-0123456789abcdef-0123456789',
+    });
     try {
       await request(server.url)
         .post('/auth/register')
@@ -157,31 +208,50 @@ describe('Security checklist: Storage and faults', () => {
   it('C1: concurrent registrations of one username make one row, of one email a claim each, and no 5xx', async () => {
     const names = ['carol', 'Carol', 'CAROL', 'cArOl', 'caroL', 'CaRoL', 'carOL', 'CARol'];
     const byName = await Promise.all(
-      names.map((username, i) => t.http.post(`${PREFIX}/register`).send({ username, email: `carol${i}@example.com`, password: PASSWORD })),
+      names.map((username, i) =>
+        t.http.post(`${PREFIX}/register`).send({ username, email: `carol${i}@example.com`, password: PASSWORD }),
+      ),
     );
     expect(byName.map((answer) => answer.status).sort()).to.deep.equal([201, ...Array(names.length - 1).fill(409)]);
 
-    const emails = ['dave@example.com', 'DAVE@example.com', 'Dave@Example.com', 'dave@EXAMPLE.COM', 'ｄａｖｅ@example.com', 'DaVe@example.com'];
+    const emails = [
+      'dave@example.com',
+      'DAVE@example.com',
+      'Dave@Example.com',
+      'dave@EXAMPLE.COM',
+      'ｄａｖｅ@example.com',
+      'DaVe@example.com',
+    ];
     const byEmail = await Promise.all(
-      emails.map((email, i) => t.http.post(`${PREFIX}/register`).send({ username: `dave${i}`, email, password: PASSWORD })),
+      emails.map((email, i) =>
+        t.http.post(`${PREFIX}/register`).send({ username: `dave${i}`, email, password: PASSWORD }),
+      ),
     );
     expect(byEmail.map((answer) => answer.status)).to.deep.equal(emails.map(() => 201));
     await t.drain();
-    expect(execute(t.filename, "select count(*) as n from users where username_key = 'carol'")).to.deep.equal([{ n: 1 }]);
+    expect(execute(t.filename, "select count(*) as n from users where username_key = 'carol'")).to.deep.equal([
+      { n: 1 },
+    ]);
     const claims = "select count(*) as n from users where email_key = 'dave@example.com' and verified = 0";
     expect(execute(t.filename, claims)).to.deep.equal([{ n: emails.length }]);
     // Confirming them all at once leaves one owner and no other registration of the address.
     const toDave = t.sender.of('sendVerification').filter((mail) => mail.email.toLowerCase() === 'dave@example.com');
     expect(toDave).to.have.length(emails.length);
-    const confirms = await Promise.all(toDave.map(({ token }) => t.http.post(`${PREFIX}/verify-email`).send({ token })));
+    const confirms = await Promise.all(
+      toDave.map(({ token }) => t.http.post(`${PREFIX}/verify-email`).send({ token })),
+    );
     expect(confirms.map((answer) => answer.status).sort()).to.deep.equal([200, ...Array(emails.length - 1).fill(400)]);
-    expect(execute(t.filename, "select verified from users where email_key = 'dave@example.com'")).to.deep.equal([{ verified: 1 }]);
+    expect(execute(t.filename, "select verified from users where email_key = 'dave@example.com'")).to.deep.equal([
+      { verified: 1 },
+    ]);
   });
 
   it('C2: of concurrent confirms of one token, exactly one succeeds', async () => {
     await t.register('vera');
     const verification = t.sender.lastToken('sendVerification');
-    const verifies = await Promise.all(Array.from({ length: 10 }, () => t.http.post(`${PREFIX}/verify-email`).send({ token: verification })));
+    const verifies = await Promise.all(
+      Array.from({ length: 10 }, () => t.http.post(`${PREFIX}/verify-email`).send({ token: verification })),
+    );
     expect(verifies.map((answer) => answer.status).sort()).to.deep.equal([200, ...Array(9).fill(400)]);
 
     await t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'vera@example.com' }).expect(200);
@@ -218,7 +288,11 @@ describe('Security checklist: Storage and faults', () => {
       const calls: [string, () => Promise<Response>][] = [
         ['me', () => pg.http.get(`${PREFIX}/me`).set(bearer(session))],
         ['login', () => pg.http.post(`${PREFIX}/login`).send({ username: 'alice', password: PASSWORD })],
-        ['register', () => pg.http.post(`${PREFIX}/register`).send({ username: 'bob', email: 'bob@example.com', password: PASSWORD })],
+        [
+          'register',
+          () =>
+            pg.http.post(`${PREFIX}/register`).send({ username: 'bob', email: 'bob@example.com', password: PASSWORD }),
+        ],
         ['logout', () => pg.http.post(`${PREFIX}/logout`).set(bearer(session))],
       ];
       for (const [name, call] of calls) {
@@ -231,7 +305,12 @@ describe('Security checklist: Storage and faults', () => {
       await proxy.restore();
       await pg.http.get(`${PREFIX}/me`).set(bearer(session)).expect(200);
       await pg.login('alice');
-      expect(pg.logger.errors().map((line) => line.message).join(' ')).not.to.match(/postgres:\/\//);
+      expect(
+        pg.logger
+          .errors()
+          .map((line) => line.message)
+          .join(' '),
+      ).not.to.match(/postgres:\/\//);
     } finally {
       await proxy.restore();
       await pg.close();

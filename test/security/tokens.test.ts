@@ -4,7 +4,15 @@ import { Container } from 'typedi';
 import { ACCOUNT_OPTIONS } from '../../src/di/tokens';
 import { DAY, HOUR, ManualClock, MINUTE } from '../support/manual-clock';
 import { expectError } from './support/answers';
-import { bearer, openSecurityApp, OTHER_PASSWORD, PASSWORD, PREFIX, SecurityApp, TEST_SECRET } from './support/security-app';
+import {
+  bearer,
+  openSecurityApp,
+  OTHER_PASSWORD,
+  PASSWORD,
+  PREFIX,
+  SecurityApp,
+  TEST_SECRET,
+} from './support/security-app';
 import { dumpTables, execute, storedValues } from './support/sqlite-file';
 
 const RAW_TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -36,7 +44,9 @@ describe('Security checklist: Tokens', () => {
     for (const raw of bytes) expect(raw.length).to.equal(32);
     expect(new Set(tokens).size).to.equal(tokens.length);
     // 26 x 256 bits from a CSPRNG: the share of set bits is 0.5 give or take 0.3% (one standard deviation).
-    const ones = bytes.flatMap((raw) => [...raw]).reduce((sum, byte) => sum + byte.toString(2).replace(/0/g, '').length, 0);
+    const ones = bytes
+      .flatMap((raw) => [...raw])
+      .reduce((sum, byte) => sum + byte.toString(2).replace(/0/g, '').length, 0);
     expect(ones / (tokens.length * 256)).to.be.within(0.46, 0.54);
   });
 
@@ -53,16 +63,29 @@ describe('Security checklist: Tokens', () => {
     const cells = storedValues(dumpTables(t.filename)).map((cell) => cell.value);
     const log = t.logger.text();
     for (const token of [session, verification, reset]) {
-      const unkeyed = [createHash('sha256').update(token).digest('hex'), createHash('sha256').update(token).digest('base64url')];
+      const unkeyed = [
+        createHash('sha256').update(token).digest('hex'),
+        createHash('sha256').update(token).digest('base64url'),
+      ];
       for (const form of [token, ...unkeyed]) {
-        expect(cells.filter((cell) => cell.includes(form)), 'stored').to.deep.equal([]);
+        expect(
+          cells.filter((cell) => cell.includes(form)),
+          'stored',
+        ).to.deep.equal([]);
         expect(log).not.to.include(form);
       }
     }
     // Keyed: the same database under another key logs nobody in.
-    Container.set(ACCOUNT_OPTIONS, { secretKey: 'another-secret-key-0123456789abcdef-0123456789', hashing: { memoryCost: 1024, timeCost: 1 } });
+    Container.set(ACCOUNT_OPTIONS, {
+      secretKey: 'another-secret-key-0123456789abcdef-0123456789',
+      hashing: { memoryCost: 1024, timeCost: 1 },
+    });
     expectError(await t.http.get(`${PREFIX}/me`).set(bearer(session)), 401, 'invalid_session_token');
-    expectError(await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token: reset, new_password: OTHER_PASSWORD }), 400, 'invalid_password_reset_token');
+    expectError(
+      await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token: reset, new_password: OTHER_PASSWORD }),
+      400,
+      'invalid_password_reset_token',
+    );
   });
 
   it('T3: a token works only for its purpose and its user', async () => {
@@ -73,7 +96,11 @@ describe('Security checklist: Tokens', () => {
     const reset = await requestReset('alice@example.com');
 
     for (const token of [verification, session]) {
-      expectError(await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token, new_password: OTHER_PASSWORD }), 400, 'invalid_password_reset_token');
+      expectError(
+        await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token, new_password: OTHER_PASSWORD }),
+        400,
+        'invalid_password_reset_token',
+      );
     }
     for (const token of [reset, session]) {
       expectError(await t.http.post(`${PREFIX}/verify-email`).send({ token }), 400, 'invalid_verification_token');
@@ -84,7 +111,10 @@ describe('Security checklist: Tokens', () => {
 
     // The misuse spent nothing; each token then does its own job, for its own user only.
     await t.http.post(`${PREFIX}/verify-email`).send({ token: verification }).expect(200);
-    await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token: reset, new_password: OTHER_PASSWORD }).expect(200);
+    await t.http
+      .post(`${PREFIX}/password-reset/confirm`)
+      .send({ token: reset, new_password: OTHER_PASSWORD })
+      .expect(200);
     await t.login('alice', OTHER_PASSWORD);
     await t.login('bob', PASSWORD);
     await t.login('vera', PASSWORD);
@@ -94,21 +124,33 @@ describe('Security checklist: Tokens', () => {
     await t.register('early');
     await t.register('late');
     clock.advance(DAY - MINUTE);
-    await t.http.post(`${PREFIX}/verify-email`).send({ token: t.sender.lastToken('sendVerification', 'early@example.com') }).expect(200);
+    await t.http
+      .post(`${PREFIX}/verify-email`)
+      .send({ token: t.sender.lastToken('sendVerification', 'early@example.com') })
+      .expect(200);
     clock.advance(MINUTE);
     expectError(
-      await t.http.post(`${PREFIX}/verify-email`).send({ token: t.sender.lastToken('sendVerification', 'late@example.com') }),
+      await t.http
+        .post(`${PREFIX}/verify-email`)
+        .send({ token: t.sender.lastToken('sendVerification', 'late@example.com') }),
       400,
       'invalid_verification_token',
     );
-    expectError(await t.http.post(`${PREFIX}/login`).send({ username: 'late', password: PASSWORD }), 403, 'unverified_user');
+    expectError(
+      await t.http.post(`${PREFIX}/login`).send({ username: 'late', password: PASSWORD }),
+      403,
+      'unverified_user',
+    );
 
     await t.createUser('alice');
     await t.createUser('bob');
     const aliceReset = await requestReset('alice@example.com');
     const bobReset = await requestReset('bob@example.com');
     clock.advance(HOUR - MINUTE);
-    await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token: aliceReset, new_password: OTHER_PASSWORD }).expect(200);
+    await t.http
+      .post(`${PREFIX}/password-reset/confirm`)
+      .send({ token: aliceReset, new_password: OTHER_PASSWORD })
+      .expect(200);
     clock.advance(MINUTE);
     expectError(
       await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token: bobReset, new_password: OTHER_PASSWORD }),
@@ -122,12 +164,24 @@ describe('Security checklist: Tokens', () => {
     const session = await t.loginNewUser('alice');
     const first = await requestReset('alice@example.com');
     const second = await requestReset('alice@example.com');
-    expect(execute(t.filename, "select count(*) as n from tokens where purpose = 'reset_password'")).to.deep.equal([{ n: 1 }]);
-    expectError(await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token: first, new_password: OTHER_PASSWORD }), 400, 'invalid_password_reset_token');
-
-    await t.http.post(`${PREFIX}/password/change`).set(bearer(session)).send({ old_password: PASSWORD, new_password: OTHER_PASSWORD }).expect(200);
+    expect(execute(t.filename, "select count(*) as n from tokens where purpose = 'reset_password'")).to.deep.equal([
+      { n: 1 },
+    ]);
     expectError(
-      await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token: second, new_password: 'a third secret phrase 99' }),
+      await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token: first, new_password: OTHER_PASSWORD }),
+      400,
+      'invalid_password_reset_token',
+    );
+
+    await t.http
+      .post(`${PREFIX}/password/change`)
+      .set(bearer(session))
+      .send({ old_password: PASSWORD, new_password: OTHER_PASSWORD })
+      .expect(200);
+    expectError(
+      await t.http
+        .post(`${PREFIX}/password-reset/confirm`)
+        .send({ token: second, new_password: 'a third secret phrase 99' }),
       400,
       'invalid_password_reset_token',
     );
@@ -142,18 +196,24 @@ describe('Security checklist: Tokens', () => {
     await t.createUser('alice');
     const reset = await requestReset('alice@example.com');
     for (let i = 0; i < 3; i++) {
-      for (const [page, token] of [['verify-email', verification], ['password-reset', reset]]) {
+      for (const [page, token] of [
+        ['verify-email', verification],
+        ['password-reset', reset],
+      ]) {
         const opened = await t.http.get(`${PREFIX}/${page}?token=${token}`).set('Accept', i ? '*/*' : 'text/html');
         expect(opened.status, page).to.equal(200);
         await t.http.head(`${PREFIX}/${page}?token=${token}`).expect(200);
       }
     }
-    expect(execute(t.filename, "select purpose from tokens order by purpose")).to.deep.equal([
+    expect(execute(t.filename, 'select purpose from tokens order by purpose')).to.deep.equal([
       { purpose: 'reset_password' },
       { purpose: 'verify_email' },
     ]);
     await t.http.post(`${PREFIX}/verify-email`).send({ token: verification }).expect(200);
-    await t.http.post(`${PREFIX}/password-reset/confirm`).send({ token: reset, new_password: OTHER_PASSWORD }).expect(200);
+    await t.http
+      .post(`${PREFIX}/password-reset/confirm`)
+      .send({ token: reset, new_password: OTHER_PASSWORD })
+      .expect(200);
   });
 
   it('T7: a bearer token is accepted only in the Authorization header: not from the query, the body or a cookie', async () => {
@@ -166,7 +226,10 @@ describe('Security checklist: Tokens', () => {
       refused(await t.http.get(`${PREFIX}/me?${query}=${session}`), query);
     }
     refused(await t.http.get(`${PREFIX}/me`).set('Cookie', `access_token=${session}; token=${session}`), 'cookie');
-    refused(await t.http.post(`${PREFIX}/logout?access_token=${session}`).send({ access_token: session, token: session }), 'logout');
+    refused(
+      await t.http.post(`${PREFIX}/logout?access_token=${session}`).send({ access_token: session, token: session }),
+      'logout',
+    );
     refused(await t.http.post(`${PREFIX}/logout`).send({ access_token: session, token: session }), 'body');
     await t.http.get(`${PREFIX}/me`).set(bearer(session)).expect(200);
   });

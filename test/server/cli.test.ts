@@ -17,7 +17,12 @@ describe('admin CLI (gatehouse <command>)', () => {
   let out: string[];
   let err: string[];
   const cli = (...argv: string[]) =>
-    runCli(argv, env, (line) => out.push(line), (line) => err.push(line));
+    runCli(
+      argv,
+      env,
+      (line) => out.push(line),
+      (line) => err.push(line),
+    );
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gatehouse-cli-'));
@@ -28,7 +33,11 @@ describe('admin CLI (gatehouse <command>)', () => {
     const store = await SqliteUserStore.open({ filename: join(dir, 'accounts.db') });
     const sender = new RecordingEmailSender();
     const accounts = createAccountService({ store, sender, options: { secretKey: SECRET }, logger: silentLogger });
-    await accounts.register({ username: 'alice', email: 'alice@example.com', password: 'violet staircase 42 umbrella' });
+    await accounts.register({
+      username: 'alice',
+      email: 'alice@example.com',
+      password: 'violet staircase 42 umbrella',
+    });
     await accounts.drain();
     await accounts.verifyEmail(sender.lastToken('sendVerification'));
     await accounts.drain();
@@ -105,11 +114,22 @@ describe('admin CLI (gatehouse <command>)', () => {
     });
     await store.createSession(session('expired', longAgo), alice.passwordHash);
     await store.createSession(session('live', new Date()), alice.passwordHash);
-    await store.replaceToken({ tokenHash: 'old-reset', userId: alice.id, purpose: 'reset_password', expiresAt: longAgo });
+    await store.replaceToken({
+      tokenHash: 'old-reset',
+      userId: alice.id,
+      purpose: 'reset_password',
+      expiresAt: longAgo,
+    });
     // An email sent two days ago: kept for the default 7 days, gone with GATEHOUSE_OUTBOX_RETENTION=1d.
     const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
     const id = randomUUID();
-    await store.enqueueMessage(alice.id, { id, kind: 'passwordChanged', sealedToken: null, createdAt: twoDaysAgo, giveUpAt: new Date() });
+    await store.enqueueMessage(alice.id, {
+      id,
+      kind: 'passwordChanged',
+      sealedToken: null,
+      createdAt: twoDaysAgo,
+      giveUpAt: new Date(),
+    });
     await store.markMessageSent(id, twoDaysAgo);
     await store.close();
 
@@ -175,7 +195,12 @@ describe('admin CLI (gatehouse <command>)', () => {
     expect(out[1]).to.equal('1 failed message queued again');
     out.length = 0;
     await cli('outbox', 'list', '--status', 'pending');
-    expect(out.slice(1).map((line) => line.split(/ {2,}/)[2]).sort()).to.deep.equal(['accountDeleted', 'passwordChanged']);
+    expect(
+      out
+        .slice(1)
+        .map((line) => line.split(/ {2,}/)[2])
+        .sort(),
+    ).to.deep.equal(['accountDeleted', 'passwordChanged']);
     expect(await cli('outbox', 'retry')).to.equal(2);
   });
 

@@ -57,11 +57,18 @@ describe('server configuration', () => {
   it('runs the request-path reads as prepared statements on PostgreSQL unless GATEHOUSE_PG_PREPARED_STATEMENTS=off', () => {
     const prepared = (value?: string) =>
       loadConfig(
-        { GATEHOUSE_SECRET_KEY: KEY, GATEHOUSE_DATABASE_URL: 'postgres://app@db/accounts', GATEHOUSE_PG_PREPARED_STATEMENTS: value },
+        {
+          GATEHOUSE_SECRET_KEY: KEY,
+          GATEHOUSE_DATABASE_URL: 'postgres://app@db/accounts',
+          GATEHOUSE_PG_PREPARED_STATEMENTS: value,
+        },
         { cwd },
       ).database;
-    expect([prepared(), prepared('on'), prepared('off')].map((database) => 'preparedStatements' in database && database.preparedStatements))
-      .to.deep.equal([true, true, false]);
+    expect(
+      [prepared(), prepared('on'), prepared('off')].map(
+        (database) => 'preparedStatements' in database && database.preparedStatements,
+      ),
+    ).to.deep.equal([true, true, false]);
     expect(() => prepared('maybe')).to.throw(/GATEHOUSE_PG_PREPARED_STATEMENTS must be on or off/);
   });
 
@@ -137,7 +144,10 @@ describe('server configuration', () => {
   }
 
   it('requires the secret key in production', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production' }, { cwd })).to.throw(ConfigurationError, /required when NODE_ENV=production/);
+    expect(() => loadConfig({ NODE_ENV: 'production' }, { cwd })).to.throw(
+      ConfigurationError,
+      /required when NODE_ENV=production/,
+    );
   });
 
   it('generates a development key once, keeps it private, and reuses it', () => {
@@ -158,9 +168,13 @@ describe('server configuration', () => {
     const config = require.resolve('../../src/server/config');
     const script = `process.stdout.write(require(${JSON.stringify(config)}).loadConfig({}, { cwd: ${JSON.stringify(cwd)} }).secretKey)`;
     const keys = await Promise.all(
-      Array.from({ length: 8 }, () => new Promise<string>((resolve, reject) => {
-        execFile(process.execPath, ['-e', script], (error, stdout) => (error ? reject(error) : resolve(stdout)));
-      })),
+      Array.from(
+        { length: 8 },
+        () =>
+          new Promise<string>((resolve, reject) => {
+            execFile(process.execPath, ['-e', script], (error, stdout) => (error ? reject(error) : resolve(stdout)));
+          }),
+      ),
     );
     expect(new Set(keys).size, keys.join('\n')).to.equal(1);
     expect(readFileSync(join(cwd, 'data/secret.key'), 'utf8').trim()).to.equal(keys[0]);

@@ -32,7 +32,9 @@ describe('periodic removal of expired sessions and tokens', () => {
     const { now, sessionIdleBefore, unverifiedCreatedBefore, outboxChangedBefore } = calls[0];
     expect(now.getTime() - sessionIdleBefore.getTime()).to.equal(1_000);
     expect(now.getTime() - unverifiedCreatedBefore!.getTime()).to.equal(2_000);
-    expect(now.getTime() - outboxChangedBefore!.getTime(), 'the default retention').to.equal(DEFAULT_OUTBOX_OPTIONS.retentionMs);
+    expect(now.getTime() - outboxChangedBefore!.getTime(), 'the default retention').to.equal(
+      DEFAULT_OUTBOX_OPTIONS.retentionMs,
+    );
 
     let stopped = false;
     const stopping = cleanup.stop().then(() => (stopped = true));

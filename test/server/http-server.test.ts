@@ -21,7 +21,9 @@ function rawExchange(server: Server, bytes: string): Promise<string> {
 function parse(answer: string): { status: number; headers: Record<string, string>; body: unknown } {
   const [head, body] = answer.split('\r\n\r\n');
   const [statusLine, ...lines] = head.split('\r\n');
-  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+  );
   return { status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body) };
 }
 
@@ -45,7 +47,8 @@ describe('the standalone HTTP server: requests Koa never sees', () => {
     expect(parsed.status).to.equal(status);
     expect(parsed.headers['content-type']).to.match(/^application\/json/);
     expect(parsed.body).to.have.nested.property('detail.code', code);
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(parsed.headers[name.toLowerCase()], name).to.equal(value);
+    for (const [name, value] of Object.entries(SECURITY_HEADERS))
+      expect(parsed.headers[name.toLowerCase()], name).to.equal(value);
     expect(parsed.headers['x-request-id'], 'X-Request-Id').to.match(/^[0-9a-f-]{36}$/);
   }
 
@@ -60,19 +63,25 @@ describe('the standalone HTTP server: requests Koa never sees', () => {
   });
 
   it('answers oversized headers with 431 JSON', async () => {
-    const answer = await rawExchange(server, `GET /auth/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const answer = await rawExchange(
+      server,
+      `GET /auth/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
     expectJson(answer, 431, 'headers_too_large');
   });
 
   it('answers a malformed request with 400 JSON', async () => {
     expectJson(await rawExchange(server, 'NOT A REQUEST\r\n\r\n'), 400, 'bad_request');
-    const smuggling =
-      'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n';
+    const smuggling = 'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n';
     expectJson(await rawExchange(server, smuggling), 400, 'bad_request');
   });
 
   it('answers an Expect other than 100-continue with 417 JSON, and still honours 100-continue', async () => {
-    expectJson(await rawExchange(server, 'GET /auth/me HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n'), 417, 'expectation_failed');
+    expectJson(
+      await rawExchange(server, 'GET /auth/me HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n'),
+      417,
+      'expectation_failed',
+    );
     const continued = await rawExchange(
       server,
       'POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
@@ -94,7 +103,11 @@ describe('the standalone HTTP server: requests Koa never sees', () => {
   });
 
   it('answers an HTTP/2 preface, an unknown version and an unknown method with 400 JSON', async () => {
-    for (const request of ['PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'GET / HTTP/9.9\r\nHost: x\r\n\r\n', 'FOO / HTTP/1.1\r\nHost: x\r\n\r\n']) {
+    for (const request of [
+      'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n',
+      'GET / HTTP/9.9\r\nHost: x\r\n\r\n',
+      'FOO / HTTP/1.1\r\nHost: x\r\n\r\n',
+    ]) {
       expectJson(await rawExchange(server, request), 400, 'bad_request');
     }
   });

@@ -128,7 +128,10 @@ describeWithService('postgres', 'standalone servers on PostgreSQL', function () 
       const passwordOf = (username: string) => (username === first ? PASSWORD : NEW_PASSWORD);
       const session = await login(b, winner, passwordOf(winner));
       await me(a, session).expect(200, { username: winner, email, verified: true });
-      await request(a.url).post('/auth/login').send({ username: loser, password: passwordOf(loser) }).expect(401);
+      await request(a.url)
+        .post('/auth/login')
+        .send({ username: loser, password: passwordOf(loser) })
+        .expect(401);
     }
   });
 

@@ -28,7 +28,10 @@ describe('standalone server (npm start)', function () {
       .send({ username, email: `${username}@example.com`, password: PASSWORD })
       .expect(201);
     await server!.waitFor(() => server!.stdout.includes(`To: ${username}@example.com`), 'the verification email');
-    await request(url).post('/auth/verify-email').send({ token: server!.lastLinkToken('verify-email') }).expect(200);
+    await request(url)
+      .post('/auth/verify-email')
+      .send({ token: server!.lastLinkToken('verify-email') })
+      .expect(200);
     const login = await request(url).post('/auth/login').send({ username, password: PASSWORD }).expect(200);
     return login.body.access_token;
   }
@@ -100,7 +103,9 @@ describe('standalone server (npm start)', function () {
       const mail = await parseMail(smtp.received[0]);
       expect(smtp.received[0].rcptTo).to.deep.equal(['dave@example.com']);
       expect(mail.from?.value).to.deep.equal([{ address: 'accounts@example.com', name: 'Accounts' }]);
-      const token = /https:\/\/id\.example\.com\/auth\/verify-email\?token=([A-Za-z0-9_-]{43})/.exec(mail.text ?? '')?.[1];
+      const token = /https:\/\/id\.example\.com\/auth\/verify-email\?token=([A-Za-z0-9_-]{43})/.exec(
+        mail.text ?? '',
+      )?.[1];
       expect(token, 'the verification link').to.be.a('string');
       await request(server.url).post('/auth/verify-email').send({ token }).expect(200);
       expect(server.stdout).to.not.include(token!);

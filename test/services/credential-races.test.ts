@@ -22,7 +22,11 @@ interface OpenedStore {
  * Makes the next call of `method` wait for `meanwhile` first: the call is what the operation does once its slow part
  * (verifying or hashing a password) is over, so `meanwhile` commits exactly while that operation was verifying.
  */
-function meanwhileBefore(store: UserStore, method: 'deleteUser' | 'changePassword', meanwhile: () => Promise<unknown>): void {
+function meanwhileBefore(
+  store: UserStore,
+  method: 'deleteUser' | 'changePassword',
+  meanwhile: () => Promise<unknown>,
+): void {
   const original = store[method].bind(store) as (...args: unknown[]) => Promise<boolean>;
   let pending = true;
   (store as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
@@ -88,7 +92,10 @@ function describeCredentialRaces(name: string, open: () => Promise<OpenedStore>,
 
     it('a password change in flight loses to a logout-all', async () => {
       meanwhileBefore(h.store, 'changePassword', () => h.accounts.logoutAll(owner));
-      await expectAccountError(h.accounts.changePassword(attacker, STRONG_PASSWORD, OTHER_PASSWORD), 'invalid_session_token');
+      await expectAccountError(
+        h.accounts.changePassword(attacker, STRONG_PASSWORD, OTHER_PASSWORD),
+        'invalid_session_token',
+      );
       await h.accounts.login('alice', STRONG_PASSWORD);
     });
 
@@ -97,7 +104,10 @@ function describeCredentialRaces(name: string, open: () => Promise<OpenedStore>,
       await h.accounts.drain();
       const reset = h.sender.lastToken('sendPasswordReset');
       meanwhileBefore(h.store, 'changePassword', () => h.accounts.confirmPasswordReset(reset, NEW_PASSWORD));
-      await expectAccountError(h.accounts.changePassword(attacker, STRONG_PASSWORD, OTHER_PASSWORD), 'invalid_session_token');
+      await expectAccountError(
+        h.accounts.changePassword(attacker, STRONG_PASSWORD, OTHER_PASSWORD),
+        'invalid_session_token',
+      );
       await h.accounts.login('alice', NEW_PASSWORD);
     });
 

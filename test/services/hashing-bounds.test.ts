@@ -52,7 +52,9 @@ describe('bounded password hashing (C6)', () => {
   });
 
   it('answers service_unavailable with a retry time once the hashing queue is full, for known and unknown users alike', async () => {
-    const h = makeHarness({ options: { hashing: { memoryCost: 1024, timeCost: 1 }, hashingQueue: { concurrency: 1, maxQueued: 2 } } });
+    const h = makeHarness({
+      options: { hashing: { memoryCost: 1024, timeCost: 1 }, hashingQueue: { concurrency: 1, maxQueued: 2 } },
+    });
     await h.createVerifiedUser('alice');
     // Computes the dummy hash now, so that every attempt of the burst reaches the queue within the same tick.
     await expectAccountError(h.accounts.login('nobody', 'not the password at all'), 'invalid_credentials');
@@ -63,13 +65,17 @@ describe('bounded password hashing (C6)', () => {
       ),
     );
     const outcomes = await Promise.all(attempts);
-    const busy = outcomes.filter((o): o is AccountError => o instanceof AccountError && o.code === 'service_unavailable');
+    const busy = outcomes.filter(
+      (o): o is AccountError => o instanceof AccountError && o.code === 'service_unavailable',
+    );
     const refused = outcomes.filter((o) => o instanceof AccountError && o.code === 'invalid_credentials');
     // One runs, two wait; the other nine are refused without queueing.
     expect(refused).to.have.length(3);
     expect(busy).to.have.length(9);
     expect(busy.every((error) => error.retryAfterSeconds === 1)).to.equal(true);
-    expect(h.logger.lines.some((line) => (line.fields as { event?: string }).event === 'hashing_overloaded')).to.equal(true);
+    expect(h.logger.lines.some((line) => (line.fields as { event?: string }).event === 'hashing_overloaded')).to.equal(
+      true,
+    );
     // Once the burst is over the service answers normally again.
     expect(await h.accounts.login('alice', STRONG_PASSWORD)).to.be.a('string');
   });
@@ -88,7 +94,9 @@ describe('bounded password hashing (C6)', () => {
       // 4 GiB or 100,000 passes would take seconds at least; refusing it is immediate.
       expect(Number(process.hrtime.bigint() - started) / 1e6).to.be.lessThan(500);
     }
-    const refusals = h.logger.lines.filter((line) => (line.fields as { event?: string }).event === 'password_hash_refused');
+    const refusals = h.logger.lines.filter(
+      (line) => (line.fields as { event?: string }).event === 'password_hash_refused',
+    );
     expect(refusals).to.have.length(3);
     expect(h.logger.text()).not.to.include(digest);
   });
@@ -100,7 +108,13 @@ describe('bounded password hashing (C6)', () => {
       timeCost: 2,
       parallelism: 1,
     });
-    for (const bad of ['', 'plain', '$2b$10$abcdefghijklmnopqrstuv', '$argon2id$v=19$m=x,t=2,p=1$s$h', '$argon2id$v=19$t=2,p=1$s$h']) {
+    for (const bad of [
+      '',
+      'plain',
+      '$2b$10$abcdefghijklmnopqrstuv',
+      '$argon2id$v=19$m=x,t=2,p=1$s$h',
+      '$argon2id$v=19$t=2,p=1$s$h',
+    ]) {
       expect(parseArgon2Parameters(bad), bad).to.equal(null);
     }
   });

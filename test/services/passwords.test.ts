@@ -61,7 +61,10 @@ describe('AccountService: password policy and hashing', () => {
     );
 
     const session = await h.loginNewUser('charlie', 'charlie@example.com');
-    await expectAccountError(h.accounts.changePassword(session, STRONG_PASSWORD, 'charlie the great one'), 'weak_password');
+    await expectAccountError(
+      h.accounts.changePassword(session, STRONG_PASSWORD, 'charlie the great one'),
+      'weak_password',
+    );
     await h.accounts.requestPasswordReset('charlie@example.com');
     await h.accounts.drain();
     await expectAccountError(
@@ -72,7 +75,11 @@ describe('AccountService: password policy and hashing', () => {
 
   it('refuses control characters and U+FFFD, which undecodable input turns into', async () => {
     const h = makeHarness();
-    for (const password of ['\uFFFD\uFFFD\uFFFD secret words here', 'tab\tseparated words here', 'nul\u0000 inside words here']) {
+    for (const password of [
+      '\uFFFD\uFFFD\uFFFD secret words here',
+      'tab\tseparated words here',
+      'nul\u0000 inside words here',
+    ]) {
       await expectAccountError(
         h.accounts.register({ username: 'alice', email: 'alice@example.com', password }),
         'weak_password',

@@ -146,7 +146,10 @@ describe('AccountService: password reset, change and account deletion', () => {
 
     expect(await h.accounts.validateSession(session)).to.equal(null);
     expect(await h.accounts.validateSession(other)).to.equal(null);
-    await expectAccountError(h.accounts.confirmPasswordReset(resetToken, OTHER_PASSWORD), 'invalid_password_reset_token');
+    await expectAccountError(
+      h.accounts.confirmPasswordReset(resetToken, OTHER_PASSWORD),
+      'invalid_password_reset_token',
+    );
     await expectAccountError(h.accounts.login('alice', STRONG_PASSWORD), 'invalid_credentials');
     await h.accounts.login('alice', NEW_PASSWORD);
     expect(h.sender.of('sendPasswordChanged')).to.have.length(1);

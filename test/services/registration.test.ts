@@ -42,7 +42,10 @@ describe('AccountService: registration and email verification', () => {
     await expectAccountError(h.accounts.verifyEmail(''), 'invalid_verification_token');
 
     h.clock.advance(DAY);
-    await expectAccountError(h.accounts.verifyEmail(h.sender.lastToken('sendVerification')), 'invalid_verification_token');
+    await expectAccountError(
+      h.accounts.verifyEmail(h.sender.lastToken('sendVerification')),
+      'invalid_verification_token',
+    );
     expect((await h.store.findUserByUsernameKey('alice'))!.verified).to.equal(false);
   });
 
@@ -53,10 +56,16 @@ describe('AccountService: registration and email verification', () => {
     await h.accounts.requestPasswordReset('bob@example.com');
     await h.accounts.drain();
     await expectAccountError(
-      h.accounts.confirmPasswordReset(h.sender.lastToken('sendVerification', 'alice@example.com'), 'brand new passphrase 9'),
+      h.accounts.confirmPasswordReset(
+        h.sender.lastToken('sendVerification', 'alice@example.com'),
+        'brand new passphrase 9',
+      ),
       'invalid_password_reset_token',
     );
-    await expectAccountError(h.accounts.verifyEmail(h.sender.lastToken('sendPasswordReset')), 'invalid_verification_token');
+    await expectAccountError(
+      h.accounts.verifyEmail(h.sender.lastToken('sendPasswordReset')),
+      'invalid_verification_token',
+    );
   });
 
   it('answers a taken username with the 409 message, whatever its case', async () => {

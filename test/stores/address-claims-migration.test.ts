@@ -29,12 +29,21 @@ async function seedPreviousRelease(db: Kysely<any>): Promise<void> {
     created_at: T,
     updated_at: T + 1,
   });
-  await db.insertInto('users').values([user('alice', 1), user('vera', 0)]).execute();
-  await db.insertInto('sessions').values({ token_hash: 's1', user_id: 'alice', created_at: T, expires_at: T + 9e9, last_seen_at: T }).execute();
-  await db.insertInto('tokens').values([
-    { token_hash: 't1', user_id: 'vera', purpose: 'verify_email', expires_at: T + 9e9 },
-    { token_hash: 't2', user_id: 'alice', purpose: 'reset_password', expires_at: T + 9e9 },
-  ]).execute();
+  await db
+    .insertInto('users')
+    .values([user('alice', 1), user('vera', 0)])
+    .execute();
+  await db
+    .insertInto('sessions')
+    .values({ token_hash: 's1', user_id: 'alice', created_at: T, expires_at: T + 9e9, last_seen_at: T })
+    .execute();
+  await db
+    .insertInto('tokens')
+    .values([
+      { token_hash: 't1', user_id: 'vera', purpose: 'verify_email', expires_at: T + 9e9 },
+      { token_hash: 't2', user_id: 'alice', purpose: 'reset_password', expires_at: T + 9e9 },
+    ])
+    .execute();
   await db.insertInto('roles').values({ name: 'admin' }).execute();
   await db.insertInto('user_roles').values({ user_id: 'alice', role: 'admin' }).execute();
 }
@@ -47,7 +56,9 @@ async function snapshot(db: Kysely<any>): Promise<Record<string, unknown[]>> {
     const rows = await db.selectFrom(table).selectAll().execute();
     // Instants come back as numbers (SQLite) or strings (PostgreSQL int8): compared as numbers.
     out[table] = rows
-      .map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, /_at$/.test(key) ? Number(value) : value])))
+      .map((row) =>
+        Object.fromEntries(Object.entries(row).map(([key, value]) => [key, /_at$/.test(key) ? Number(value) : value])),
+      )
       .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
   }
   return out;
@@ -63,14 +74,25 @@ async function migrateToPreviousRelease(db: Kysely<any>): Promise<void> {
 async function checkUpgraded(store: SqlUserStore, before: Record<string, unknown[]>): Promise<void> {
   assert.deepEqual(await snapshot(store.db), before, 'every row kept as it was');
   assert.equal((await store.findVerifiedUserByEmailKey('alice@example.com'))?.id, 'alice');
-  assert.deepEqual((await store.findUnverifiedUsersByEmailKey('vera@example.com', new Date(0), 5)).map((u) => u.id), ['vera']);
+  assert.deepEqual(
+    (await store.findUnverifiedUsersByEmailKey('vera@example.com', new Date(0), 5)).map((u) => u.id),
+    ['vera'],
+  );
   assert.ok(await store.getSessionAndUser('s1'), 'sessions still join their users');
   assert.deepEqual(await store.listUserRoles('alice'), ['admin']);
 
   // A second registration of alice's owned address is stored (and can never be verified); vera's claim can still be
   // confirmed with the token issued before the upgrade.
   const claim = await store.createUser(
-    { id: 'mallory', username: 'mallory', usernameKey: 'mallory', email: 'alice@example.com', emailKey: 'alice@example.com', passwordHash: 'x', createdAt: new Date(T) },
+    {
+      id: 'mallory',
+      username: 'mallory',
+      usernameKey: 'mallory',
+      email: 'alice@example.com',
+      emailKey: 'alice@example.com',
+      passwordHash: 'x',
+      createdAt: new Date(T),
+    },
     { tokenHash: 't3', userId: 'mallory', purpose: 'verify_email', expiresAt: new Date(T + 9e9) },
   );
   assert.ok(claim.ok && claim.addressOwned);
@@ -79,7 +101,12 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, unknown
   // The database itself refuses a second verified owner and a taken username; foreign keys still cascade.
   await assert.rejects(store.db.updateTable('users').set({ verified: 1 }).where('id', '=', 'mallory').execute());
   const untyped = store.db as unknown as Kysely<any>;
-  await assert.rejects(untyped.insertInto('users').values({ ...(await rawUser(store, 'vera')), id: 'other' }).execute());
+  await assert.rejects(
+    untyped
+      .insertInto('users')
+      .values({ ...(await rawUser(store, 'vera')), id: 'other' })
+      .execute(),
+  );
   await store.db.deleteFrom('users').where('id', '=', 'alice').execute();
   assert.equal(await store.getSessionAndUser('s1'), null);
   assert.deepEqual(await store.db.selectFrom('user_roles').selectAll().execute(), []);
@@ -108,22 +135,29 @@ describe('migration 2026-11-25-address-claims (SQLite)', () => {
 
     const store = await SqliteUserStore.open({ filename });
     try {
-      const indexes = await sql<{ name: string }>`select name from sqlite_master where type = 'index' and name not like 'sqlite_%' order by name`.execute(store.db);
-      assert.deepEqual(indexes.rows.map((row) => row.name), [
-        'outbox_status_due_index',
-        'outbox_updated_at_index',
-        'outbox_user_kind_index',
-        'role_permissions_permission_index',
-        'sessions_expires_at_index',
-        'sessions_last_seen_at_index',
-        'sessions_user_id_index',
-        'tokens_expires_at_index',
-        'tokens_user_id_purpose_index',
-        'user_roles_role_index',
-        'users_email_key_index',
-        'users_unverified_created_at_index',
-        'users_verified_email_key_unique',
-      ]);
+      const indexes = await sql<{
+        name: string;
+      }>`select name from sqlite_master where type = 'index' and name not like 'sqlite_%' order by name`.execute(
+        store.db,
+      );
+      assert.deepEqual(
+        indexes.rows.map((row) => row.name),
+        [
+          'outbox_status_due_index',
+          'outbox_updated_at_index',
+          'outbox_user_kind_index',
+          'role_permissions_permission_index',
+          'sessions_expires_at_index',
+          'sessions_last_seen_at_index',
+          'sessions_user_id_index',
+          'tokens_expires_at_index',
+          'tokens_user_id_purpose_index',
+          'user_roles_role_index',
+          'users_email_key_index',
+          'users_unverified_created_at_index',
+          'users_verified_email_key_unique',
+        ],
+      );
       const { rows } = await sql<{ n: number }>`select count(*) as n from sqlite_temp_master`.execute(store.db);
       assert.deepEqual(rows, [{ n: 0 }], 'no temporary table left behind');
       await checkUpgraded(store, before);
@@ -138,7 +172,9 @@ describeWithService('postgres', 'migration 2026-11-25-address-claims (PostgreSQL
   it('keeps every existing account, session, token and grant, and drops only the address constraint', async () => {
     const database = await createTestDatabase('claims_migration');
     try {
-      const previous = new Kysely<any>({ dialect: new PostgresDialect({ pool: new Pool({ connectionString: database.url }) }) });
+      const previous = new Kysely<any>({
+        dialect: new PostgresDialect({ pool: new Pool({ connectionString: database.url }) }),
+      });
       await migrateToPreviousRelease(previous);
       await seedPreviousRelease(previous);
       const before = await snapshot(previous);

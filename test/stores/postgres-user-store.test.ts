@@ -168,13 +168,19 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
         assert.equal((await store.findUserByUsernameKey('alice'))?.id, user.id);
       }
       const prepared = await preparedOn(store);
-      assert.ok(prepared.every((row) => /^gatehouse_[0-9a-f]{32}$/.test(row.name)), JSON.stringify(prepared));
+      assert.ok(
+        prepared.every((row) => /^gatehouse_[0-9a-f]{32}$/.test(row.name)),
+        JSON.stringify(prepared),
+      );
       const sessionRead = prepared.filter((row) => row.statement.includes('from "sessions" as "s"'));
       const usernameRead = prepared.filter((row) => row.statement.includes('"u"."username_key" = $1'));
       assert.equal(sessionRead.length, 1);
       assert.equal(usernameRead.length, 1);
       // Nothing else: writes, transactions and one-off queries stay unnamed.
-      assert.ok(prepared.every((row) => /^select /.test(row.statement)), JSON.stringify(prepared));
+      assert.ok(
+        prepared.every((row) => /^select /.test(row.statement)),
+        JSON.stringify(prepared),
+      );
 
       const unprepared = track(
         await PostgresUserStore.open({ connectionString: database.url, maxConnections: 1, preparedStatements: false }),

@@ -311,7 +311,9 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
               on(1).changePassword(user.id, user.passwordHash, 'hash-change', T0),
               on(2).verifyEmail(verification.tokenHash, T0),
               on(3).createSession(sessionRow(user.id, `late-${round}`), user.passwordHash),
-              on(4).replaceToken(token(user.id, 'reset_password', `reset-again-${round}`)).catch(ignoreUnknownUser),
+              on(4)
+                .replaceToken(token(user.id, 'reset_password', `reset-again-${round}`))
+                .catch(ignoreUnknownUser),
               on(5).deleteUser(user.id),
               on(6).touchSession(`s-${round}`, DAY_LATER),
             ]),

@@ -92,7 +92,11 @@ describe('SqliteUserStore across processes', function () {
     const outcomes = [];
     for (const worker of started) outcomes.push(...(await worker.registered()));
 
-    assert.deepEqual(outcomes.filter((outcome) => 'error' in outcome), [], 'no process saw an error');
+    assert.deepEqual(
+      outcomes.filter((outcome) => 'error' in outcome),
+      [],
+      'no process saw an error',
+    );
     const results = outcomes as CreateUserResult[];
     assert.equal(results.filter((result) => result.ok).length, 1);
     assert.equal(results.filter((result) => !result.ok && result.conflict === 'username').length, 19);

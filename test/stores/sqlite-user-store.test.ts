@@ -157,8 +157,15 @@ describe('SqliteUserStore on a real file', () => {
       const pause = new PauseAfterQuery(isSelect);
       const paused = new SqlUserStore(base.db.withPlugin(pause), sqliteCapabilities(filename));
       const registration = paused.createUser(
-        { id: 'id-alice', username: 'alice', usernameKey: 'alice', email: 'a@example.com', emailKey: 'a@example.com',
-          passwordHash: 'h', createdAt: T0 },
+        {
+          id: 'id-alice',
+          username: 'alice',
+          usernameKey: 'alice',
+          email: 'a@example.com',
+          emailKey: 'a@example.com',
+          passwordHash: 'h',
+          createdAt: T0,
+        },
         token('id-alice', 'verify_email', 'verify-alice'),
       );
       await pause.reached;

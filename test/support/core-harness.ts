@@ -19,7 +19,11 @@ export interface Harness {
   clock: ManualClock;
   logger: CapturingLogger;
   /** Registers and verifies a user; returns its credentials. */
-  createVerifiedUser(username: string, email?: string, password?: string): Promise<{ username: string; email: string; password: string }>;
+  createVerifiedUser(
+    username: string,
+    email?: string,
+    password?: string,
+  ): Promise<{ username: string; email: string; password: string }>;
   /** Registers, verifies and logs in; returns the raw session token. */
   loginNewUser(username: string, email?: string, password?: string): Promise<string>;
 }

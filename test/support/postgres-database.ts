@@ -23,7 +23,10 @@ const ABANDONED_AFTER_SECONDS = 6 * 3600;
 /** Creates `gatehouse_test_<label>_<created, base 36 seconds>_<random>`. */
 export async function createTestDatabase(label: string): Promise<TestDatabase> {
   const created = Math.floor(Date.now() / 1000);
-  const tag = label.replace(/[^a-z0-9]+/gi, '_').toLowerCase().slice(0, 20);
+  const tag = label
+    .replace(/[^a-z0-9]+/gi, '_')
+    .toLowerCase()
+    .slice(0, 20);
   const name = `${PREFIX}${tag}_${created.toString(36)}_${randomBytes(5).toString('hex')}`;
   await asAdmin(async (client) => {
     // CREATE DATABASE copies template1 and fails while anyone else is connected to it; that passes in a moment.

@@ -48,7 +48,11 @@ export interface TestApp {
   sender: RecordingEmailSender;
   logger: CapturingLogger;
   /** Registers and verifies a user over HTTP. */
-  createUser(username: string, email?: string, password?: string): Promise<{ username: string; email: string; password: string }>;
+  createUser(
+    username: string,
+    email?: string,
+    password?: string,
+  ): Promise<{ username: string; email: string; password: string }>;
   /** Registers, verifies and logs in over HTTP; returns the bearer token. */
   loginNewUser(username: string, email?: string, password?: string): Promise<string>;
   login(username: string, password?: string): Promise<string>;

@@ -61,7 +61,7 @@ export const englishTemplates: EmailTemplates = {
     render(`Your ${appName} password was changed`, [
       `Hello ${username},`,
       `The password of your ${appName} account was just changed.`,
-      "If this wasn't you, reset your password right away with the \"forgot password\" option on the sign-in page.",
+      'If this wasn\'t you, reset your password right away with the "forgot password" option on the sign-in page.',
     ]),
 
   accountDeleted: ({ appName, username }) =>

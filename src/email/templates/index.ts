@@ -6,7 +6,10 @@ export { escapeHtml, renderMessage, type MessageBlock } from './render';
 export type { EmailMessage, EmailOperation, EmailTemplates, LinkContext, NoticeContext } from './types';
 
 /** The shipped English set with the host's replacements laid over it, checked once so a typo fails at start. */
-export function resolveTemplates(overrides: Partial<EmailTemplates> = {}, base: EmailTemplates = englishTemplates): EmailTemplates {
+export function resolveTemplates(
+  overrides: Partial<EmailTemplates> = {},
+  base: EmailTemplates = englishTemplates,
+): EmailTemplates {
   for (const [name, template] of Object.entries(overrides)) {
     if (!(name in englishTemplates)) {
       const known = Object.keys(englishTemplates).join(', ');
@@ -39,7 +42,9 @@ export function resolveLocales(
   base: EmailTemplates,
 ): Map<string, EmailTemplates> {
   if (locales === null || typeof locales !== 'object') {
-    throw new TypeError('Gatehouse: email `locales` must map locale tags to template sets, e.g. { fr: frenchTemplates }');
+    throw new TypeError(
+      'Gatehouse: email `locales` must map locale tags to template sets, e.g. { fr: frenchTemplates }',
+    );
   }
   const resolved = new Map<string, EmailTemplates>();
   for (const [tag, templates] of Object.entries(locales)) {

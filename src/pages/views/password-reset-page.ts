@@ -55,9 +55,7 @@ ${form({
   id: requestId,
   action: `${prefix}/password-reset/request`,
   submit: 'Send the link',
-  fields: [
-    emailField(requestId),
-  ],
+  fields: [emailField(requestId)],
 })}
 </section>`;
   return layout({ prefix, title: 'Reset your password', page: 'password-reset', body });

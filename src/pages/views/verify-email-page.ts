@@ -9,9 +9,7 @@ import type { PageContext } from './page-context';
  * unknown, spent or expired), or nothing known because the lookup failed.
  */
 export type VerificationLink =
-  | { state: 'pending'; username: string }
-  | { state: 'none'; tokenGiven: boolean }
-  | { state: 'unavailable' };
+  { state: 'pending'; username: string } | { state: 'none'; tokenGiven: boolean } | { state: 'unavailable' };
 
 /**
  * GET {prefix}/verify-email[?token=...]: the landing page of the verification link. Opening it changes nothing: the
@@ -52,9 +50,7 @@ ${form({
   id,
   action: `${prefix}/resend-verification`,
   submit: 'Send a new link',
-  fields: [
-    emailField(id),
-  ],
+  fields: [emailField(id)],
 })}
 </section>`;
   return layout({ prefix, title: 'Confirm your email address', page: 'verify-email', body });

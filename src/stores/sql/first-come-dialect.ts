@@ -43,7 +43,8 @@ class FirstComeDriver implements Driver {
     else this.held = false;
   }
 
-  beginTransaction: Driver['beginTransaction'] = (connection, settings) => this.inner.beginTransaction(connection, settings);
+  beginTransaction: Driver['beginTransaction'] = (connection, settings) =>
+    this.inner.beginTransaction(connection, settings);
   commitTransaction: Driver['commitTransaction'] = (connection) => this.inner.commitTransaction(connection);
   rollbackTransaction: Driver['rollbackTransaction'] = (connection) => this.inner.rollbackTransaction(connection);
   savepoint: Driver['savepoint'] = (connection, name, compile) => this.inner.savepoint!(connection, name, compile);

@@ -13,7 +13,8 @@ export class PreparedStatements {
   private readonly names = new Map<string, string>();
 
   add(sql: string): void {
-    if (!this.names.has(sql)) this.names.set(sql, `gatehouse_${createHash('sha256').update(sql).digest('hex').slice(0, 32)}`);
+    if (!this.names.has(sql))
+      this.names.set(sql, `gatehouse_${createHash('sha256').update(sql).digest('hex').slice(0, 32)}`);
   }
 
   nameOf(sql: string): string | undefined {

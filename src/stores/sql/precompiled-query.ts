@@ -3,6 +3,7 @@ import { type Compilable, type CompiledQuery, createQueryId, type Kysely } from 
 /** A query built and compiled once, run many times with new parameter values. */
 export interface PrecompiledQuery<Params extends string[], Row> {
   /** The rows of the query for these values, in the order the builder took its placeholders. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- runs on any database whose schema compiled it
   execute(db: Kysely<any>, ...values: Params): Promise<Row[]>;
 }
 

@@ -1,5 +1,11 @@
 import { Insertable, Selectable } from 'kysely';
-import type { ClaimedMessage, NewOutboxMessage, OutboxEntry, OutboxKind, OutboxStatus } from '../../services/outbox-message';
+import type {
+  ClaimedMessage,
+  NewOutboxMessage,
+  OutboxEntry,
+  OutboxKind,
+  OutboxStatus,
+} from '../../services/outbox-message';
 import { StoredSession, StoredToken, StoredUser } from '../../services/types';
 import { OutboxTable, SessionsTable, TokensTable, UsersTable } from './schema';
 

@@ -62,7 +62,11 @@ export class SqlUserStore implements UserStore {
     this.queries = requestPathQueries(db, capabilities.prepare?.bind(capabilities));
   }
 
-  async createUser(user: NewUser, verification: StoredToken, options: CreateUserOptions = {}): Promise<CreateUserResult> {
+  async createUser(
+    user: NewUser,
+    verification: StoredToken,
+    options: CreateUserOptions = {},
+  ): Promise<CreateUserResult> {
     const row = toUserRow({ ...user, verified: false, updatedAt: user.createdAt });
     const { expiredUnverifiedBefore } = options;
     // Checking first answers every conflict that committed before our transaction. A conflicting insert that commits
@@ -79,7 +83,10 @@ export class SqlUserStore implements UserStore {
               .where('verified', '=', 0)
               .where('created_at', '<=', expiredUnverifiedBefore.getTime())
               .execute();
-            await deleteUsersWithDependents(trx, expired.map((holder) => holder.id));
+            await deleteUsersWithDependents(
+              trx,
+              expired.map((holder) => holder.id),
+            );
           }
           const taken = await trx
             .selectFrom('users')
@@ -214,7 +221,9 @@ export class SqlUserStore implements UserStore {
   }
 
   async rehashPassword(userId: string, expectedHash: string, newPasswordHash: string, now: Date): Promise<boolean> {
-    return this.write(async (trx) => (await replacePasswordHash(trx, userId, expectedHash, newPasswordHash, now)) !== null);
+    return this.write(
+      async (trx) => (await replacePasswordHash(trx, userId, expectedHash, newPasswordHash, now)) !== null,
+    );
   }
 
   async deleteUser(userId: string, message?: NewOutboxMessage, authorisation?: Authorisation): Promise<boolean> {
@@ -231,7 +240,10 @@ export class SqlUserStore implements UserStore {
         .$if(this.capabilities.rowLocks, (query) => query.forUpdate())
         .executeTakeFirst();
       if (!recipient) return false;
-      if (authorisation && !(await sessionStillOpen(trx, authorisation.sessionTokenHash, userId, this.capabilities.rowLocks))) {
+      if (
+        authorisation &&
+        !(await sessionStillOpen(trx, authorisation.sessionTokenHash, userId, this.capabilities.rowLocks))
+      ) {
         return false;
       }
       await insertMessage(trx, message, recipient);
@@ -315,7 +327,10 @@ export class SqlUserStore implements UserStore {
           .limit(CLEANUP_BATCH_SIZE)
           .$if(this.capabilities.rowLocks, (query) => query.forUpdate().skipLocked())
           .execute();
-        return deleteUsersWithDependents(trx, expired.map((user) => user.id));
+        return deleteUsersWithDependents(
+          trx,
+          expired.map((user) => user.id),
+        );
       });
       deleted += batch;
       if (batch < CLEANUP_BATCH_SIZE) break;
@@ -505,16 +520,21 @@ export class SqlUserStore implements UserStore {
         .execute();
     });
     // One claim id for the batch is enough: it is new, and only this worker knows it.
-    return rows
-      .map(claimedFromOutboxRow)
-      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    return rows.map(claimedFromOutboxRow).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   }
 
   async markMessageSent(id: string, now: Date): Promise<boolean> {
     const result = await this.write((trx) =>
       trx
         .updateTable('outbox')
-        .set({ status: 'sent', sealed_token: null, claim_id: null, last_error: null, sent_at: now.getTime(), updated_at: now.getTime() })
+        .set({
+          status: 'sent',
+          sealed_token: null,
+          claim_id: null,
+          last_error: null,
+          sent_at: now.getTime(),
+          updated_at: now.getTime(),
+        })
         .where('id', '=', id)
         .where('status', '=', 'pending')
         .executeTakeFirst(),
@@ -522,11 +542,22 @@ export class SqlUserStore implements UserStore {
     return result.numUpdatedRows > 0n;
   }
 
-  async markMessageRetry(id: string, claimId: string, nextAttemptAt: Date, lastError: string, now: Date): Promise<boolean> {
+  async markMessageRetry(
+    id: string,
+    claimId: string,
+    nextAttemptAt: Date,
+    lastError: string,
+    now: Date,
+  ): Promise<boolean> {
     const result = await this.write((trx) =>
       trx
         .updateTable('outbox')
-        .set({ claim_id: null, next_attempt_at: nextAttemptAt.getTime(), last_error: lastError, updated_at: now.getTime() })
+        .set({
+          claim_id: null,
+          next_attempt_at: nextAttemptAt.getTime(),
+          last_error: lastError,
+          updated_at: now.getTime(),
+        })
         .where('id', '=', id)
         .where('claim_id', '=', claimId)
         .where('status', '=', 'pending')
@@ -565,7 +596,14 @@ export class SqlUserStore implements UserStore {
     return this.write(async (trx) => {
       const revived = await trx
         .updateTable('outbox')
-        .set({ status: 'pending', attempts: 0, claim_id: null, next_attempt_at: at, give_up_at: giveUpAt.getTime(), updated_at: at })
+        .set({
+          status: 'pending',
+          attempts: 0,
+          claim_id: null,
+          next_attempt_at: at,
+          give_up_at: giveUpAt.getTime(),
+          updated_at: at,
+        })
         .where('status', '=', 'failed')
         .where('kind', 'in', notices)
         .$if('id' in target, (q) => q.where('id', '=', (target as { id: string }).id))
@@ -731,7 +769,11 @@ type Recipient = { id: string; username: string; email: string };
 
 /** The user as a recipient, or null when gone. */
 async function recipientOf(trx: Kysely<Database>, userId: string): Promise<Recipient | null> {
-  const row = await trx.selectFrom('users').select(['id', 'username', 'email']).where('id', '=', userId).executeTakeFirst();
+  const row = await trx
+    .selectFrom('users')
+    .select(['id', 'username', 'email'])
+    .where('id', '=', userId)
+    .executeTakeFirst();
   return row ?? null;
 }
 
@@ -751,7 +793,12 @@ async function insertMessage(
 async function supersedeMessages(trx: Kysely<Database>, userId: string, message: NewOutboxMessage): Promise<void> {
   await trx
     .updateTable('outbox')
-    .set({ status: 'failed', sealed_token: null, last_error: SUPERSEDED_ERROR, updated_at: message.createdAt.getTime() })
+    .set({
+      status: 'failed',
+      sealed_token: null,
+      last_error: SUPERSEDED_ERROR,
+      updated_at: message.createdAt.getTime(),
+    })
     .where('user_id', '=', userId)
     .where('kind', '=', message.kind)
     .where('status', '=', 'pending')
@@ -774,7 +821,12 @@ async function lockUser(trx: Kysely<Database>, userId: string): Promise<void> {
  * change that is deleting it right now, and then finds it gone: a write it authorised cannot commit after that
  * answer. (Callers lock the user row first: the lock order.)
  */
-async function sessionStillOpen(trx: Kysely<Database>, tokenHash: string, userId: string, rowLocks: boolean): Promise<boolean> {
+async function sessionStillOpen(
+  trx: Kysely<Database>,
+  tokenHash: string,
+  userId: string,
+  rowLocks: boolean,
+): Promise<boolean> {
   const row = await trx
     .selectFrom('sessions')
     .select('token_hash')

@@ -12,6 +12,8 @@ const PER_ANSWER_HEADERS = new Set(['date', 'x-request-id']);
 
 /** What a client can compare of an answer: status, every header but date and request id, and the exact body bytes. */
 export function observable(response: Response): { status: number; headers: Record<string, unknown>; body: string } {
-  const headers = Object.fromEntries(Object.entries(response.headers).filter(([name]) => !PER_ANSWER_HEADERS.has(name)));
+  const headers = Object.fromEntries(
+    Object.entries(response.headers).filter(([name]) => !PER_ANSWER_HEADERS.has(name)),
+  );
   return { status: response.status, headers, body: response.text };
 }

@@ -1,6 +1,7 @@
 // The argon2 module object itself: the hasher reads its functions through it on every call, so replacing them here
 // lets a test watch the calls without a seam in the production code.
 type Argon2Function = (...args: unknown[]) => Promise<unknown>;
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the CommonJS module object itself, not a copy of its bindings
 const argon2 = require('argon2') as { hash: Argon2Function; verify: Argon2Function };
 
 /** Counts argon2 hash and verify calls, and the most ever running at once, until `restore()`. */

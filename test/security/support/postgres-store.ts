@@ -8,7 +8,10 @@ import type { Row } from './sqlite-file';
  * A PostgresUserStore on a database of its own (dropped on close). `connect` may rewrite the URL, e.g. to go through
  * a TcpProxy that a test cuts to play a restart.
  */
-export async function postgresStore(label: string, connect: (url: string) => string = (url) => url): Promise<StoreUnderTest> {
+export async function postgresStore(
+  label: string,
+  connect: (url: string) => string = (url) => url,
+): Promise<StoreUnderTest> {
   const database = await createTestDatabase(label);
   const store = await PostgresUserStore.open({ connectionString: connect(database.url) });
   return {

@@ -93,7 +93,11 @@ export interface SecurityApp<S extends EmailSender = RecordingEmailSender> {
   drain(): Promise<void>;
   register(username: string, email?: string, password?: string): Promise<Response>;
   /** Registers and verifies over HTTP (needs the recording sender). */
-  createUser(username: string, email?: string, password?: string): Promise<{ username: string; email: string; password: string }>;
+  createUser(
+    username: string,
+    email?: string,
+    password?: string,
+  ): Promise<{ username: string; email: string; password: string }>;
   login(username: string, password?: string): Promise<string>;
   loginNewUser(username: string, email?: string, password?: string): Promise<string>;
   close(): Promise<void>;

@@ -12,7 +12,9 @@ export function dumpTables(filename: string): Map<string, Row[]> {
     const tables = db
       .prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name")
       .all() as { name: string }[];
-    return new Map(tables.map(({ name }) => [name, db.prepare(`select * from "${name}" order by rowid`).all() as Row[]]));
+    return new Map(
+      tables.map(({ name }) => [name, db.prepare(`select * from "${name}" order by rowid`).all() as Row[]]),
+    );
   } finally {
     db.close();
   }
@@ -53,6 +55,9 @@ export function execute(filename: string, statement: string, ...parameters: unkn
  */
 export function injectFailure(filename: string, event: 'insert' | 'update' | 'delete', table: string): () => void {
   const trigger = `injected_${event}_${table}_failure`;
-  execute(filename, `create trigger "${trigger}" before ${event} on "${table}" begin select raise(abort, 'injected failure'); end`);
+  execute(
+    filename,
+    `create trigger "${trigger}" before ${event} on "${table}" begin select raise(abort, 'injected failure'); end`,
+  );
   return () => execute(filename, `drop trigger "${trigger}"`);
 }

@@ -53,9 +53,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('role_permissions')
     .addColumn('role', 'varchar(255)', (col) => col.notNull().references('roles.name').onDelete('cascade'))
-    .addColumn('permission', 'varchar(255)', (col) =>
-      col.notNull().references('permissions.name').onDelete('cascade'),
-    )
+    .addColumn('permission', 'varchar(255)', (col) => col.notNull().references('permissions.name').onDelete('cascade'))
     .addPrimaryKeyConstraint('role_permissions_pk', ['role', 'permission'])
     .execute();
   // The primary key serves lookups by role; permission checks and cascades from `permissions` go by permission.

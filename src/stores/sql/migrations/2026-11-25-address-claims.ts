@@ -36,7 +36,11 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const index of ['users_unverified_created_at_index', 'users_email_key_index', 'users_verified_email_key_unique']) {
+  for (const index of [
+    'users_unverified_created_at_index',
+    'users_email_key_index',
+    'users_verified_email_key_unique',
+  ]) {
     await db.schema.dropIndex(index).execute();
   }
   // Fails, as it should, while two registrations share an address.
