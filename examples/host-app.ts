@@ -24,11 +24,11 @@ import {
   gatehouseHttp,
   resolveAccountService,
   SmtpEmailSender,
-  SqliteUserStore,
   StoredUser,
   USER_SERIALIZER,
   USER_STORE,
 } from '../src';
+import { SqliteUserStore } from '../src/sqlite';
 
 @Service()
 @JsonController('/posts')

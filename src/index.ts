@@ -59,8 +59,8 @@ export { ConfigurationError } from './errors/configuration-error';
 // Hosted pages and the API description, for hosts that mount them themselves (else `mountAccountRoutes` options).
 export { accountPages, type AccountPagesOptions } from './pages/account-pages';
 export { PAGE_CSP } from './pages/page-headers';
-export { accountApiDocs } from './app/account-api-docs';
-export { accountApiDocument, type AccountApiDocumentOptions } from './app/account-api-document';
+export { accountApiDocs, accountApiDocument } from './app/account-api-docs';
+export type { AccountApiDocumentOptions } from './app/account-api-document';
 
 // Rate limits: per address, per account and per email address; in memory or Redis.
 export * from './limits';

@@ -3,7 +3,7 @@ import { pageAssetRoutes } from '../pages/account-pages';
 import { sendPage } from '../pages/page-headers';
 import { pageRoutes } from '../pages/page-routes';
 import { apiReferencePage } from '../pages/views/api-reference-page';
-import { accountApiDocument, type AccountApiDocumentOptions } from './account-api-document';
+import type { AccountApiDocumentOptions } from './account-api-document';
 import type { JsonObject } from '../openapi/schemas';
 
 /**
@@ -15,6 +15,17 @@ import type { JsonObject } from '../openapi/schemas';
  * app.use(gatehouseHttp());
  * app.use(accountApiDocs({ prefix: '/auth' }));
  */
+/**
+ * The OpenAPI 3.1 document of the account routes (see `account-api-document.ts`). Its generator
+ * (routing-controllers-openapi's route parser, class-validator-jsonschema's schema builder) is loaded by the first
+ * call, not with the package: a host without the API description never loads it.
+ */
+export function accountApiDocument(options: AccountApiDocumentOptions = {}): JsonObject {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use on purpose (see above)
+  const generator: typeof import('./account-api-document') = require('./account-api-document');
+  return generator.accountApiDocument(options);
+}
+
 export function accountApiDocs(options: AccountApiDocumentOptions = {}): Middleware {
   const prefix = options.prefix ?? '/auth';
   let document: JsonObject | undefined;

@@ -1,6 +1,7 @@
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { getMetadataArgsStorage } from 'routing-controllers';
-import { getPaths, parseRoutes } from 'routing-controllers-openapi';
+import { getPaths, OpenAPI, parseRoutes } from 'routing-controllers-openapi';
+import { documentedActions } from '../openapi/api-doc';
 import { AccountController } from '../controllers/account-controller';
 import { ACCOUNT_ERROR_CODES } from '../errors/account-error';
 import { httpErrorCodes } from '../openapi/error-responses';
@@ -41,6 +42,7 @@ password reset and change, account deletion.
  * const document = accountApiDocument({ prefix: '/auth' });
  */
 export function accountApiDocument(options: AccountApiDocumentOptions = {}): JsonObject {
+  applyApiDocs();
   const routes = parseRoutes(getMetadataArgsStorage()).filter(
     (route) => route.controller?.target === AccountController,
   );
@@ -95,4 +97,15 @@ function referencedSchemas(value: unknown, found = new Set<string>()): Set<strin
 
 function pick(schemas: Schemas, names: Set<string>): Schemas {
   return Object.fromEntries(Object.entries(schemas).filter(([name]) => names.has(name)));
+}
+
+let apiDocsApplied = false;
+
+/** Hands each `@ApiDoc` to routing-controllers-openapi as its `@OpenAPI` transform, once, before the first build. */
+function applyApiDocs(): void {
+  if (apiDocsApplied) return;
+  apiDocsApplied = true;
+  for (const { target, method, transform } of documentedActions()) {
+    OpenAPI(transform)(target, method, Object.getOwnPropertyDescriptor(target, method)!);
+  }
 }

@@ -1,4 +1,4 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { EmailDeliveryError, type EmailDeliveryFailure } from './email-delivery-error';
 import type { EmailContext } from '../services/email-sender';
 import { checkHeaderText } from './header-safety';
@@ -44,7 +44,7 @@ export class SmtpEmailSender extends TemplatedEmailSender {
     }
     this.messageIdDomain = domainOf(this.from);
     // The overloads of createTransport are per transport kind; this union is always an SMTP one.
-    this.transporter = nodemailer.createTransport(smtpTransportOptions(options.url, options.transport) as never);
+    this.transporter = loadNodemailer().createTransport(smtpTransportOptions(options.url, options.transport) as never);
   }
 
   protected override async deliver(
@@ -111,4 +111,10 @@ function smtpFailure(operation: EmailOperation, error: unknown): EmailDeliveryEr
     failure.responseCode && `reply ${failure.responseCode}`,
   ].filter(Boolean);
   return new EmailDeliveryError(operation, failure, `SMTP failure ${details.join(', ')}`);
+}
+
+/** nodemailer is loaded by the first SMTP sender, not with the package: a host that sends mail otherwise never loads it. */
+function loadNodemailer(): typeof import('nodemailer') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use on purpose (see above)
+  return require('nodemailer');
 }

@@ -13,5 +13,4 @@ export {
 } from './rate-limit-options';
 export { RateLimits } from './rate-limits';
 export { parseRateLimitSpec } from './rate-limit-spec';
-export { connectRedis, waitForRedis } from './redis-client';
 export type { AccountLimit, AttemptLimiter, LimitDecision } from '../services/attempt-limiter';

@@ -1,4 +1,4 @@
-import { OpenAPI, type OpenAPIParam } from 'routing-controllers-openapi';
+import type { OpenAPIParam } from 'routing-controllers-openapi';
 import type { AccountErrorCode } from '../errors/account-error';
 import {
   accountErrorCases,
@@ -38,8 +38,23 @@ type Route = Parameters<Transform>[1];
  * @Post('/login')
  * @ApiDoc({ summary: 'Log in', response: 'AccessToken', errors: ['invalid_credentials', 'unverified_user'] })
  */
-export function ApiDoc(doc: ApiDocOptions): ReturnType<typeof OpenAPI> {
-  return OpenAPI((operation, route) => withDocumentation(operation, route, doc));
+export function ApiDoc(doc: ApiDocOptions): MethodDecorator {
+  // Recorded here, and handed to routing-controllers-openapi only when the document is built
+  // (`documentedActions`): decorating with its own `@OpenAPI` would load the whole generator with the controllers.
+  return (target, method) => {
+    documented.push({ target, method: String(method), doc });
+  };
+}
+
+const documented: { target: object; method: string; doc: ApiDocOptions }[] = [];
+
+/** Every action `@ApiDoc` documented: its controller prototype, method and what to do to its operation. */
+export function documentedActions(): { target: object; method: string; transform: Transform }[] {
+  return documented.map(({ target, method, doc }) => ({
+    target,
+    method,
+    transform: (operation: Operation, route: Route) => withDocumentation(operation, route, doc),
+  }));
 }
 
 function withDocumentation(operation: Operation, route: Route, doc: ApiDocOptions): Operation {

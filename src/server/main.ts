@@ -5,7 +5,6 @@ import 'reflect-metadata';
 import { ConfigurationError } from '../errors/configuration-error';
 import type { Server } from 'node:http';
 import { resolveAccountService } from '../di/resolve';
-import { connectRedis, waitForRedis } from '../limits/redis-client';
 import { createPinoLogger } from '../logging/pino-logger';
 import type { Logger } from '../services/logger';
 import type { UserStore } from '../services/user-store';
@@ -80,8 +79,8 @@ async function main(): Promise<void> {
       logger.warn({ event: 'database', reason: error.message }, 'an idle database connection was lost; replacing it'),
   });
   const sender = buildSender(config);
-  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
-  if (redis) await waitForRedis(redis);
+  // ioredis is loaded only when Redis is configured.
+  const redis = config.redisUrl ? await connectedRedis(config.redisUrl) : undefined;
   const app = createApp({
     store,
     sender,
@@ -132,4 +131,11 @@ function describeStartupError(error: unknown): string {
   if (code === 'EADDRINUSE') return 'the port is already in use; set PORT to a free one';
   if (code === 'EACCES') return 'not allowed to listen on that port; set PORT above 1024';
   return `could not start: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+async function connectedRedis(url: string) {
+  const { connectRedis, waitForRedis } = await import('../limits/redis-client');
+  const redis = connectRedis(url, logger);
+  await waitForRedis(redis);
+  return redis;
 }

@@ -23,7 +23,7 @@ declare function afterEach(hook: () => Promise<void>): void;
  * included. Run it once per implementation, from a mocha test file:
  *
  * @example
- * import { describeUserStoreConformance } from 'gatehouse/build/src/stores/conformance';
+ * import { describeUserStoreConformance } from 'gatehouse/testing';
  * describeUserStoreConformance('MyStore', async () => MyStore.open(testUrl), async (store) => dropDatabase(store));
  *
  * @param makeStore Returns a fresh, empty, ready store; called before every test.

@@ -1,5 +1,5 @@
 // The public pieces of the stores. The conformance suite is deliberately not here: it declares mocha tests, so it is
-// imported from its own path (`gatehouse/build/src/stores/conformance`) by test code only.
+// imported from `gatehouse/testing` by test code only.
 export type {
   AccessAnswer,
   CreateUserResult,
@@ -13,12 +13,6 @@ export type {
   UserStore,
 } from '../services/user-store';
 export { MemoryUserStore } from './memory-user-store';
-export { SqliteUserStore, type SqliteUserStoreOptions } from './sqlite-user-store';
-export { PostgresUserStore, type PostgresUserStoreOptions } from './postgres-user-store';
 export { StoreUnavailableError, isStoreUnavailable } from '../errors/store-unavailable-error';
-export { SqlUserStore } from './sql/sql-user-store';
-export type { SqlCapabilities } from './sql/sql-capabilities';
-export { sqliteCapabilities } from './sql/sqlite-capabilities';
-export { postgresCapabilities } from './sql/postgres-capabilities';
-export { migrateToLatest, migrations } from './sql/migrate';
-export type { Database } from './sql/schema';
+// The SQL stores have entries of their own, so that only the driver a host uses is loaded: `gatehouse/sqlite` and
+// `gatehouse/postgres`.

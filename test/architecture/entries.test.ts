@@ -1,0 +1,40 @@
+import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '../../..');
+const DRIVERS = [
+  'better-sqlite3',
+  'pg',
+  'ioredis',
+  'nodemailer',
+  'kysely',
+  'routing-controllers-openapi/build/generateSpec',
+];
+
+/** The packages among DRIVERS that `require(specifier)` loads, in a fresh process (the package requires itself by name). */
+function driversLoadedBy(specifier: string): string[] {
+  const script = `
+    require(${JSON.stringify(specifier)});
+    const loaded = Object.keys(require.cache);
+    const drivers = ${JSON.stringify(DRIVERS)};
+    process.stdout.write(JSON.stringify(drivers.filter((name) => loaded.some((file) => file.includes('/node_modules/' + name + '/') || file.includes('/node_modules/' + name + '.js')))));
+  `;
+  return JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' }));
+}
+
+describe('package entries: a host loads only the driver it uses', () => {
+  it('gatehouse loads no database driver, no Redis client, no SMTP library and no OpenAPI generator', () => {
+    expect(driversLoadedBy('gatehouse')).to.deep.equal([]);
+  });
+
+  it('gatehouse/sqlite loads better-sqlite3 and not pg; gatehouse/postgres the other way round', () => {
+    expect(driversLoadedBy('gatehouse/sqlite')).to.deep.equal(['better-sqlite3', 'kysely']);
+    expect(driversLoadedBy('gatehouse/postgres')).to.deep.equal(['pg', 'kysely']);
+  });
+
+  it('gatehouse/redis loads ioredis alone; gatehouse/testing nothing of the kind', () => {
+    expect(driversLoadedBy('gatehouse/redis')).to.deep.equal(['ioredis']);
+    expect(driversLoadedBy('gatehouse/testing')).to.deep.equal([]);
+  });
+});
