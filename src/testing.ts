@@ -6,6 +6,10 @@
  * import { describeUserStoreConformance } from 'gatehouse/testing';
  * describeUserStoreConformance('MyStore', async () => MyStore.open(testUrl), async (store) => dropDatabase(store));
  */
-export { describeUserStoreConformance } from './stores/conformance';
+export {
+  describeAccountStoreConformance,
+  describeOutboxStoreConformance,
+  describeUserStoreConformance,
+} from './stores/conformance';
 export { MemoryUserStore } from './stores/memory-user-store';
 export { ManualClock } from './services/manual-clock';

@@ -18,6 +18,6 @@ export {
   type OutboxOptions,
   type Recipient,
 } from '../services/outbox-options';
-export { OutboxWorker, type OutboxStore, type OutboxWorkerDeps } from './outbox-worker';
+export { OutboxWorker, type OutboxWorkerDeps, type OutboxWorkerStore } from './outbox-worker';
 export { RetrySchedule } from './retry-schedule';
 export { SealError, TokenSealer } from '../services/token-sealer';

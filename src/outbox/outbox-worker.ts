@@ -2,21 +2,21 @@ import type { EmailContext, EmailSender } from '../services/email-sender';
 import { runOutsideLogContext } from '../logging/log-context';
 import { Clock, systemClock } from '../services/clock';
 import { Logger, silentLogger } from '../services/logger';
-import type { UserStore } from '../services/user-store';
+import type { OutboxStore } from '../services/user-store';
 import { describeDeliveryFailure, type DeliveryFailure } from './delivery-failure';
 import { carriesLink, EXPIRED_ERROR, type ClaimedMessage } from '../services/outbox-message';
 import { resolveOutboxOptions, type OutboxOptions } from '../services/outbox-options';
 import { RetrySchedule } from './retry-schedule';
 import { TokenSealer } from '../services/token-sealer';
 
-/** The store methods the worker uses. */
-export type OutboxStore = Pick<
-  UserStore,
+/** The outbox store methods the worker uses. */
+export type OutboxWorkerStore = Pick<
+  OutboxStore,
   'claimDueMessages' | 'markMessageSent' | 'markMessageRetry' | 'markMessageFailed'
 >;
 
 export interface OutboxWorkerDeps {
-  store: OutboxStore;
+  store: OutboxWorkerStore;
   /** The host's sender, called with the raw token and `{ messageId, locale }`. */
   sender: EmailSender;
   /** The core's secret key: it opens the sealed tokens, so it must be the key of the process that queued them. */
@@ -50,7 +50,7 @@ const RECORD_RETRY_MS = 250;
  */
 export class OutboxWorker {
   readonly options: OutboxOptions;
-  private readonly store: OutboxStore;
+  private readonly store: OutboxWorkerStore;
   private readonly sender: EmailSender;
   private readonly sealer: TokenSealer;
   private readonly schedule: RetrySchedule;

@@ -1,228 +1,24 @@
-import type { ClaimedMessage, NewOutboxMessage, OutboxEntry, OutboxQuery, RetryTarget } from './outbox-message';
-import { StoredSession, StoredToken, StoredUser, TokenPurpose } from './types';
+import type { AccountStore } from './account-store';
+import type { OutboxStore } from './outbox-store';
 
-/**
- * What a new user row needs; the store assigns nothing the core did not decide. Every user starts unverified: an
- * address is owned only once a link sent to it is confirmed.
- */
-export type NewUser = Omit<StoredUser, 'updatedAt' | 'verified'>;
+// The store contract, split by concern: `account-store.ts` (users, sessions, tokens, addresses, roles) and
+// `outbox-store.ts` (email waiting for delivery). Gatehouse needs both from one database, so that an account change
+// and the message it causes commit together.
 
-/**
- * A registration is stored whoever holds its address (see `createUser`); only a taken username refuses it.
- * `addressOwned`: a verified account held the address, so the owner was told instead of the address being sent a link.
- */
-export type CreateUserResult =
-  { ok: true; user: StoredUser; addressOwned: boolean } | { ok: false; conflict: 'username' };
+/** The whole store Gatehouse needs: the account store and the outbox, in one database so they share transactions. */
+export interface UserStore extends AccountStore, OutboxStore {}
 
-/** What `createUser` does besides inserting the user and its verification token, in the same transaction. */
-export interface CreateUserOptions {
-  /** The verification link, queued to the new user when no verified account holds the address. */
-  link?: NewOutboxMessage;
-  /** The notice queued instead, to the verified account that holds the address, when one does. */
-  ownerNotice?: NewOutboxMessage;
-  /**
-   * An unverified user holding the username and created at or before this instant is an expired registration: it
-   * goes first (with its tokens), so the username is free again even before the periodic clean-up removes it.
-   */
-  expiredUnverifiedBefore?: Date;
-}
-
-/**
- * The credentials a request proved before the slow part of its work (argon2), checked again inside the transaction
- * of its write: a reset, a password change or a logout-all that committed meanwhile wins, and the write is refused.
- */
-export interface Authorisation {
-  /** The session the request came with: it must still exist, and be the user's. */
-  sessionTokenHash: string;
-  /** The hash the request's password was verified against: it must still be the user's. */
-  passwordHash: string;
-}
-
-/** The cut-offs of `deleteExpired`: rows at or before them go. */
-export interface ExpiryCutoffs {
-  /** Sessions and tokens whose `expiresAt` is at or before it. */
-  now: Date;
-  /** Sessions last seen at or before it (the idle timeout). */
-  sessionIdleBefore: Date;
-  /** Unverified users created at or before it, with everything of theirs (registrations that were never confirmed). */
-  unverifiedCreatedBefore?: Date;
-  /** Sent and failed outbox messages last changed at or before it; pending ones never go. */
-  outboxChangedBefore?: Date;
-}
-
-/** Answer of an access check: `unknown` when the role or permission itself does not exist. */
-export type AccessAnswer = 'granted' | 'denied' | 'unknown';
-
-export type GrantResult = 'ok' | 'unknown_role' | 'unknown_permission' | 'unknown_user';
-
-export interface RoleSummary {
-  name: string;
-  permissions: string[];
-}
-
-/**
- * Storage of users, sessions, single-use tokens, roles and permissions, shaped around the account domain.
- *
- * Contract every implementation must keep (the conformance suite in `stores/conformance.ts` checks it):
- * - `usernameKey` is unique among all users; `emailKey` is unique among verified users only, both enforced by the
- *   store itself, race-free. An address may be claimed by several unverified registrations at once; the one whose
- *   link is confirmed owns it, and the others end with that confirmation (see `verifyEmail`);
- * - every method documented as atomic either happens whole or not at all, and exactly one of several concurrent
- *   callers can consume a given token;
- * - expected absence is `null`/`false`, never an exception; exceptions mean the store itself failed.
- * Token arguments are always keyed hashes; a store never sees a raw token or password.
- * Instants are exclusive ends: a token or session whose expiry equals `now` is dead. Methods that change a user set
- * its `updatedAt` to their `now`. Returned objects are the caller's own: changing them changes nothing stored.
- *
- * The outbox (email that must not be lost): the methods that change an account take an optional `message`, which
- * they insert in the same transaction as the change, addressed to the user that change is about (username and
- * email copied from the user row, so a message outlives its user); no change, no message; a message that cannot be
- * stored (its id is taken) undoes the change. Delivery workers then claim due messages under a lease and record each
- * outcome (see `claimDueMessages`).
- */
-export interface UserStore {
-  /**
-   * Atomically inserts the (unverified) user and its first verification token, whoever holds the address, and queues
-   * the link to the user, or the owner notice to the verified account that holds the address (see
-   * `CreateUserOptions`). Refuses only a taken username, and then stores nothing. The same rows are written on every
-   * path, so that the time a registration takes does not tell whether the address has an account.
-   */
-  createUser(user: NewUser, verification: StoredToken, options?: CreateUserOptions): Promise<CreateUserResult>;
-  findUserById(id: string): Promise<StoredUser | null>;
-  findUserByUsernameKey(usernameKey: string): Promise<StoredUser | null>;
-  /** The verified account that owns the address, or null; unverified registrations of it are not owners. */
-  findVerifiedUserByEmailKey(emailKey: string): Promise<StoredUser | null>;
-  /**
-   * The unverified registrations of the address created after `createdAfter` (older ones have expired), newest
-   * first, at most `limit`.
-   */
-  findUnverifiedUsersByEmailKey(emailKey: string, createdAfter: Date, limit: number): Promise<StoredUser[]>;
-
-  /**
-   * The user an unexpired token of this purpose belongs to, without consuming it: lets the core judge a new password
-   * against the account before the token is spent (a rejected password must not burn the reset link).
-   */
-  findUserByToken(tokenHash: string, purpose: TokenPurpose, now: Date): Promise<StoredUser | null>;
-  /**
-   * Atomically deletes the user's other tokens of the same purpose and inserts this one (a new token supersedes).
-   * With a message (the link carrying the new token), it is inserted too, and pending messages of the same kind to
-   * the user that no worker holds are failed as `SUPERSEDED`: their links died with their tokens.
-   */
-  replaceToken(token: StoredToken, message?: NewOutboxMessage): Promise<void>;
-  /**
-   * Atomically consumes an unexpired `verify_email` token and marks its user verified, making it the owner of its
-   * address: every other unverified user of that address is deleted in the same transaction (with its tokens, and its
-   * pending link messages failed as `SUPERSEDED`), and the message is queued if given. Returns the updated user, or
-   * null when no such token exists (unknown, used, expired or of another purpose) or when another verified user owns
-   * the address already (the token is spent all the same). Of concurrent confirmations of one address, exactly one
-   * succeeds.
-   */
-  verifyEmail(tokenHash: string, now: Date, message?: NewOutboxMessage): Promise<StoredUser | null>;
-  /**
-   * Atomically consumes an unexpired `reset_password` token, replaces the user's password hash, deletes every
-   * session and every outstanding reset token of the user, and queues the message if given. Returns the updated
-   * user, or null as for `verifyEmail`.
-   */
-  resetPassword(
-    tokenHash: string,
-    newPasswordHash: string,
-    now: Date,
-    message?: NewOutboxMessage,
-  ): Promise<StoredUser | null>;
-  /**
-   * Atomically replaces the password hash if it still equals `expectedHash` and, given `sessionTokenHash`, that
-   * session of the user still exists; deletes every session and every outstanding reset token of the user, and
-   * queues the message if given. Returns false when the hash changed or the session ended meanwhile, or the user is
-   * gone.
-   */
-  changePassword(
-    userId: string,
-    expectedHash: string,
-    newPasswordHash: string,
-    now: Date,
-    message?: NewOutboxMessage,
-    sessionTokenHash?: string,
-  ): Promise<boolean>;
-  /** Replaces the hash with a stronger one for the same password (rehash on login) only if it is unchanged. */
-  rehashPassword(userId: string, expectedHash: string, newPasswordHash: string, now: Date): Promise<boolean>;
-  /**
-   * Atomically deletes the user with every session, token and role grant, and queues the message if given (its
-   * recipient read from the row before it goes). Messages to the user are kept. With `authorisation`, only while it
-   * still holds (see `Authorisation`). False, and nothing changed, when the user is gone or the authorisation no
-   * longer holds.
-   */
-  deleteUser(userId: string, message?: NewOutboxMessage, authorisation?: Authorisation): Promise<boolean>;
-
-  /**
-   * Inserts the session only if its user still exists with exactly this password hash, in one atomic statement: a
-   * login that verified a password which a reset, change or deletion has just replaced creates no session. False
-   * when nothing was inserted.
-   */
-  createSession(session: StoredSession, passwordHash: string): Promise<boolean>;
-  /** One indexed read: the session and its user, or null. Expiry is judged by the caller. */
-  getSessionAndUser(tokenHash: string): Promise<{ session: StoredSession; user: StoredUser } | null>;
-  /** Moves the idle window of a session. */
-  touchSession(tokenHash: string, lastSeenAt: Date): Promise<void>;
-  deleteSession(tokenHash: string): Promise<void>;
-  deleteUserSessions(userId: string): Promise<void>;
-  /** Removes what `cutoffs` says has expired (see `ExpiryCutoffs`); returns how many rows went. */
-  deleteExpired(cutoffs: ExpiryCutoffs): Promise<number>;
-
-  // --- Outbox: email to deliver -----------------------------------------------------------------------------------
-
-  /** Queues a message that no account change causes, to the user `userId`; false, and nothing stored, when that user does not exist. */
-  enqueueMessage(userId: string, message: NewOutboxMessage): Promise<boolean>;
-  /**
-   * Atomically claims up to `limit` pending messages due at `now` (`nextAttemptAt <= now`), oldest due first: each
-   * gets a new claim id, one more attempt, and `nextAttemptAt = leaseUntil`, so no other caller can claim it until the
-   * lease runs out (a worker that dies holding a claim thus delays the message by the lease, and never loses it).
-   * Concurrent callers never get the same message (PostgreSQL: `FOR UPDATE SKIP LOCKED`).
-   */
-  claimDueMessages(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedMessage[]>;
-  /**
-   * Records that a pending message was accepted by the sender: `sent`, its sealed token erased. Whoever holds the
-   * claim: a delivery is a fact even when its lease ran out. False when the message is not pending.
-   */
-  markMessageSent(id: string, now: Date): Promise<boolean>;
-  /**
-   * Ends the claim `claimId` with a failed attempt: pending again, due at `nextAttemptAt`, with the failure's code.
-   * False (and no change) when the message is no longer held under that claim.
-   */
-  markMessageRetry(id: string, claimId: string, nextAttemptAt: Date, lastError: string, now: Date): Promise<boolean>;
-  /** Ends the claim `claimId` by giving up: `failed`, its sealed token erased. False as for `markMessageRetry`. */
-  markMessageFailed(id: string, claimId: string, lastError: string, now: Date): Promise<boolean>;
-  /** Messages newest first (by creation), optionally of one status; at most `limit` (default 100). */
-  listMessages(query?: OutboxQuery): Promise<OutboxEntry[]>;
-  /**
-   * Makes messages due again (see `RetryTarget`): a pending one that no worker holds is due at `now`; a failed one
-   * that carries no link becomes pending, due at `now`, with no attempts yet and `giveUpAt`. Returns how many changed.
-   */
-  retryMessages(target: RetryTarget, now: Date, giveUpAt: Date): Promise<number>;
-
-  /** Creates the role if missing; true when it was created now. */
-  createRole(name: string): Promise<boolean>;
-  createPermission(name: string): Promise<boolean>;
-  /**
-   * This and the three grant/revoke methods below are idempotent: granting twice, or revoking what is not granted,
-   * is `ok`. Unknown names are reported in argument order: with both unknown, the first one is named.
-   */
-  grantPermission(role: string, permission: string): Promise<GrantResult>;
-  revokePermission(role: string, permission: string): Promise<GrantResult>;
-  grantRole(userId: string, role: string): Promise<GrantResult>;
-  revokeRole(userId: string, role: string): Promise<GrantResult>;
-  /** Whether the user holds the role; `unknown` when no role of that name exists. */
-  checkRole(userId: string, role: string): Promise<AccessAnswer>;
-  /** Whether any role of the user carries the permission; `unknown` when no permission of that name exists. */
-  checkPermission(userId: string, permission: string): Promise<AccessAnswer>;
-  /** Every role by name, each with its permissions; all lists are sorted (by UTF-16 code units, as `Array#sort`). */
-  listRoles(): Promise<RoleSummary[]>;
-  listPermissions(): Promise<string[]>;
-  /** The user's roles, sorted; empty for an unknown user. */
-  listUserRoles(userId: string): Promise<string[]>;
-
-  /** Releases connections; the store is unusable afterwards. */
-  close(): Promise<void>;
-}
-
-export type { StoredSession, StoredToken, StoredUser, TokenPurpose };
-export type { ClaimedMessage, NewOutboxMessage, OutboxEntry, OutboxQuery, RetryTarget };
+export type {
+  AccessAnswer,
+  AccountStore,
+  Authorisation,
+  CreateUserOptions,
+  CreateUserResult,
+  ExpiryCutoffs,
+  GrantResult,
+  NewUser,
+  RoleSummary,
+} from './account-store';
+export type { OutboxStore } from './outbox-store';
+export type { StoredSession, StoredToken, StoredUser, TokenPurpose } from './types';
+export type { ClaimedMessage, NewOutboxMessage, OutboxEntry, OutboxQuery, RetryTarget } from './outbox-message';

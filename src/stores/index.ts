@@ -1,6 +1,8 @@
 // The public pieces of the stores. The conformance suite is deliberately not here: it declares mocha tests, so it is
 // imported from `gatehouse/testing` by test code only.
 export type {
+  AccountStore,
+  OutboxStore,
   AccessAnswer,
   CreateUserResult,
   GrantResult,

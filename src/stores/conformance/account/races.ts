@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import type { StoredUser } from '../../../services/user-store';
+import { describe, it, T0, HOUR_LATER, T0_MINUS_1, newUser, token, fulfilled, type ConformanceSuite } from '../support';
+
+export function describeRaces(suite: ConformanceSuite): void {
+  const { registered, resetTokenFor } = suite;
+  describe('races', () => {
+    const RACERS = 20;
+
+    it(`${RACERS} concurrent registrations of one username: one wins, the others conflict, none throws`, async () => {
+      const racers = Array.from({ length: RACERS }, (_, i) =>
+        newUser(`racer-${i}`, { username: i % 2 ? 'Racer' : 'RACER', usernameKey: 'racer' }),
+      );
+      const settled = await Promise.allSettled(
+        racers.map((user) =>
+          suite.store.createUser(user, token(user.id, 'verify_email', HOUR_LATER, `verify-${user.id}`)),
+        ),
+      );
+
+      const results = fulfilled(settled);
+      const winners = results.filter((result) => result.ok);
+      assert.equal(winners.length, 1);
+      assert.deepEqual(
+        results.filter((result) => !result.ok),
+        Array.from({ length: RACERS - 1 }, () => ({ ok: false, conflict: 'username' })),
+      );
+      const winner = winners[0] as { ok: true; user: StoredUser };
+      assert.equal((await suite.store.findUserByUsernameKey('racer'))?.id, winner.user.id);
+      const losers = racers.filter((user) => user.id !== winner.user.id);
+      for (const loser of losers) assert.equal(await suite.store.findUserById(loser.id), null);
+    });
+
+    it(`${RACERS} registrations of one address all stand; confirming them all at once leaves exactly one owner`, async () => {
+      const racers = Array.from({ length: RACERS }, (_, i) =>
+        newUser(`racer-${i}`, {
+          email: i % 2 ? 'Same@Example.com' : 'same@EXAMPLE.com',
+          emailKey: 'same@example.com',
+        }),
+      );
+      const created = fulfilled(
+        await Promise.allSettled(
+          racers.map((user) =>
+            suite.store.createUser(user, token(user.id, 'verify_email', HOUR_LATER, `verify-${user.id}`)),
+          ),
+        ),
+      );
+      assert.ok(created.every((result) => result.ok && !result.addressOwned));
+
+      const confirmed = fulfilled(
+        await Promise.allSettled(racers.map((user) => suite.store.verifyEmail(`verify-${user.id}`, T0))),
+      );
+      const owners = confirmed.filter((user): user is StoredUser => user !== null);
+      assert.equal(owners.length, 1, 'exactly one confirmation wins');
+      assert.equal((await suite.store.findVerifiedUserByEmailKey('same@example.com'))?.id, owners[0].id);
+      assert.deepEqual(await suite.store.findUnverifiedUsersByEmailKey('same@example.com', T0_MINUS_1, 100), []);
+      for (const loser of racers.filter((user) => user.id !== owners[0].id)) {
+        assert.equal(await suite.store.findUserById(loser.id), null);
+      }
+    });
+
+    it(`${RACERS} concurrent verifyEmail calls with one token: exactly one succeeds`, async () => {
+      const { verificationHash } = await registered('alice');
+      const results = fulfilled(
+        await Promise.allSettled(Array.from({ length: RACERS }, () => suite.store.verifyEmail(verificationHash, T0))),
+      );
+      assert.equal(results.filter((user) => user !== null).length, 1);
+    });
+
+    it(`${RACERS} concurrent resetPassword calls with one token: one succeeds, and its hash is stored`, async () => {
+      const { user } = await registered('alice');
+      const resetHash = await resetTokenFor(user.id, 'alice');
+      const results = fulfilled(
+        await Promise.allSettled(
+          Array.from({ length: RACERS }, (_, i) => suite.store.resetPassword(resetHash, `hash-from-${i}`, T0)),
+        ),
+      );
+
+      const winners = results.filter((result): result is StoredUser => result !== null);
+      assert.equal(winners.length, 1);
+      assert.equal((await suite.store.findUserById(user.id))?.passwordHash, winners[0].passwordHash);
+    });
+
+    it(`${RACERS} concurrent changePassword calls from one expected hash: exactly one succeeds`, async () => {
+      const { user } = await registered('alice');
+      const results = fulfilled(
+        await Promise.allSettled(
+          Array.from({ length: RACERS }, (_, i) =>
+            suite.store.changePassword(user.id, user.passwordHash, `hash-from-${i}`, T0),
+          ),
+        ),
+      );
+
+      assert.equal(results.filter(Boolean).length, 1);
+      const winner = results.indexOf(true);
+      assert.equal((await suite.store.findUserById(user.id))?.passwordHash, `hash-from-${winner}`);
+    });
+
+    it('concurrent role and permission creation and grants of one name: one creation, no throw', async () => {
+      const { user } = await registered('alice');
+      const created = fulfilled(
+        await Promise.allSettled(Array.from({ length: RACERS }, () => suite.store.createRole('admin'))),
+      );
+      assert.equal(created.filter(Boolean).length, 1);
+      const granted = fulfilled(
+        await Promise.allSettled(Array.from({ length: RACERS }, () => suite.store.grantRole(user.id, 'admin'))),
+      );
+      assert.ok(granted.every((result) => result === 'ok'));
+      assert.deepEqual(await suite.store.listUserRoles(user.id), ['admin']);
+    });
+  });
+}

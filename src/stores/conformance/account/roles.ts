@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { describe, it, type ConformanceSuite } from '../support';
+
+export function describeRoles(suite: ConformanceSuite): void {
+  const { registered } = suite;
+  describe('roles and permissions', () => {
+    it('createRole and createPermission create once and then answer false', async () => {
+      assert.equal(await suite.store.createRole('admin'), true);
+      assert.equal(await suite.store.createRole('admin'), false);
+      assert.equal(await suite.store.createPermission('posts:write'), true);
+      assert.equal(await suite.store.createPermission('posts:write'), false);
+      assert.equal(await suite.store.createPermission('admin'), true, 'roles and permissions are separate namespaces');
+      assert.deepEqual(await suite.store.listRoles(), [{ name: 'admin', permissions: [] }]);
+      assert.deepEqual(await suite.store.listPermissions(), ['admin', 'posts:write']);
+    });
+
+    it('grantPermission and revokePermission report unknown roles and permissions, in argument order', async () => {
+      await suite.store.createRole('admin');
+      await suite.store.createPermission('posts:write');
+
+      assert.equal(await suite.store.grantPermission('ghost', 'posts:write'), 'unknown_role');
+      assert.equal(await suite.store.grantPermission('admin', 'ghost'), 'unknown_permission');
+      assert.equal(await suite.store.grantPermission('ghost', 'ghost'), 'unknown_role');
+      assert.equal(await suite.store.revokePermission('ghost', 'posts:write'), 'unknown_role');
+      assert.equal(await suite.store.revokePermission('admin', 'ghost'), 'unknown_permission');
+      assert.deepEqual(await suite.store.listRoles(), [{ name: 'admin', permissions: [] }]);
+    });
+
+    it('grantRole and revokeRole report unknown users and roles, in argument order', async () => {
+      const { user } = await registered('alice');
+      await suite.store.createRole('admin');
+
+      assert.equal(await suite.store.grantRole('no-such-id', 'admin'), 'unknown_user');
+      assert.equal(await suite.store.grantRole(user.id, 'ghost'), 'unknown_role');
+      assert.equal(await suite.store.grantRole('no-such-id', 'ghost'), 'unknown_user');
+      assert.equal(await suite.store.revokeRole('no-such-id', 'admin'), 'unknown_user');
+      assert.equal(await suite.store.revokeRole(user.id, 'ghost'), 'unknown_role');
+      assert.deepEqual(await suite.store.listUserRoles(user.id), []);
+    });
+
+    it('grants are idempotent, and revoking a grant that is not there is ok', async () => {
+      const { user } = await registered('alice');
+      await suite.store.createRole('admin');
+      await suite.store.createPermission('posts:write');
+
+      assert.equal(await suite.store.grantPermission('admin', 'posts:write'), 'ok');
+      assert.equal(await suite.store.grantPermission('admin', 'posts:write'), 'ok');
+      assert.equal(await suite.store.grantRole(user.id, 'admin'), 'ok');
+      assert.equal(await suite.store.grantRole(user.id, 'admin'), 'ok');
+      assert.deepEqual(await suite.store.listRoles(), [{ name: 'admin', permissions: ['posts:write'] }]);
+      assert.deepEqual(await suite.store.listUserRoles(user.id), ['admin']);
+
+      assert.equal(await suite.store.revokeRole(user.id, 'admin'), 'ok');
+      assert.equal(await suite.store.revokeRole(user.id, 'admin'), 'ok');
+      assert.equal(await suite.store.revokePermission('admin', 'posts:write'), 'ok');
+      assert.equal(await suite.store.revokePermission('admin', 'posts:write'), 'ok');
+    });
+
+    it('checkRole answers granted, denied, or unknown when the role does not exist', async () => {
+      const alice = await registered('alice');
+      const bob = await registered('bob');
+      await suite.store.createRole('admin');
+      await suite.store.grantRole(alice.user.id, 'admin');
+
+      assert.equal(await suite.store.checkRole(alice.user.id, 'admin'), 'granted');
+      assert.equal(await suite.store.checkRole(bob.user.id, 'admin'), 'denied');
+      assert.equal(await suite.store.checkRole('no-such-id', 'admin'), 'denied');
+      assert.equal(await suite.store.checkRole(alice.user.id, 'ghost'), 'unknown');
+
+      assert.equal(await suite.store.revokeRole(alice.user.id, 'admin'), 'ok');
+      assert.equal(await suite.store.checkRole(alice.user.id, 'admin'), 'denied');
+    });
+
+    it('checkPermission follows every role of the user, and answers unknown for a missing permission', async () => {
+      const alice = await registered('alice');
+      const bob = await registered('bob');
+      await suite.store.createRole('editor');
+      await suite.store.createRole('moderator');
+      await suite.store.createRole('reader');
+      await suite.store.createPermission('posts:write');
+      await suite.store.createPermission('posts:read');
+      await suite.store.grantPermission('editor', 'posts:write');
+      await suite.store.grantPermission('moderator', 'posts:write');
+      await suite.store.grantPermission('reader', 'posts:read');
+      await suite.store.grantRole(alice.user.id, 'editor');
+      await suite.store.grantRole(alice.user.id, 'moderator');
+      await suite.store.grantRole(bob.user.id, 'reader');
+
+      assert.equal(await suite.store.checkPermission(alice.user.id, 'posts:write'), 'granted');
+      assert.equal(await suite.store.checkPermission(alice.user.id, 'posts:read'), 'denied');
+      assert.equal(await suite.store.checkPermission(bob.user.id, 'posts:write'), 'denied');
+      assert.equal(await suite.store.checkPermission('no-such-id', 'posts:write'), 'denied');
+      assert.equal(await suite.store.checkPermission(alice.user.id, 'ghost'), 'unknown');
+      assert.equal(await suite.store.checkPermission(alice.user.id, 'editor'), 'unknown', 'a role is not a permission');
+
+      await suite.store.revokeRole(alice.user.id, 'editor');
+      assert.equal(await suite.store.checkPermission(alice.user.id, 'posts:write'), 'granted', 'still via moderator');
+      await suite.store.revokePermission('moderator', 'posts:write');
+      assert.equal(await suite.store.checkPermission(alice.user.id, 'posts:write'), 'denied');
+    });
+
+    it('lists roles by name with their permissions sorted, permissions sorted, and user roles sorted', async () => {
+      const { user } = await registered('alice');
+      for (const role of ['moderator', 'admin', 'editor']) await suite.store.createRole(role);
+      for (const permission of ['posts:write', 'comments:delete', 'posts:read']) {
+        await suite.store.createPermission(permission);
+      }
+      await suite.store.grantPermission('editor', 'posts:write');
+      await suite.store.grantPermission('editor', 'posts:read');
+      await suite.store.grantPermission('moderator', 'posts:read');
+      await suite.store.grantPermission('moderator', 'comments:delete');
+      await suite.store.grantRole(user.id, 'moderator');
+      await suite.store.grantRole(user.id, 'admin');
+
+      assert.deepEqual(await suite.store.listRoles(), [
+        { name: 'admin', permissions: [] },
+        { name: 'editor', permissions: ['posts:read', 'posts:write'] },
+        { name: 'moderator', permissions: ['comments:delete', 'posts:read'] },
+      ]);
+      assert.deepEqual(await suite.store.listPermissions(), ['comments:delete', 'posts:read', 'posts:write']);
+      assert.deepEqual(await suite.store.listUserRoles(user.id), ['admin', 'moderator']);
+      assert.deepEqual(await suite.store.listUserRoles('no-such-id'), []);
+    });
+
+    it('lists nothing on an empty store', async () => {
+      assert.deepEqual(await suite.store.listRoles(), []);
+      assert.deepEqual(await suite.store.listPermissions(), []);
+    });
+  });
+}

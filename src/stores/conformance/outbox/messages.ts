@@ -1,0 +1,398 @@
+import assert from 'node:assert/strict';
+import { type OutboxEntry, type OutboxKind } from '../../../services/outbox-message';
+import {
+  describe,
+  it,
+  HOUR,
+  T0,
+  HOUR_LATER,
+  DAY_LATER,
+  newUser,
+  message,
+  pick,
+  token,
+  fulfilled,
+  type ConformanceSuite,
+} from '../support';
+
+export function describeMessages(suite: ConformanceSuite): void {
+  const { registered, sessionFor, resetTokenFor } = suite;
+  describe('outbox', () => {
+    /** The one message of this kind in the store; fails the test unless there is exactly one. */
+    async function onlyMessage(kind: OutboxKind): Promise<OutboxEntry> {
+      const found = (await suite.store.listMessages()).filter((entry) => entry.kind === kind);
+      assert.equal(found.length, 1, `one ${kind} message`);
+      return found[0];
+    }
+
+    it('each account change queues its message in its transaction, addressed from the user row', async () => {
+      const alice = newUser('alice', { username: 'Alice', email: 'Alice@Example.com' });
+      const welcome = message('verification');
+      await suite.store.createUser(alice, token(alice.id, 'verify_email', HOUR_LATER, 'verify-alice'), {
+        link: welcome,
+      });
+      assert.deepEqual(await onlyMessage('verification'), {
+        id: welcome.id,
+        kind: 'verification',
+        userId: alice.id,
+        username: 'Alice',
+        email: 'Alice@Example.com',
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: T0,
+        giveUpAt: DAY_LATER,
+        createdAt: T0,
+        updatedAt: T0,
+        sentAt: null,
+        lastError: null,
+        hasToken: true,
+        claimed: false,
+      });
+
+      // The core does not know whose token it is: the store addresses the message.
+      assert.ok(await suite.store.verifyEmail('verify-alice', T0, message('emailVerified')));
+      assert.equal((await onlyMessage('emailVerified')).userId, alice.id);
+
+      const reset = token(alice.id, 'reset_password', HOUR_LATER, 'reset-alice');
+      await suite.store.replaceToken(reset, message('passwordReset'));
+      assert.equal((await onlyMessage('passwordReset')).email, 'Alice@Example.com');
+      assert.ok(await suite.store.resetPassword('reset-alice', 'hash-2', T0, message('passwordChanged')));
+      assert.ok(await suite.store.changePassword(alice.id, 'hash-2', 'hash-3', T0, message('passwordChanged')));
+      assert.equal((await suite.store.listMessages()).filter((entry) => entry.kind === 'passwordChanged').length, 2);
+      assert.equal(await suite.store.enqueueMessage(alice.id, message('registrationAttempt')), true);
+      assert.equal(await suite.store.enqueueMessage('no-such-id', message('registrationAttempt')), false);
+
+      // The deletion notice is addressed from the row before it goes, and outlives it with every other message.
+      assert.equal(await suite.store.deleteUser(alice.id, message('accountDeleted')), true);
+      const farewell = await onlyMessage('accountDeleted');
+      assert.deepEqual([farewell.userId, farewell.username, farewell.email], [alice.id, 'Alice', 'Alice@Example.com']);
+      assert.equal((await suite.store.listMessages()).length, 7);
+      assert.ok((await suite.store.listMessages()).every((entry) => entry.userId === alice.id));
+    });
+
+    it('no change, no message', async () => {
+      const alice = await registered('alice');
+      const clash = newUser('mallory', { usernameKey: alice.user.usernameKey });
+      const refused = await suite.store.createUser(clash, token(clash.id, 'verify_email', HOUR_LATER, 'v'), {
+        link: message('verification'),
+        ownerNotice: message('registrationAttempt'),
+      });
+      assert.deepEqual(refused, { ok: false, conflict: 'username' });
+      assert.equal(await suite.store.verifyEmail('unknown', T0, message('emailVerified')), null);
+      assert.equal(await suite.store.resetPassword('unknown', 'hash', T0, message('passwordChanged')), null);
+      assert.equal(
+        await suite.store.changePassword(alice.user.id, 'stale', 'hash', T0, message('passwordChanged')),
+        false,
+      );
+      assert.equal(await suite.store.deleteUser('no-such-id', message('accountDeleted')), false);
+      assert.deepEqual(await suite.store.listMessages(), []);
+    });
+
+    it('a message that cannot be stored undoes its account change, whichever the change', async () => {
+      // Would fail for a store that committed the change and then inserted the message as a second step.
+      const { user, verificationHash } = await registered('alice');
+      await sessionFor(user.id, 'alice');
+      const resetHash = await resetTokenFor(user.id, 'alice');
+      const taken = message('registrationAttempt');
+      assert.ok(await suite.store.enqueueMessage(user.id, taken));
+      const clashing = (kind: OutboxKind) => ({ ...message(kind), id: taken.id });
+
+      const bob = newUser('bob');
+      await assert.rejects(
+        suite.store.createUser(bob, token(bob.id, 'verify_email', HOUR_LATER, 'verify-bob'), {
+          link: clashing('verification'),
+        }),
+      );
+      assert.equal(await suite.store.findUserById(bob.id), null, 'createUser undone');
+      await assert.rejects(
+        suite.store.replaceToken(token(user.id, 'reset_password', HOUR_LATER, 'reset-2'), clashing('passwordReset')),
+      );
+      assert.equal(await suite.store.findUserByToken('reset-2', 'reset_password', T0), null, 'replaceToken undone');
+      assert.ok(
+        await suite.store.findUserByToken(resetHash, 'reset_password', T0),
+        'the older token was not superseded',
+      );
+      await assert.rejects(suite.store.verifyEmail(verificationHash, T0, clashing('emailVerified')));
+      assert.equal((await suite.store.findUserById(user.id))?.verified, false, 'verifyEmail undone');
+      await assert.rejects(suite.store.resetPassword(resetHash, 'hash-2', T0, clashing('passwordChanged')));
+      await assert.rejects(
+        suite.store.changePassword(user.id, user.passwordHash, 'hash-3', T0, clashing('passwordChanged')),
+      );
+      await assert.rejects(suite.store.deleteUser(user.id, clashing('accountDeleted')));
+
+      assert.deepEqual(await suite.store.findUserById(user.id), user, 'the user is as it was');
+      assert.ok(await suite.store.getSessionAndUser('session-alice'), 'the session survived');
+      assert.ok(await suite.store.findUserByToken(resetHash, 'reset_password', T0), 'the reset token was not spent');
+      assert.deepEqual(
+        (await suite.store.listMessages()).map((entry) => entry.id),
+        [taken.id],
+      );
+    });
+
+    it('claims due messages oldest first, under a lease, counting the attempt', async () => {
+      const { user } = await registered('alice');
+      const first = message('verification', {
+        createdAt: new Date(T0.getTime() - 2000),
+        sealedToken: 'sealed-first',
+      });
+      const second = message('emailVerified', { createdAt: new Date(T0.getTime() - 1000) });
+      const later = message('passwordChanged', { createdAt: new Date(T0.getTime() + 1000) });
+      for (const queued of [later, second, first]) assert.ok(await suite.store.enqueueMessage(user.id, queued));
+
+      const lease = new Date(T0.getTime() + 60_000);
+      const claimed = await suite.store.claimDueMessages(T0, lease, 10);
+      assert.deepEqual(
+        claimed.map(({ claimId: _claimId, ...rest }) => rest),
+        [
+          {
+            id: first.id,
+            kind: 'verification',
+            userId: user.id,
+            username: user.username,
+            email: user.email,
+            sealedToken: 'sealed-first',
+            attempts: 1,
+            giveUpAt: DAY_LATER,
+            createdAt: first.createdAt,
+          },
+          {
+            id: second.id,
+            kind: 'emailVerified',
+            userId: user.id,
+            username: user.username,
+            email: user.email,
+            sealedToken: null,
+            attempts: 1,
+            giveUpAt: DAY_LATER,
+            createdAt: second.createdAt,
+          },
+        ],
+      );
+      assert.ok(claimed.every((entry) => typeof entry.claimId === 'string' && entry.claimId.length > 0));
+      const listed = (await suite.store.listMessages()).find((entry) => entry.id === first.id);
+      assert.deepEqual([listed?.claimed, listed?.nextAttemptAt, listed?.attempts], [true, lease, 1]);
+
+      const at = (ms: number) => new Date(T0.getTime() + ms);
+      assert.deepEqual(
+        await suite.store.claimDueMessages(at(999), lease, 10),
+        [],
+        'held ones are not due; the later one not yet',
+      );
+      const afterLater = await suite.store.claimDueMessages(at(1000), lease, 10);
+      assert.deepEqual(
+        afterLater.map((entry) => entry.id),
+        [later.id],
+        'the later message, once due',
+      );
+      assert.deepEqual(
+        await suite.store.claimDueMessages(new Date(lease.getTime() - 1), lease, 10),
+        [],
+        'nothing while leased',
+      );
+
+      // A worker that died holding its claim: once the lease runs out, the message is claimed again.
+      const again = await suite.store.claimDueMessages(lease, new Date(lease.getTime() + 60_000), 1);
+      assert.deepEqual(
+        again.map((entry) => [entry.id, entry.attempts]),
+        [[first.id, 2]],
+      );
+      assert.notEqual(again[0].claimId, claimed[0].claimId);
+      assert.equal(
+        await suite.store.markMessageRetry(first.id, claimed[0].claimId, DAY_LATER, 'Error', lease),
+        false,
+        'stale claim',
+      );
+      assert.equal(
+        await suite.store.markMessageFailed(first.id, claimed[0].claimId, 'Error', lease),
+        false,
+        'stale claim',
+      );
+      assert.equal(
+        await suite.store.markMessageRetry(first.id, again[0].claimId, DAY_LATER, 'Error:ESOCKET', lease),
+        true,
+      );
+    });
+
+    it('records outcomes: sent and failed erase the sealed token; a retry waits, unclaimed, with the code', async () => {
+      const { user } = await registered('alice');
+      const [toSend, toRetry, toFail] = [message('verification'), message('passwordReset'), message('verification')];
+      for (const queued of [toSend, toRetry, toFail]) await suite.store.enqueueMessage(user.id, queued);
+      const claims = new Map((await suite.store.claimDueMessages(T0, HOUR_LATER, 10)).map((c) => [c.id, c.claimId]));
+      const later = new Date(T0.getTime() + 5000);
+
+      assert.equal(await suite.store.markMessageSent(toSend.id, later), true);
+      assert.equal(await suite.store.markMessageSent(toSend.id, later), false, 'not pending any more');
+      assert.equal(
+        await suite.store.markMessageRetry(toRetry.id, claims.get(toRetry.id)!, HOUR_LATER, 'Error:ETIMEDOUT', later),
+        true,
+      );
+      assert.equal(
+        await suite.store.markMessageFailed(
+          toFail.id,
+          claims.get(toFail.id)!,
+          'EmailDeliveryError:EENVELOPE:550',
+          later,
+        ),
+        true,
+      );
+      assert.equal(await suite.store.markMessageFailed(toFail.id, claims.get(toFail.id)!, 'again', later), false);
+
+      const byId = new Map((await suite.store.listMessages()).map((entry) => [entry.id, entry]));
+      assert.deepEqual(pick(byId.get(toSend.id)!), ['sent', false, false, later, null, null]);
+      assert.deepEqual(pick(byId.get(toRetry.id)!), ['pending', true, false, null, 'Error:ETIMEDOUT', HOUR_LATER]);
+      assert.deepEqual(pick(byId.get(toFail.id)!), [
+        'failed',
+        false,
+        false,
+        null,
+        'EmailDeliveryError:EENVELOPE:550',
+        null,
+      ]);
+      // The retried message is due again at its time, with a new claim and a second attempt.
+      const retried = await suite.store.claimDueMessages(HOUR_LATER, DAY_LATER, 10);
+      assert.deepEqual(
+        retried.map((entry) => [entry.id, entry.attempts, entry.sealedToken]),
+        [[toRetry.id, 2, toRetry.sealedToken]],
+      );
+    });
+
+    it('records a send whoever holds the claim: a delivery is a fact', async () => {
+      const { user } = await registered('alice');
+      const queued = message('emailVerified');
+      await suite.store.enqueueMessage(user.id, queued);
+      const [first] = await suite.store.claimDueMessages(T0, HOUR_LATER, 1);
+      const [second] = await suite.store.claimDueMessages(HOUR_LATER, DAY_LATER, 1);
+      assert.equal(await suite.store.markMessageSent(queued.id, HOUR_LATER), true);
+      assert.equal(
+        await suite.store.markMessageRetry(queued.id, second.claimId, DAY_LATER, 'Error', HOUR_LATER),
+        false,
+      );
+      assert.equal((await suite.store.listMessages())[0].status, 'sent');
+      assert.ok(first.claimId !== second.claimId);
+    });
+
+    it('lists newest first, by status, up to a limit', async () => {
+      const { user } = await registered('alice');
+      const messages = [0, 1, 2, 3].map((i) =>
+        message('emailVerified', { createdAt: new Date(T0.getTime() + i * 1000) }),
+      );
+      for (const queued of messages) await suite.store.enqueueMessage(user.id, queued);
+      await suite.store.markMessageSent(messages[1].id, T0);
+      assert.deepEqual(
+        (await suite.store.listMessages()).map((entry) => entry.id),
+        messages.map((m) => m.id).reverse(),
+      );
+      assert.deepEqual(
+        (await suite.store.listMessages({ status: 'sent' })).map((entry) => entry.id),
+        [messages[1].id],
+      );
+      assert.deepEqual(
+        (await suite.store.listMessages({ status: 'pending', limit: 2 })).map((entry) => entry.id),
+        [messages[3].id, messages[2].id],
+      );
+      assert.deepEqual(await suite.store.listMessages({ status: 'failed' }), []);
+    });
+
+    it('retries a failed notice, never a failed link, and hurries a waiting pending message', async () => {
+      const { user } = await registered('alice');
+      const [notice, link, other, waiting] = [
+        message('passwordChanged'),
+        message('passwordReset'),
+        message('accountDeleted'),
+        message('emailVerified'),
+      ];
+      for (const queued of [notice, link, other]) await suite.store.enqueueMessage(user.id, queued);
+      for (const claim of await suite.store.claimDueMessages(T0, HOUR_LATER, 10)) {
+        await suite.store.markMessageFailed(claim.id, claim.claimId, 'Error', T0);
+      }
+      await suite.store.enqueueMessage(user.id, waiting);
+      const [held] = await suite.store.claimDueMessages(T0, HOUR_LATER, 1);
+      await suite.store.markMessageRetry(held.id, held.claimId, DAY_LATER, 'Error', T0);
+      const now = new Date(T0.getTime() + 1000);
+      const giveUp = new Date(now.getTime() + HOUR);
+
+      assert.equal(await suite.store.retryMessages({ id: link.id }, now, giveUp), 0, 'its token is gone');
+      assert.equal(await suite.store.retryMessages({ id: notice.id }, now, giveUp), 1);
+      assert.equal(await suite.store.retryMessages({ status: 'failed' }, now, giveUp), 1, 'the other notice only');
+      assert.equal(await suite.store.retryMessages({ id: waiting.id }, now, giveUp), 1);
+      assert.equal(await suite.store.retryMessages({ id: 'no-such-id' }, now, giveUp), 0);
+
+      const byId = new Map((await suite.store.listMessages()).map((entry) => [entry.id, entry]));
+      for (const revived of [notice, other]) {
+        const entry = byId.get(revived.id)!;
+        assert.deepEqual(
+          [entry.status, entry.attempts, entry.nextAttemptAt, entry.giveUpAt, entry.claimed],
+          ['pending', 0, now, giveUp, false],
+        );
+      }
+      assert.equal(byId.get(link.id)!.status, 'failed');
+      assert.deepEqual([byId.get(waiting.id)!.nextAttemptAt, byId.get(waiting.id)!.attempts], [now, 1]);
+
+      // A message a worker holds right now is left alone.
+      const [claimed] = await suite.store.claimDueMessages(now, HOUR_LATER, 1);
+      assert.equal(await suite.store.retryMessages({ id: claimed.id }, now, giveUp), 0);
+    });
+
+    it('a new link supersedes the pending links of its kind to the same user, except one being sent', async () => {
+      const alice = await registered('alice');
+      const bob = await registered('bob');
+      const [held, waiting, notice, bobs] = [
+        message('passwordReset'),
+        message('passwordReset'),
+        message('passwordChanged'),
+        message('passwordReset'),
+      ];
+      await suite.store.replaceToken(token(alice.user.id, 'reset_password', HOUR_LATER, 'reset-1'), held);
+      const [claim] = await suite.store.claimDueMessages(T0, HOUR_LATER, 1);
+      assert.equal(claim.id, held.id);
+      await suite.store.replaceToken(token(alice.user.id, 'reset_password', HOUR_LATER, 'reset-2'), waiting);
+      await suite.store.enqueueMessage(alice.user.id, notice);
+      await suite.store.replaceToken(token(bob.user.id, 'reset_password', HOUR_LATER, 'reset-bob'), bobs);
+      const newest = message('passwordReset', { createdAt: new Date(T0.getTime() + 1000) });
+      await suite.store.replaceToken(token(alice.user.id, 'reset_password', HOUR_LATER, 'reset-3'), newest);
+
+      const byId = new Map((await suite.store.listMessages()).map((entry) => [entry.id, entry]));
+      assert.deepEqual(
+        [byId.get(waiting.id)!.status, byId.get(waiting.id)!.lastError, byId.get(waiting.id)!.hasToken],
+        ['failed', 'SUPERSEDED', false],
+      );
+      for (const untouched of [held, notice, bobs, newest]) assert.equal(byId.get(untouched.id)!.status, 'pending');
+    });
+
+    it('deleteExpired removes sent and failed messages last changed by the cutoff, never pending ones', async () => {
+      const { user } = await registered('alice');
+      const [oldSent, oldFailed, recentSent, pending] = [0, 1, 2, 3].map(() => message('emailVerified'));
+      for (const queued of [oldSent, oldFailed, recentSent, pending]) await suite.store.enqueueMessage(user.id, queued);
+      const claims = new Map((await suite.store.claimDueMessages(T0, T0, 10)).map((c) => [c.id, c.claimId]));
+      await suite.store.markMessageSent(oldSent.id, T0);
+      await suite.store.markMessageFailed(oldFailed.id, claims.get(oldFailed.id)!, 'Error', T0);
+      await suite.store.markMessageSent(recentSent.id, HOUR_LATER);
+
+      const cutoffs = { now: T0, sessionIdleBefore: T0 };
+      assert.equal(await suite.store.deleteExpired(cutoffs), 0, 'without a cutoff the outbox is left alone');
+      assert.equal(await suite.store.deleteExpired({ ...cutoffs, outboxChangedBefore: T0 }), 2);
+      assert.deepEqual(
+        (await suite.store.listMessages()).map((entry) => entry.id).sort(),
+        [recentSent.id, pending.id].sort(),
+      );
+      assert.equal(
+        await suite.store.deleteExpired({ ...cutoffs, outboxChangedBefore: DAY_LATER }),
+        1,
+        'pending messages stay',
+      );
+    });
+
+    it('concurrent claims never hand out one message twice', async () => {
+      const { user } = await registered('alice');
+      const queued = Array.from({ length: 24 }, () => message('emailVerified'));
+      for (const m of queued) await suite.store.enqueueMessage(user.id, m);
+      const batches = fulfilled(
+        await Promise.allSettled(Array.from({ length: 8 }, () => suite.store.claimDueMessages(T0, HOUR_LATER, 5))),
+      );
+      const claimed = batches.flat().map((entry) => entry.id);
+      assert.equal(new Set(claimed).size, claimed.length, 'a message was claimed twice');
+      const rest = await suite.store.claimDueMessages(T0, HOUR_LATER, 100);
+      assert.deepEqual([...claimed, ...rest.map((entry) => entry.id)].sort(), queued.map((m) => m.id).sort());
+    });
+  });
+}
