@@ -9,6 +9,9 @@ import { resolveOutboxOptions, type OutboxOptions } from '../services/outbox-opt
 import { RetrySchedule } from './retry-schedule';
 import { TokenSealer } from '../services/token-sealer';
 
+/** How late after a retry is due the worker wakes for it (see `wakeBy`). */
+const WAKE_MARGIN_MS = 20;
+
 /** The outbox store methods the worker uses. */
 export type OutboxWorkerStore = Pick<
   OutboxStore,
@@ -303,7 +306,9 @@ export class OutboxWorker {
         this.wakeTimer = undefined;
         this.nudge();
       },
-      Math.max(0, at - this.clock.now().getTime()),
+      // setTimeout runs on a monotonic clock and may fire a millisecond before the wall clock reaches `at`; a claim
+      // then would find the message not yet due and leave it to the next poll (none, when not polling).
+      Math.max(0, at - this.clock.now().getTime()) + WAKE_MARGIN_MS,
     );
     this.wakeTimer.unref();
   }

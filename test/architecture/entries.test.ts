@@ -37,4 +37,15 @@ describe('package entries: a host loads only the driver it uses', () => {
     expect(driversLoadedBy('gatehouse/redis')).to.deep.equal(['ioredis']);
     expect(driversLoadedBy('gatehouse/testing')).to.deep.equal([]);
   });
+
+  it('the deep paths earlier releases documented still resolve, with or without .js', () => {
+    const script = `
+      require('reflect-metadata');
+      const suite = require('gatehouse/build/src/stores/conformance');
+      const store = require('gatehouse/build/src/stores/memory-user-store.js');
+      process.stdout.write(typeof suite.describeUserStoreConformance + ' ' + typeof store.MemoryUserStore);`;
+    expect(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' })).to.equal(
+      'function function',
+    );
+  });
 });
