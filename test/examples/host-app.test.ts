@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { PASSWORD } from '../support/fixtures';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,8 +9,6 @@ import { createHostApp } from '../../examples/host-app';
 import { EMAIL_SENDER, LOGGER, resolveAccountService, SmtpEmailSender, USER_STORE } from '../../src';
 import { CapturingLogger } from '../support/capturing-logger';
 import { parseMail, SmtpTestServer, startSmtpServer } from '../email/smtp-test-server';
-
-const PASSWORD = 'violet staircase 42 umbrella';
 
 /** The README's host app, built from the package entry point, on SQLite and a real SMTP server on loopback. */
 describe('the README host app (examples/host-app.ts)', () => {

@@ -13,6 +13,7 @@ import { makeTempFolder } from '../stores/temp-folder';
 import { CapturingLogger } from '../support/capturing-logger';
 import { generousRateLimits } from '../support/generous-rate-limits';
 import { RecordingEmailSender } from '../support/recording-email-sender';
+import { CHEAP_HASHING } from '../support/fixtures';
 
 export type FuzzStoreKind = 'memory' | 'sqlite';
 
@@ -56,7 +57,7 @@ export async function startFuzzApp(kind: FuzzStoreKind): Promise<FuzzApp> {
     logger,
     prefix: FUZZ_PREFIX,
     // Cheap argon2: thousands of requests must fit in seconds; the core's own tests cover the real cost.
-    options: { secretKey: FUZZ_SECRET, hashing: { memoryCost: 1024, timeCost: 1 } },
+    options: { secretKey: FUZZ_SECRET, hashing: CHEAP_HASHING },
     // The limiter stays in the path (a 429 is a fine answer), but with budgets no run reaches: the handlers are
     // what is being fuzzed.
     rateLimits: generousRateLimits(),

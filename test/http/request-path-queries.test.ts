@@ -15,6 +15,7 @@ import { generousRateLimits } from '../support/generous-rate-limits';
 import { HOUR, ManualClock } from '../support/manual-clock';
 import { RecordingEmailSender } from '../support/recording-email-sender';
 import { bearer, PASSWORD, TEST_SECRET } from '../support/test-app';
+import { CHEAP_HASHING } from '../support/fixtures';
 
 @Service()
 @JsonController('/reports')
@@ -52,7 +53,7 @@ describe('HTTP: the queries of the request path (SQLite)', () => {
       sender,
       clock,
       logger: silentLogger,
-      options: { secretKey: TEST_SECRET, hashing: { memoryCost: 1024, timeCost: 1 } },
+      options: { secretKey: TEST_SECRET, hashing: CHEAP_HASHING },
       rateLimits: generousRateLimits(),
     });
     useKoaServer(app, { ...accountRoutes(), controllers: [ReportsController] });

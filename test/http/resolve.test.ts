@@ -8,8 +8,9 @@ import { MemoryUserStore } from '../../src/stores/memory-user-store';
 import { CapturingLogger } from '../support/capturing-logger';
 import { RecordingEmailSender } from '../support/recording-email-sender';
 import { TEST_SECRET } from '../support/test-app';
+import { CHEAP_HASHING } from '../support/fixtures';
 
-const OPTIONS = { secretKey: TEST_SECRET, hashing: { memoryCost: 1024, timeCost: 1 } };
+const OPTIONS = { secretKey: TEST_SECRET, hashing: CHEAP_HASHING };
 
 describe('resolveAccountService / resolveSerializer', () => {
   // A container of its own: these tests remove tokens, which must not disturb the global one.

@@ -5,8 +5,9 @@ import { MemoryUserStore } from '../../src/stores/memory-user-store';
 import { makeHarness, STRONG_PASSWORD } from '../support/core-harness';
 import { countingStore } from '../support/counting-store';
 import { expectAccountError } from '../support/expect-account-error';
+import { CHEAP_HASHING } from '../support/fixtures';
 
-const CHEAP = { hashing: { memoryCost: 1024, timeCost: 1 } };
+const CHEAP = { hashing: CHEAP_HASHING };
 const WRONG = 'not the password at all';
 
 /** Allows everything and remembers what it was asked. */

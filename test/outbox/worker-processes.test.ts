@@ -13,6 +13,7 @@ import { messageIdOf, parseMail, smtpError, startSmtpServer, type SmtpTestServer
 import { makeTempFolder } from '../stores/temp-folder';
 import { createTestDatabase, type TestDatabase } from '../support/postgres-database';
 import { describeWithService } from '../support/services';
+import { CHEAP_HASHING } from '../support/fixtures';
 
 const CLI = join(__dirname, '../../src/cli/main.js');
 const SECRET = 'worker-process-test-secret-0123456789-abcdef';
@@ -84,7 +85,7 @@ describe('gatehouse worker processes', function () {
             from: FROM,
             links: new EmailLinks({ publicUrl: PUBLIC_URL, prefix: '/auth' }),
           }),
-          options: { secretKey: SECRET, hashing: { memoryCost: 1024, timeCost: 1 }, outbox: { worker: false } },
+          options: { secretKey: SECRET, hashing: CHEAP_HASHING, outbox: { worker: false } },
           logger: silentLogger,
         });
         await accounts.register({ username: 'alice', email: 'alice@example.com', password: PASSWORD });

@@ -5,6 +5,7 @@ import { expectError } from './support/answers';
 import { watchArgon2 } from './support/argon2-calls';
 import { bearer, openSecurityApp, PASSWORD, PREFIX, SecurityApp, TEST_SECRET } from './support/security-app';
 import { execute } from './support/sqlite-file';
+import { CHEAP_HASHING } from '../support/fixtures';
 
 const TWELVE_EMOJI = '🦊🐙🌵🎻🚲🧭🪁🍄🛶🦉🧩🪐';
 
@@ -30,7 +31,7 @@ describe('Security checklist: Passwords', () => {
 
     Container.set(ACCOUNT_OPTIONS, {
       secretKey: TEST_SECRET,
-      hashing: { memoryCost: 1024, timeCost: 1 },
+      hashing: CHEAP_HASHING,
       password: { minLength: 15 },
     });
     expectError(await t.register('stricter', 'stricter@example.com', 'fourteen chars'), 400, 'weak_password');

@@ -14,6 +14,7 @@ import {
   TEST_SECRET,
 } from './support/security-app';
 import { dumpTables, execute, storedValues } from './support/sqlite-file';
+import { CHEAP_HASHING } from '../support/fixtures';
 
 const RAW_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -78,7 +79,7 @@ describe('Security checklist: Tokens', () => {
     // Keyed: the same database under another key logs nobody in.
     Container.set(ACCOUNT_OPTIONS, {
       secretKey: 'another-secret-key-0123456789abcdef-0123456789',
-      hashing: { memoryCost: 1024, timeCost: 1 },
+      hashing: CHEAP_HASHING,
     });
     expectError(await t.http.get(`${PREFIX}/me`).set(bearer(session)), 401, 'invalid_session_token');
     expectError(

@@ -1,12 +1,11 @@
 import { expect } from 'chai';
+import { PASSWORD } from '../support/fixtures';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { parseMail, startSmtpServer } from '../email/smtp-test-server';
 import { StandaloneServer } from './standalone-server';
-
-const PASSWORD = 'violet staircase 42 umbrella';
 
 describe('standalone server (npm start)', function () {
   this.timeout(60_000);

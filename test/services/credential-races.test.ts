@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { NEW_PASSWORD } from '../support/fixtures';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,8 +11,7 @@ import { Harness, makeHarness, OTHER_PASSWORD, STRONG_PASSWORD } from '../suppor
 import { expectAccountError } from '../support/expect-account-error';
 import { createTestDatabase } from '../support/postgres-database';
 import { requireService } from '../support/services';
-
-const NEW_PASSWORD = 'brand new lighthouse keeper 3';
+import { CHEAP_HASHING } from '../support/fixtures';
 
 interface OpenedStore {
   store: UserStore;
@@ -51,7 +51,7 @@ function describeCredentialRaces(name: string, open: () => Promise<OpenedStore>,
     beforeEach(async function () {
       if (service) await requireService(this, service);
       opened = await open();
-      h = makeHarness({ store: opened.store, options: { hashing: { memoryCost: 1024, timeCost: 1 } } });
+      h = makeHarness({ store: opened.store, options: { hashing: CHEAP_HASHING } });
       attacker = await h.loginNewUser('alice');
       owner = await h.accounts.login('alice', STRONG_PASSWORD);
     });

@@ -5,6 +5,7 @@ import { parseArgon2Parameters } from '../../src/services/argon2-parameters';
 import { BoundedWorkQueue } from '../../src/services/work-queue';
 import { makeHarness, STRONG_PASSWORD } from '../support/core-harness';
 import { expectAccountError } from '../support/expect-account-error';
+import { CHEAP_HASHING } from '../support/fixtures';
 
 /** A task the test finishes by hand, to hold a queue slot for as long as it likes. */
 function gate() {
@@ -54,7 +55,7 @@ describe('bounded password hashing (C6)', () => {
 
   it('answers service_unavailable with a retry time once the hashing queue is full, for known and unknown users alike', async () => {
     const h = makeHarness({
-      options: { hashing: { memoryCost: 1024, timeCost: 1 }, hashingQueue: { concurrency: 1, maxQueued: 2 } },
+      options: { hashing: CHEAP_HASHING, hashingQueue: { concurrency: 1, maxQueued: 2 } },
     });
     await h.createVerifiedUser('alice');
     // Computes the dummy hash now, so that every attempt of the burst reaches the queue within the same tick.
@@ -82,7 +83,7 @@ describe('bounded password hashing (C6)', () => {
   });
 
   it('refuses, without verifying, a stored hash whose argon2 parameters would cost absurd memory or time', async () => {
-    const h = makeHarness({ options: { hashing: { memoryCost: 1024, timeCost: 1 } } });
+    const h = makeHarness({ options: { hashing: CHEAP_HASHING } });
     await h.createVerifiedUser('alice');
     const user = (await h.store.findUserByUsernameKey('alice'))!;
     const [, , , , salt, digest] = user.passwordHash.split('$');

@@ -1,11 +1,10 @@
 import { expect } from 'chai';
+import { NEW_PASSWORD } from '../support/fixtures';
 import { makeHarness, OTHER_PASSWORD, STRONG_PASSWORD } from '../support/core-harness';
 import { expectAccountError } from '../support/expect-account-error';
 import { HOUR, MINUTE } from '../support/manual-clock';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
 import { StoreUnavailableError } from '../../src/errors/store-unavailable-error';
-
-const NEW_PASSWORD = 'brand new lighthouse keeper 3';
 
 describe('AccountService: password reset, change and account deletion', () => {
   it('emails a reset token only for an existing address, and changes nothing until it is used (R1, R5)', async () => {

@@ -5,13 +5,14 @@ import { cachedStatementCount, openSqlite } from '../../src/stores/sql/sqlite-st
 import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
 import { makeHarness } from '../support/core-harness';
 import { makeTempFolder } from './temp-folder';
+import { CHEAP_HASHING } from '../support/fixtures';
 
 describe('SqliteUserStore: prepared statements', () => {
   it('prepares each SQL text once and reuses it, so no statement is ever left for the garbage collector', async () => {
     const folder = makeTempFolder();
     const store = await SqliteUserStore.open({ filename: path.join(folder.path, 'gatehouse.db') });
     try {
-      const h = makeHarness({ store, options: { hashing: { memoryCost: 1024, timeCost: 1 } } });
+      const h = makeHarness({ store, options: { hashing: CHEAP_HASHING } });
       const lifeOf = async (name: string) => {
         const token = await h.loginNewUser(name);
         await h.accounts.authenticate(token);

@@ -8,9 +8,10 @@ import { ManualClock } from './manual-clock';
 import { CapturingLogger } from './capturing-logger';
 import { RecordingEmailSender } from './recording-email-sender';
 
-export const TEST_SECRET = 'test-secret-key-0123456789abcdef-0123456789';
-export const STRONG_PASSWORD = 'violet staircase 42 umbrella';
-export const OTHER_PASSWORD = 'quiet lantern over 7 rivers';
+import { OTHER_PASSWORD, PASSWORD, TEST_SECRET } from './fixtures';
+
+export { OTHER_PASSWORD, TEST_SECRET };
+export const STRONG_PASSWORD = PASSWORD;
 
 export interface Harness {
   accounts: AccountService;

@@ -19,14 +19,15 @@ import type { RateLimitOptions } from '../../src/limits/rate-limit-options';
 import { AccountService } from '../../src/services/account-service';
 import { UserSerializer } from '../../src/services/types';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
+import type { UserStore } from '../../src/services/user-store';
 import { CapturingLogger } from './capturing-logger';
 import { countingStore } from './counting-store';
 import { generousRateLimits } from './generous-rate-limits';
 import { RecordingEmailSender } from './recording-email-sender';
 
-export const TEST_SECRET = 'http-test-secret-key-0123456789abcdef-0123456789';
-export const PASSWORD = 'violet staircase 42 umbrella';
-export const OTHER_PASSWORD = 'quiet lantern over 7 rivers';
+import { CHEAP_HASHING, OTHER_PASSWORD, PASSWORD, TEST_SECRET } from './fixtures';
+
+export { OTHER_PASSWORD, PASSWORD, TEST_SECRET };
 export const PREFIX = '/auth';
 
 export interface TestAppOptions extends GatehouseHttpOptions {
@@ -35,6 +36,8 @@ export interface TestAppOptions extends GatehouseHttpOptions {
   mount?: (app: Koa) => void;
   /** Default: `generousRateLimits()`. */
   rateLimits?: RateLimitOptions;
+  /** The store the routes use; default a fresh `MemoryUserStore` (see `test-stores.ts` for SQLite and PostgreSQL). */
+  store?: UserStore;
 }
 
 /** A Koa app with the account routes under /auth, wired to a fresh memory store, a recording sender and logger. */
@@ -42,7 +45,7 @@ export interface TestApp {
   app: Koa;
   http: ReturnType<typeof request>;
   accounts: AccountService;
-  store: MemoryUserStore;
+  store: UserStore;
   /** Counts of store method calls, by name, since the app was built (or `calls.clear()`). */
   calls: Map<string, number>;
   sender: RecordingEmailSender;
@@ -59,15 +62,17 @@ export interface TestApp {
 }
 
 /** Sets the DI tokens a fresh set of doubles, so every test starts from an empty world. */
-export function resetContainer(options: { serializer?: UserSerializer; rateLimits?: RateLimitOptions } = {}) {
+export function resetContainer(
+  options: { serializer?: UserSerializer; rateLimits?: RateLimitOptions; store?: UserStore } = {},
+) {
   const memory = new MemoryUserStore();
-  const counted = countingStore(memory);
+  const counted = countingStore(options.store ?? memory);
   const sender = new RecordingEmailSender();
   const logger = new CapturingLogger();
   Container.set(USER_STORE, counted.store);
   Container.set(EMAIL_SENDER, sender);
   // Cheap argon2 parameters: these tests are about HTTP, and the core's own tests cover the real cost.
-  Container.set(ACCOUNT_OPTIONS, { secretKey: TEST_SECRET, hashing: { memoryCost: 1024, timeCost: 1 } });
+  Container.set(ACCOUNT_OPTIONS, { secretKey: TEST_SECRET, hashing: CHEAP_HASHING });
   Container.set(LOGGER, logger);
   // Many logins from one address in a few seconds: see generousRateLimits (test/limits proves the defaults).
   Container.set(RATE_LIMITS, options.rateLimits ?? generousRateLimits());
@@ -75,12 +80,12 @@ export function resetContainer(options: { serializer?: UserSerializer; rateLimit
   Container.remove(CLOCK);
   if (options.serializer) Container.set(USER_SERIALIZER, options.serializer);
   else Container.remove(USER_SERIALIZER);
-  return { memory, calls: counted.calls, sender, logger };
+  return { memory, store: options.store ?? memory, calls: counted.calls, sender, logger };
 }
 
 export function buildTestApp(options: TestAppOptions = {}): TestApp {
   const { serializer, rateLimits } = options;
-  const { memory, calls, sender, logger } = resetContainer({ serializer, rateLimits });
+  const { store, calls, sender, logger } = resetContainer({ serializer, rateLimits, store: options.store });
   // As a host does (and the standalone server): routing-controllers builds controllers through TypeDI.
   useContainer(Container);
   const app = new Koa();
@@ -94,7 +99,7 @@ export function buildTestApp(options: TestAppOptions = {}): TestApp {
     app,
     http,
     accounts,
-    store: memory,
+    store,
     calls,
     sender,
     logger,

@@ -28,13 +28,13 @@ import { makeTempFolder } from '../../stores/temp-folder';
 import { CapturingLogger } from '../../support/capturing-logger';
 import { RecordingEmailSender } from '../../support/recording-email-sender';
 import { generousRateLimits } from '../../support/generous-rate-limits';
+import { CHEAP_HASHING } from '../../support/fixtures';
 import { PASSWORD, PREFIX, TEST_SECRET } from '../../support/test-app';
 import { dumpTables, Row } from './sqlite-file';
 
 export { PASSWORD, OTHER_PASSWORD, PREFIX, TEST_SECRET, bearer } from '../../support/test-app';
 
 /** Cheap argon2 for tests about something else; the password tests ask for the real cost with `hashing: {}`. */
-const CHEAP_HASHING = { memoryCost: 1024, timeCost: 1 };
 
 /** The store an app runs on, with a way to read every table behind its back. */
 export interface StoreUnderTest {
