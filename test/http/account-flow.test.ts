@@ -2,22 +2,14 @@ import { expect } from 'chai';
 import { Exclude, Expose } from 'class-transformer';
 import { StoredUser } from '../../src/services/types';
 import { bearer, buildTestApp, OTHER_PASSWORD, PASSWORD, PREFIX, TestApp } from '../support/test-app';
-import { requireService } from '../support/services';
-import { OpenedTestStore, TEST_STORES } from '../support/test-stores';
+import { freshStoreEachTest, TEST_STORES } from '../support/test-stores';
 
 for (const kind of TEST_STORES) {
   describe(`HTTP: registration, verification, login and /me (${kind.name})`, () => {
     let t: TestApp;
-    let opened: OpenedTestStore | undefined;
-    beforeEach(async function () {
-      if (kind.service) await requireService(this, kind.service);
-      opened = await kind.open();
-      t = buildTestApp({ store: opened.store });
-    });
-    afterEach(async () => {
-      await t?.accounts.drain();
-      await opened?.close();
-      opened = undefined;
+    freshStoreEachTest(kind, (store) => {
+      t = buildTestApp({ store });
+      return () => t.accounts.drain();
     });
 
     it('register 201 → verify → login → /me gives the default public form', async () => {

@@ -1,23 +1,15 @@
 import { expect } from 'chai';
 import { bearer, buildTestApp, OTHER_PASSWORD, PASSWORD, PREFIX, TestApp } from '../support/test-app';
-import { requireService } from '../support/services';
-import { OpenedTestStore, TEST_STORES } from '../support/test-stores';
+import { freshStoreEachTest, TEST_STORES } from '../support/test-stores';
 
 const NEW_PASSWORD = 'amber kettle sings 19 tunes';
 
 for (const kind of TEST_STORES) {
   describe(`HTTP: sessions, password reset, password change, account deletion (${kind.name})`, () => {
     let t: TestApp;
-    let opened: OpenedTestStore | undefined;
-    beforeEach(async function () {
-      if (kind.service) await requireService(this, kind.service);
-      opened = await kind.open();
-      t = buildTestApp({ store: opened.store });
-    });
-    afterEach(async () => {
-      await t?.accounts.drain();
-      await opened?.close();
-      opened = undefined;
+    freshStoreEachTest(kind, (store) => {
+      t = buildTestApp({ store });
+      return () => t.accounts.drain();
     });
 
     const me = (token: string) => t.http.get(`${PREFIX}/me`).set(bearer(token));

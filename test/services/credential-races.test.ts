@@ -1,22 +1,9 @@
 import { expect } from 'chai';
-import { NEW_PASSWORD } from '../support/fixtures';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { MemoryUserStore } from '../../src/stores/memory-user-store';
-import { PostgresUserStore } from '../../src/stores/postgres-user-store';
-import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
 import type { UserStore } from '../../src/services/user-store';
 import { Harness, makeHarness, OTHER_PASSWORD, STRONG_PASSWORD } from '../support/core-harness';
 import { expectAccountError } from '../support/expect-account-error';
-import { createTestDatabase } from '../support/postgres-database';
-import { requireService } from '../support/services';
-import { CHEAP_HASHING } from '../support/fixtures';
-
-interface OpenedStore {
-  store: UserStore;
-  close(): Promise<void>;
-}
+import { CHEAP_HASHING, NEW_PASSWORD } from '../support/fixtures';
+import { freshStoreEachTest, TEST_STORES, type TestStoreKind } from '../support/test-stores';
 
 /**
  * Makes the next call of `method` wait for `meanwhile` first: the call is what the operation does once its slow part
@@ -42,22 +29,16 @@ function meanwhileBefore(
  * Issue 13, finding 2: an operation that checks a session and a password and then writes must check both again inside
  * its write, so that a reset, a change or a logout-all that committed while it verified wins.
  */
-function describeCredentialRaces(name: string, open: () => Promise<OpenedStore>, service?: 'postgres'): void {
-  describe(`AccountService: a credential check and its write cannot be split (${name})`, () => {
-    let opened: OpenedStore;
+function describeCredentialRaces(kind: TestStoreKind): void {
+  describe(`AccountService: a credential check and its write cannot be split (${kind.name})`, () => {
     let h: Harness;
     let attacker: string;
     let owner: string;
-    beforeEach(async function () {
-      if (service) await requireService(this, service);
-      opened = await open();
-      h = makeHarness({ store: opened.store, options: { hashing: CHEAP_HASHING } });
+    freshStoreEachTest(kind, async (store) => {
+      h = makeHarness({ store, options: { hashing: CHEAP_HASHING } });
       attacker = await h.loginNewUser('alice');
       owner = await h.accounts.login('alice', STRONG_PASSWORD);
-    });
-    afterEach(async () => {
-      await h?.accounts.drain();
-      await opened?.close();
+      return () => h.accounts.drain();
     });
 
     const stillThere = async () => expect(await h.store.findUserByUsernameKey('alice')).to.not.equal(null);
@@ -120,32 +101,4 @@ function describeCredentialRaces(name: string, open: () => Promise<OpenedStore>,
   });
 }
 
-describeCredentialRaces('memory', async () => ({ store: new MemoryUserStore(), close: async () => undefined }));
-
-describeCredentialRaces('SQLite', async () => {
-  const folder = mkdtempSync(join(tmpdir(), 'gatehouse-races-'));
-  const store = await SqliteUserStore.open({ filename: join(folder, 'races.db') });
-  return {
-    store,
-    async close() {
-      await store.close();
-      rmSync(folder, { recursive: true, force: true });
-    },
-  };
-});
-
-describeCredentialRaces(
-  'PostgreSQL',
-  async () => {
-    const database = await createTestDatabase('credential_races');
-    const store = await PostgresUserStore.open({ connectionString: database.url });
-    return {
-      store,
-      async close() {
-        await store.close();
-        await database.drop();
-      },
-    };
-  },
-  'postgres',
-);
+for (const kind of TEST_STORES) describeCredentialRaces(kind);

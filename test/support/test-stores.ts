@@ -6,7 +6,7 @@ import { MemoryUserStore } from '../../src/stores/memory-user-store';
 import { PostgresUserStore } from '../../src/stores/postgres-user-store';
 import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
 import { createTestDatabase } from './postgres-database';
-import type { ServiceName } from './services';
+import { requireService, type ServiceName } from './services';
 
 export interface OpenedTestStore {
   store: UserStore;
@@ -55,3 +55,26 @@ export const TEST_STORES: readonly TestStoreKind[] = [
     },
   },
 ];
+
+/**
+ * Opens a fresh store of `kind` before each test of the enclosing `describe` (skipped, or failed with CI=true,
+ * without the service it needs) and closes it after; `onOpen` builds what the tests use on it and may return what
+ * must finish before the store closes (draining the mail, say).
+ */
+export function freshStoreEachTest(
+  kind: TestStoreKind,
+  onOpen: (store: UserStore) => Promise<(() => Promise<void>) | void> | (() => Promise<void>) | void,
+): void {
+  let opened: OpenedTestStore | undefined;
+  let beforeClose: (() => Promise<void>) | void;
+  beforeEach(async function () {
+    if (kind.service) await requireService(this, kind.service);
+    opened = await kind.open();
+    beforeClose = await onOpen(opened.store);
+  });
+  afterEach(async () => {
+    await beforeClose?.();
+    await opened?.close();
+    opened = undefined;
+  });
+}
