@@ -24,7 +24,7 @@ import {
   gatehouseHttp,
   resolveAccountService,
   SmtpEmailSender,
-  StoredUser,
+  AccountUser,
   USER_SERIALIZER,
   USER_STORE,
 } from '../src';
@@ -35,21 +35,21 @@ import { SqliteUserStore } from '../src/sqlite';
 export class PostsController {
   /** Anyone; signed-in readers are greeted by name. */
   @Get('/')
-  list(@CurrentUser({ required: false }) user?: StoredUser) {
+  list(@CurrentUser({ required: false }) user?: AccountUser) {
     return { viewer: user?.username ?? null, posts: [] };
   }
 
   /** Any valid session. */
   @Authorized()
   @Get('/mine')
-  mine(@CurrentUser() user: StoredUser) {
+  mine(@CurrentUser() user: AccountUser) {
     return { author: user.username, posts: [] };
   }
 
   /** Holders of the posts.write permission, through any of their roles. */
   @Authorized('perm:posts.write')
   @Post('/')
-  create(@CurrentUser() user: StoredUser, @Body() post: { title?: string }) {
+  create(@CurrentUser() user: AccountUser, @Body() post: { title?: string }) {
     return { author: user.username, title: post.title ?? '' };
   }
 
@@ -87,7 +87,7 @@ export async function createHostApp(settings: HostAppSettings): Promise<Koa> {
   );
   Container.set(ACCOUNT_OPTIONS, { secretKey: settings.secretKey });
   // Optional: what GET /auth/me returns (and nothing else).
-  Container.set(USER_SERIALIZER, (user: StoredUser) => ({ name: user.username, verified: user.verified }));
+  Container.set(USER_SERIALIZER, (user: AccountUser) => ({ name: user.username, verified: user.verified }));
   const accounts = resolveAccountService(); // fails here, at boot, if a token is missing or an option is bad
   // Email goes out right after each change that causes it. This also polls, for mail a restart left queued or due
   // for a retry; at shutdown, `await accounts.delivery?.stop()`. (Delivering from another process instead:

@@ -41,7 +41,9 @@ export { systemClock, type Clock } from './services/clock';
 export { silentLogger, type Logger } from './services/logger';
 export { createPinoLogger, type PinoLoggerOptions } from './logging/pino-logger';
 export { defaultUserSerializer } from './services/user-serializer';
+export { accountView } from './services/types';
 export type {
+  AccountUser,
   PublicUser,
   StoredSession,
   StoredToken,

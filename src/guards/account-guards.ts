@@ -3,14 +3,14 @@ import type { Action } from 'routing-controllers';
 import { resolveAccountService } from '../di/resolve';
 import { isAccountError } from '../errors/account-error';
 import { AccountHttpError } from '../http/http-errors';
-import type { StoredUser } from '../services/types';
+import type { AccountUser } from '../services/types';
 import { parseRequirement } from './access-requirements';
 import { authenticateRequest, authError } from '../http/request-auth';
 
 /** The two checkers routing-controllers needs; spread them into `useKoaServer` options. */
 export interface AccountGuards {
   authorizationChecker: (action: Action, requirements: unknown[]) => Promise<boolean>;
-  currentUserChecker: (action: Action) => Promise<StoredUser | undefined>;
+  currentUserChecker: (action: Action) => Promise<AccountUser | undefined>;
 }
 
 /**
@@ -21,7 +21,8 @@ export interface AccountGuards {
  * - `@Authorized('perm:posts.write')`: the user must hold the permission through one of their roles.
  * - `@Authorized(['role:editor', 'perm:posts.publish'])`: ALL of the names must hold; they are checked in order
  *   and the first failure answers.
- * - `@CurrentUser()` gives the `StoredUser`. routing-controllers makes it optional unless it says
+ * - `@CurrentUser()` gives the `AccountUser` (id, username, email, verified, created and updated: never the password
+ *   hash or the normalised keys). routing-controllers makes it optional unless it says
  *   `{ required: true }` or the action is `@Authorized()`: then no valid session is a 401. Optional
  *   (`@CurrentUser()` alone, `@CurrentUser({ required: false })`) gives `undefined` instead of failing when the
  *   header is absent or the token is rejected.
@@ -54,7 +55,7 @@ export function accountGuards(): AccountGuards {
   };
 }
 
-async function requireUser(ctx: Context): Promise<StoredUser> {
+async function requireUser(ctx: Context): Promise<AccountUser> {
   const outcome = await authenticateRequest(ctx);
   if (outcome.kind === 'authenticated') return outcome.user;
   // Set here, not only by our error middleware, so a host keeping routing-controllers' handler sends it too.

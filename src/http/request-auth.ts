@@ -2,12 +2,12 @@ import type { Context } from 'koa';
 import { resolveAccountService } from '../di/resolve';
 import { isAccountError } from '../errors/account-error';
 import { AccountHttpError, GatehouseHttpError, NotAuthenticatedError } from './http-errors';
-import type { StoredUser } from '../services/types';
+import type { AccountUser } from '../services/types';
 import { readBearerToken } from './bearer-header';
 
 /** What authenticating one request found. */
 export type AuthOutcome =
-  { kind: 'authenticated'; user: StoredUser } | { kind: 'missing' } | { kind: 'rejected'; error: AccountHttpError };
+  { kind: 'authenticated'; user: AccountUser } | { kind: 'missing' } | { kind: 'rejected'; error: AccountHttpError };
 
 // A symbol, so that nothing a host keeps in ctx.state can collide with it or read it by accident.
 const OUTCOME = Symbol('gatehouse.auth');

@@ -30,7 +30,7 @@ import type { MailDelivery } from './mail-delivery';
 import { PasswordHasher } from './password-hasher';
 import { PasswordPolicy } from './password-policy';
 import { isRawToken, TokenHasher } from './token-hasher';
-import { StoredToken, StoredUser, TokenPurpose } from './types';
+import { accountView, type AccountUser, StoredToken, StoredUser, TokenPurpose } from './types';
 
 export interface AccountServiceDeps {
   store: UserStore;
@@ -248,10 +248,22 @@ export class AccountService {
   }
 
   /**
-   * The user of a live session, or null for a token that is unknown, expired (absolute or idle), removed or of a
-   * deleted user. One indexed read; a write only when the idle window is due to move (at most once an interval).
+   * The account of a live session (the host's view, `AccountUser`), or null for a token that is unknown, expired
+   * (absolute or idle), removed or of a deleted user. One indexed read; a write only when the idle window is due to
+   * move (at most once an interval).
    */
-  async validateSession(token: string): Promise<StoredUser | null> {
+  async validateSession(token: string): Promise<AccountUser | null> {
+    const user = await this.sessionUser(token);
+    return user && accountView(user);
+  }
+
+  /** Like `validateSession`, but a rejected token is `invalid_session_token`. */
+  async authenticate(token: string): Promise<AccountUser> {
+    return accountView(await this.requireSessionUser(token));
+  }
+
+  /** The stored row behind a live session, for the core's own checks (its password hash); see `validateSession`. */
+  private async sessionUser(token: string): Promise<StoredUser | null> {
     if (!isRawToken(token)) return null;
     const tokenHash = this.tokens.hash(token);
     const found = await this.store.getSessionAndUser(tokenHash);
@@ -267,23 +279,22 @@ export class AccountService {
     return user;
   }
 
-  /** Like `validateSession`, but a rejected token is `invalid_session_token`. */
-  async authenticate(token: string): Promise<StoredUser> {
-    const user = await this.validateSession(token);
+  private async requireSessionUser(token: string): Promise<StoredUser> {
+    const user = await this.sessionUser(token);
     if (!user) throw invalidSession();
     return user;
   }
 
   /** Ends the presented session only. */
   async logout(token: string): Promise<void> {
-    const user = await this.authenticate(token);
+    const user = await this.requireSessionUser(token);
     await this.store.deleteSession(this.tokens.hash(token));
     this.logger.info({ event: 'logout', outcome: 'success', userId: user.id }, 'session ended');
   }
 
   /** Ends every session of the token's user, and nobody else's. */
   async logoutAll(token: string): Promise<void> {
-    const user = await this.authenticate(token);
+    const user = await this.requireSessionUser(token);
     await this.store.deleteUserSessions(user.id);
     this.logger.info({ event: 'logout_all', outcome: 'success', userId: user.id }, 'all sessions ended');
   }
@@ -349,7 +360,7 @@ export class AccountService {
 
   /** Replaces the password of the session's user after checking the current one; every session ends with it. */
   async changePassword(token: string, oldPassword: string, newPassword: string): Promise<void> {
-    const user = await this.authenticate(token);
+    const user = await this.requireSessionUser(token);
     const sessionTokenHash = this.tokens.hash(token);
     await this.checkPassword(user, oldPassword, 'Current password is incorrect', 'password_change');
     const password = this.policy.check(newPassword, { username: user.username, email: user.email });
@@ -373,7 +384,7 @@ export class AccountService {
    * queued in the same transaction, addressed from the row before it goes, and sent after the deletion.
    */
   async deleteAccount(token: string, password: string): Promise<void> {
-    const user = await this.authenticate(token);
+    const user = await this.requireSessionUser(token);
     await this.checkPassword(user, password, 'Password is incorrect', 'account_deleted');
     // Checked again in the deletion's transaction: a reset, change or logout-all that ended this session, or replaced
     // the password, while we verified it wins.
@@ -420,25 +431,25 @@ export class AccountService {
   }
 
   /** Whether the user holds the role, read from the store now (a demotion counts on the next request). */
-  async hasRole(user: StoredUser, role: string): Promise<boolean> {
+  async hasRole(user: { id: string }, role: string): Promise<boolean> {
     const answer = await this.store.checkRole(user.id, checkRoleName(role));
     if (answer === 'unknown') throw new AccountError('unknown_role', `Unknown role: ${role}`);
     return answer === 'granted';
   }
 
   /** Whether any role of the user carries the permission. */
-  async hasPermission(user: StoredUser, permission: string): Promise<boolean> {
+  async hasPermission(user: { id: string }, permission: string): Promise<boolean> {
     const answer = await this.store.checkPermission(user.id, checkPermissionName(permission));
     if (answer === 'unknown') throw new AccountError('unknown_permission', `Unknown permission: ${permission}`);
     return answer === 'granted';
   }
 
-  async requireRole(user: StoredUser, role: string): Promise<StoredUser> {
+  async requireRole<U extends { id: string }>(user: U, role: string): Promise<U> {
     if (!(await this.hasRole(user, role))) throw permissionDenied();
     return user;
   }
 
-  async requirePermission(user: StoredUser, permission: string): Promise<StoredUser> {
+  async requirePermission<U extends { id: string }>(user: U, permission: string): Promise<U> {
     if (!(await this.hasPermission(user, permission))) throw permissionDenied();
     return user;
   }

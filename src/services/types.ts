@@ -39,5 +39,30 @@ export interface PublicUser {
   verified: boolean;
 }
 
-/** Turns a stored user into what `GET /me` returns. Hosts replace it through `USER_SERIALIZER`. */
-export type UserSerializer = (user: StoredUser) => unknown;
+/**
+ * The account as a host receives it (`@CurrentUser()`, `authenticate`, the serializer): what the account is, and
+ * nothing that is only the store's business (the password hash, the normalised keys). The core keeps the stored row.
+ */
+export interface AccountUser {
+  id: string;
+  username: string;
+  email: string;
+  verified: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The host's view of a stored user: a new object, named field by field, so nothing else can come along. */
+export function accountView(user: StoredUser): AccountUser {
+  return {
+    id: user.id,
+    username: user.username,
+    email: user.email,
+    verified: user.verified,
+    createdAt: new Date(user.createdAt),
+    updatedAt: new Date(user.updatedAt),
+  };
+}
+
+/** Turns the account into what `GET /me` returns. Hosts replace it through `USER_SERIALIZER`. */
+export type UserSerializer = (user: AccountUser) => unknown;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Exclude, Expose } from 'class-transformer';
-import { StoredUser } from '../../src/services/types';
+import type { AccountUser } from '../../src/services/types';
 import { bearer, buildTestApp, OTHER_PASSWORD, PASSWORD, PREFIX, TestApp } from '../support/test-app';
 import { freshStoreEachTest, TEST_STORES } from '../support/test-stores';
 
@@ -39,7 +39,7 @@ for (const kind of TEST_STORES) {
     });
 
     it('a custom USER_SERIALIZER changes /me and only /me', async () => {
-      t = buildTestApp({ serializer: (user: StoredUser) => ({ name: user.username.toUpperCase(), since: 'always' }) });
+      t = buildTestApp({ serializer: (user: AccountUser) => ({ name: user.username.toUpperCase(), since: 'always' }) });
       const token = await t.loginNewUser('bob');
       const me = await t.http.get(`${PREFIX}/me`).set(bearer(token));
       expect(me.status).to.equal(200);
@@ -56,15 +56,15 @@ for (const kind of TEST_STORES) {
         username = '';
 
         @Exclude()
-        passwordHash = '';
+        email = '';
 
         @Expose()
         get shout(): string {
           return this.username.toUpperCase();
         }
       }
-      const toPublic = (user: StoredUser) =>
-        Object.assign(new PublicUser(), { username: user.username, passwordHash: user.passwordHash });
+      const toPublic = (user: AccountUser) =>
+        Object.assign(new PublicUser(), { username: user.username, email: user.email });
       t = buildTestApp({ serializer: toPublic });
       const token = await t.loginNewUser('dora');
       const me = await t.http.get(`${PREFIX}/me`).set(bearer(token));

@@ -77,6 +77,25 @@ describe('HTTP: guards on a host controller', () => {
     });
   });
 
+  describe('what a host receives', () => {
+    it('the injected user carries no secret: a route that sends it as it is leaks no hash, key or token', async () => {
+      const response = await t.http.get('/posts/me-as-injected').set(bearer(alice)).expect(200);
+      expect(Object.keys(response.body).sort()).to.deep.equal([
+        'createdAt',
+        'email',
+        'id',
+        'updatedAt',
+        'username',
+        'verified',
+      ]);
+      const stored = (await t.store.findUserByUsernameKey('alice'))!;
+      expect(response.text).to.not.include(stored.passwordHash);
+      expect(response.text).to.not.match(/argon2|passwordHash|usernameKey|emailKey/);
+      expect(response.text).to.not.include(alice);
+      expect(await t.accounts.authenticate(alice)).to.not.have.any.keys('passwordHash', 'usernameKey', 'emailKey');
+    });
+  });
+
   describe('@CurrentUser({ required: true }) without @Authorized()', () => {
     it('gives the user', async () => {
       expect((await t.http.get('/posts/whoami').set(bearer(erin))).body).to.deep.equal({ username: 'erin' });
