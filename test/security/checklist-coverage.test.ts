@@ -97,7 +97,10 @@ describe('Security checklist: coverage', () => {
   const exempt = new Set([...section.matchAll(/^- ([A-Z]\d+)\b[^:\n]*: \S.*$/gm)].map((match) => match[1]));
 
   it('the checklist map has a table of items and files', () => {
-    expect(section.split('\n').filter((line) => /^\| [A-Z]\d+/.test(line)), CHECKLIST_MAP).to.not.deep.equal([]);
+    expect(
+      section.split('\n').filter((line) => /^\| [A-Z]\d+/.test(line)),
+      CHECKLIST_MAP,
+    ).to.not.deep.equal([]);
   });
 
   it('every checklist item has a test titled "<ID>: ..." in test/security, or a reason in the checklist map why it does not apply', () => {
