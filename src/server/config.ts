@@ -44,7 +44,7 @@ export interface ServerConfig {
   /** `GATEHOUSE_VERIFY_URL` / `GATEHOUSE_RESET_URL`: the email links lead to the host's own front end instead. */
   verifyUrl?: string;
   resetUrl?: string;
-  /** `GATEHOUSE_OUTBOX_*`: how queued email is delivered (see README "Email delivery"). */
+  /** `GATEHOUSE_OUTBOX_*`: how queued email is delivered (see docs/guides/email-delivery.md). */
   outbox: OutboxConfig;
 }
 

@@ -18,7 +18,7 @@ export interface Recipient {
  */
 export type LocaleResolver = (recipient: Recipient) => string | null | undefined | Promise<string | null | undefined>;
 
-/** How queued email is delivered. Every field has a default; see README "Email delivery". */
+/** How queued email is delivered. Every field has a default; see docs/guides/email-delivery.md. */
 export interface OutboxOptions {
   /**
    * Run the delivery worker inside the process that holds the `AccountService` (default true): it is nudged right

@@ -3,7 +3,7 @@ import { expectCode } from './expect-answer';
 import { buildTestApp, PASSWORD, PREFIX, TestApp } from '../support/test-app';
 
 /**
- * Usernames (README, "Input rules"): NFKC, then 3 to 32 characters of ASCII letters, digits, `_`, `.` and `-`,
+ * Usernames (docs/reference/input-rules.md): NFKC, then 3 to 32 characters of ASCII letters, digits, `_`, `.` and `-`,
  * starting with a letter or digit; unique regardless of case. Too short, too long, spaces, a leading `-`, accents,
  * `;` and quotes are pinned in test/services/registration.test.ts; case-insensitive uniqueness in
  * test/services/registration.test.ts and test/security/storage-and-faults.test.ts (D1, C1).

@@ -4,8 +4,8 @@ import path from 'node:path';
 
 /**
  * The items of the project's security checklist (SECURITY-CHECKLIST.md, which lives outside this repository), one line
- * each. Every item needs a test in test/security whose title starts with `<ID>:`, or a line in the README's
- * "Security checklist" section, starting `- <ID>`, that says why it does not apply.
+ * each. Every item needs a test in test/security whose title starts with `<ID>:`, or a line in the checklist map
+ * (docs/security/checklist.md), starting `- <ID>`, that says why it does not apply.
  */
 const CHECKLIST: Readonly<Record<string, string>> = {
   P1: 'length in code points after NFKC, 12 (configurable) to 128',
@@ -81,38 +81,38 @@ function testedIds(): Map<string, Set<string>> {
   return byFile;
 }
 
-/** The README's "Security checklist" section, up to the next heading of its level or above. */
-function readmeSection(): string {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('\n### Security checklist\n');
-  if (start < 0) return '';
-  const rest = readme.slice(start + 1);
-  const end = rest.slice(1).search(/\n#{2,3} /);
-  return end < 0 ? rest : rest.slice(0, end + 1);
+const CHECKLIST_MAP = 'docs/security/checklist.md';
+
+/** The checklist map: which file proves each item, and why an item does not apply. */
+function checklistMap(): string {
+  return readFileSync(path.join(ROOT, CHECKLIST_MAP), 'utf8');
 }
 
 describe('Security checklist: coverage', () => {
   const ids = Object.keys(CHECKLIST);
-  const section = readmeSection();
+  const section = checklistMap();
   const byFile = testedIds();
   const tested = new Set([...byFile.values()].flatMap((set) => [...set]));
   /** `- D4 (PostgreSQL): reason` lines: items that do not apply, with the reason. */
   const exempt = new Set([...section.matchAll(/^- ([A-Z]\d+)\b[^:\n]*: \S.*$/gm)].map((match) => match[1]));
 
-  it('the README has a "Security checklist" section', () => {
-    expect(section, 'README.md: ### Security checklist').to.not.equal('');
+  it('the checklist map has a table of items and files', () => {
+    expect(
+      section.split('\n').filter((line) => /^\| [A-Z]\d+/.test(line)),
+      CHECKLIST_MAP,
+    ).to.not.deep.equal([]);
   });
 
-  it('every checklist item has a test titled "<ID>: ..." in test/security, or a reason in the README why it does not apply', () => {
+  it('every checklist item has a test titled "<ID>: ..." in test/security, or a reason in the checklist map why it does not apply', () => {
     expect(ids.filter((id) => !tested.has(id) && !exempt.has(id))).to.deep.equal([]);
   });
 
-  it('every ID used in a title or the README is an item of the checklist', () => {
+  it('every ID used in a title or the checklist map is an item of the checklist', () => {
     const known = new Set(ids);
     expect([...tested, ...exempt].filter((id) => !known.has(id))).to.deep.equal([]);
   });
 
-  it('the README maps every item to the file whose tests prove it', () => {
+  it('the checklist map names, for every item, the file whose tests prove it', () => {
     const mapped = new Set<string>();
     for (const row of section.split('\n').filter((line) => line.startsWith('|'))) {
       const file = /`(test\/security\/[\w./-]+\.ts)`/.exec(row)?.[1];

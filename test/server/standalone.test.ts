@@ -35,7 +35,7 @@ describe('standalone server (npm start)', function () {
     return login.body.access_token;
   }
 
-  it('runs the README walk-through with the console email, and keeps data and sessions across a restart', async () => {
+  it("runs the standalone guide's walk-through (docs/guides/standalone-server.md) with the console email, and keeps data and sessions across a restart", async () => {
     server = await StandaloneServer.start(cwd, {});
     expect(server.stderr).to.include('generated a development key');
     const token = await signUp(server.url, 'alice');
