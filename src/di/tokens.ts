@@ -17,12 +17,12 @@ export const USER_SERIALIZER = new Token<UserSerializer>('gatehouse.UserSerializ
 export const CLOCK = new Token<Clock>('gatehouse.Clock');
 export const LOGGER = new Token<Logger>('gatehouse.Logger');
 /**
- * The reverse proxies whose `X-Forwarded-For` is believed, in proxy-addr syntax: IPs, CIDRs, or `loopback`,
- * `linklocal`, `uniquelocal`. Unset: nobody's, so the client is the socket's peer (see `clientIp`).
- */
-/**
  * Rate limits (per IP, per account, per email address): on by default, in this process's memory. Set it to tune
  * them, to keep them in Redis (shared by every instance), or to turn them off.
  */
 export const RATE_LIMITS = new Token<RateLimitOptions>('gatehouse.RateLimits');
+/**
+ * The reverse proxies whose `X-Forwarded-For` is believed, in proxy-addr syntax: IPs, CIDRs, or `loopback`,
+ * `linklocal`, `uniquelocal`. Unset: nobody's, so the client is the socket's peer (see `clientIp`).
+ */
 export const TRUSTED_PROXIES = new Token<string | string[]>('gatehouse.TrustedProxies');
