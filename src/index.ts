@@ -1,5 +1,5 @@
 /**
- * Gatehouse: account management for routing-controllers on Koa.
+ * Gatehouse: account management for routing-controllers on Koa (this entry) or Express (`gatehouse/express`).
  *
  * @example
  * useContainer(Container);
@@ -24,8 +24,10 @@ export {
   USER_STORE,
 } from './di/tokens';
 export { resolveAccountService, resolveRateLimits, resolveSerializer } from './di/resolve';
-export { gatehouseHttp, type GatehouseHttpOptions } from './http/gatehouse-http';
-export { accountRoutes, mountAccountRoutes, type MountAccountRoutesOptions } from './app/account-routes';
+// On Express, the same from `gatehouse/express`.
+export { gatehouseHttp, type GatehouseHttpOptions } from './koa/gatehouse-http';
+export { mountAccountRoutes } from './koa/mount-account-routes';
+export { accountRoutes, type MountAccountRoutesOptions } from './app/account-routes';
 export { accountGuards, type AccountGuards } from './guards/account-guards';
 export { BearerToken } from './guards/bearer-token';
 export { readBearerToken } from './http/bearer-header';
@@ -59,9 +61,10 @@ export { GatehouseHttpError } from './http/http-errors';
 export { ConfigurationError } from './errors/configuration-error';
 
 // Hosted pages and the API description, for hosts that mount them themselves (else `mountAccountRoutes` options).
-export { accountPages, type AccountPagesOptions } from './pages/account-pages';
+export { accountApiDocs, accountPages } from './koa/account-pages';
+export type { AccountPagesOptions } from './pages/account-pages';
 export { PAGE_CSP } from './pages/page-headers';
-export { accountApiDocs, accountApiDocument } from './app/account-api-docs';
+export { accountApiDocument } from './app/account-api-docs';
 export type { AccountApiDocumentOptions } from './app/account-api-document';
 
 // Rate limits: per address, per account and per email address; in memory or Redis.

@@ -1,20 +1,10 @@
-import type { Middleware } from 'koa';
 import { pageAssetRoutes } from '../pages/account-pages';
-import { sendPage } from '../pages/page-headers';
-import { pageRoutes } from '../pages/page-routes';
+import type { PageRoute } from '../pages/page-answer';
+import { pageAnswer } from '../pages/page-headers';
 import { apiReferencePage } from '../pages/views/api-reference-page';
 import type { AccountApiDocumentOptions } from './account-api-document';
 import type { JsonObject } from '../openapi/schemas';
 
-/**
- * Serves the API description beside the account routes: `{prefix}/openapi.json` (OpenAPI 3.1) and
- * `{prefix}/reference`, the same document as a page. Both are built once, on first request, when every route is
- * known. Install it after `gatehouseHttp()`; `mountAccountRoutes(app, { apiDocs: true })` does so.
- *
- * @example
- * app.use(gatehouseHttp());
- * app.use(accountApiDocs({ prefix: '/auth' }));
- */
 /**
  * The OpenAPI 3.1 document of the account routes (see `account-api-document.ts`). Its generator
  * (routing-controllers-openapi's route parser, class-validator-jsonschema's schema builder) is loaded by the first
@@ -26,19 +16,26 @@ export function accountApiDocument(options: AccountApiDocumentOptions = {}): Jso
   return generator.accountApiDocument(options);
 }
 
-export function accountApiDocs(options: AccountApiDocumentOptions = {}): Middleware {
+/**
+ * The routes of the API description, below the prefix: `{prefix}/openapi.json` (OpenAPI 3.1) and
+ * `{prefix}/reference`, the same document as a page. Both are built once, on first request, when every route is
+ * known. Each driver serves them as middleware (`accountApiDocs()` of `gatehouse` or `gatehouse/express`).
+ */
+export function accountApiDocRoutes(options: AccountApiDocumentOptions = {}): Record<string, PageRoute> {
   const prefix = options.prefix ?? '/auth';
-  let document: JsonObject | undefined;
+  let json: string | undefined;
   let reference: string | undefined;
+  let document: JsonObject | undefined;
   const built = () => (document ??= accountApiDocument({ ...options, prefix }));
-  return pageRoutes(prefix, {
-    '/openapi.json': (ctx) => {
-      ctx.status = 200;
-      ctx.body = built();
+  return {
+    '/openapi.json': () => ({
+      status: 200,
+      type: 'application/json; charset=utf-8',
+      body: (json ??= JSON.stringify(built())),
       // A public description, fetched by tools from other origins (editors, generators); it carries no credential.
-      ctx.set('Access-Control-Allow-Origin', '*');
-    },
-    '/reference': (ctx) => sendPage(ctx, (reference ??= apiReferencePage(built(), prefix))),
+      headers: { 'Access-Control-Allow-Origin': '*' },
+    }),
+    '/reference': () => pageAnswer((reference ??= apiReferencePage(built(), prefix))),
     ...pageAssetRoutes(),
-  });
+  };
 }

@@ -1,11 +1,8 @@
-import type Koa from 'koa';
-import { RoutingControllersOptions, useKoaServer } from 'routing-controllers';
+import type { RoutingControllersOptions } from 'routing-controllers';
 import { AccountController } from '../controllers/account-controller';
 import { accountGuards } from '../guards/account-guards';
 import type { AccountApiDocumentOptions } from './account-api-document';
-import { accountApiDocs } from './account-api-docs';
-import { accountPages } from '../pages/account-pages';
-import { gatehouseHttp, GatehouseHttpOptions } from '../http/gatehouse-http';
+import type { GatehouseHttpOptions } from '../http/gatehouse-http-options';
 
 /**
  * routing-controllers registers EVERY `@Middleware`/`@Interceptor` class of the process as global when these lists
@@ -17,11 +14,11 @@ class NoGlobalClasses {}
 /**
  * The routing-controllers options of the account routes (spec section 4): `AccountController` only, validation
  * that strips unknown fields and never copies submitted values into errors, errors left to `gatehouseHttp()`'s
- * renderer, and the account guards.
+ * renderer, and the account guards. The same options serve both drivers.
  *
  * @example
  * app.use(gatehouseHttp());
- * useKoaServer(app, { routePrefix: '/auth', ...accountRoutes() });
+ * useKoaServer(app, { routePrefix: '/auth', ...accountRoutes() });    // or useExpressServer(app, ...)
  */
 export function accountRoutes(): RoutingControllersOptions {
   return {
@@ -49,21 +46,4 @@ export interface MountAccountRoutesOptions extends Pick<GatehouseHttpOptions, 'b
   pages?: boolean;
   /** Serve `{prefix}/openapi.json` and the `{prefix}/reference` page; see `accountApiDocs()` for the options. */
   apiDocs?: boolean | Omit<AccountApiDocumentOptions, 'prefix'>;
-}
-
-/**
- * The one-line setup: `gatehouseHttp()`, the pages and API description when asked for, then the account routes
- * under `prefix`. A host that mounts its own controllers too calls it first, then `useKoaServer` for them.
- *
- * @example
- * mountAccountRoutes(app, { prefix: '/auth', pages: true, apiDocs: true });
- */
-export function mountAccountRoutes(app: Koa, options: MountAccountRoutesOptions = {}): Koa {
-  const prefix = options.prefix ?? '/auth';
-  app.use(gatehouseHttp({ bodyLimit: options.bodyLimit, prefix: options.scoped ? prefix : undefined }));
-  // Before the routes: the pages answer the GETs of paths whose other methods are the API's.
-  if (options.pages) app.use(accountPages({ prefix }));
-  if (options.apiDocs) app.use(accountApiDocs({ ...(options.apiDocs === true ? {} : options.apiDocs), prefix }));
-  useKoaServer(app, { routePrefix: prefix, ...accountRoutes() });
-  return app;
 }

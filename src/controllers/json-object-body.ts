@@ -1,14 +1,12 @@
-import type { Middleware } from 'koa';
 import { ValidationHttpError } from '../http/http-errors';
+import { routeMiddleware } from '../http/route-middleware';
 
 /**
  * Account bodies are JSON objects. The parser also accepts a top-level array, which routing-controllers would turn
  * into an array of DTOs and skip validating, so it is refused here, before any parameter is read.
  */
-export const jsonObjectBody: Middleware = (ctx, next) => {
-  const body = ctx.request.body;
+export const jsonObjectBody = routeMiddleware(({ body }) => {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ValidationHttpError([{ field: 'body', message: 'body must be a JSON object' }]);
   }
-  return next();
-};
+});

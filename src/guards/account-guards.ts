@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Action } from 'routing-controllers';
 import { resolveAccountService } from '../di/resolve';
 import { isAccountError } from '../errors/account-error';
@@ -6,8 +6,9 @@ import { AccountHttpError } from '../http/http-errors';
 import type { AccountUser } from '../services/types';
 import { parseRequirement } from './access-requirements';
 import { authenticateRequest, authError } from '../http/request-auth';
+import { nodeMessagesOf } from '../http/node-message';
 
-/** The two checkers routing-controllers needs; spread them into `useKoaServer` options. */
+/** The two checkers routing-controllers needs; spread them into `useKoaServer` or `useExpressServer` options. */
 export interface AccountGuards {
   authorizationChecker: (action: Action, requirements: unknown[]) => Promise<boolean>;
   currentUserChecker: (action: Action) => Promise<AccountUser | undefined>;
@@ -32,14 +33,18 @@ export interface AccountGuards {
  * that does not exist 404 `unknown_role` / `unknown_permission`. Each request authenticates once, and roles are read
  * from the store on every request, so a demotion applies to the user's next request.
  *
+ * The same guards work on both of routing-controllers' drivers (Koa and Express).
+ *
  * @example
  * useKoaServer(app, { controllers: [PostsController], ...accountGuards() });
+ * useExpressServer(app, { controllers: [PostsController], ...accountGuards() });
  */
 export function accountGuards(): AccountGuards {
   return {
     authorizationChecker: (action, requirements) =>
       asHttpErrors(async () => {
-        const user = await requireUser(action.context);
+        const { req, res } = nodeMessagesOf(action);
+        const user = await requireUser(req, res);
         const accounts = resolveAccountService();
         for (const requirement of requirements) {
           const { kind, name } = parseRequirement(requirement);
@@ -49,17 +54,17 @@ export function accountGuards(): AccountGuards {
         return true;
       }),
     currentUserChecker: async (action) => {
-      const outcome = await authenticateRequest(action.context);
+      const outcome = await authenticateRequest(nodeMessagesOf(action).req);
       return outcome.kind === 'authenticated' ? outcome.user : undefined;
     },
   };
 }
 
-async function requireUser(ctx: Context): Promise<AccountUser> {
-  const outcome = await authenticateRequest(ctx);
+async function requireUser(req: IncomingMessage, res: ServerResponse): Promise<AccountUser> {
+  const outcome = await authenticateRequest(req);
   if (outcome.kind === 'authenticated') return outcome.user;
-  // Set here, not only by our error middleware, so a host keeping routing-controllers' handler sends it too.
-  ctx.set('WWW-Authenticate', 'Bearer');
+  // Set here, not only by our error renderers, so a host keeping routing-controllers' handler sends it too.
+  res.setHeader('WWW-Authenticate', 'Bearer');
   throw authError(outcome);
 }
 

@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NotAuthenticatedError } from './http-errors';
 
 // RFC 6750 section 2.1: the scheme (any case), then one b64token. Anything else, including a second credential,
@@ -16,10 +16,10 @@ export function readBearerToken(header: string | undefined): string | null {
  * The bearer token of the request, or a `NotAuthenticatedError` (401, plain detail). The challenge header is set
  * here as well as by the error middleware, so routing-controllers' default error handler answers it too.
  */
-export function requireBearerToken(ctx: Context): string {
-  const token = readBearerToken(ctx.get('authorization') || undefined);
+export function requireBearerToken(req: IncomingMessage, res: ServerResponse): string {
+  const token = readBearerToken(req.headers.authorization || undefined);
   if (token === null) {
-    ctx.set('WWW-Authenticate', 'Bearer');
+    res.setHeader('WWW-Authenticate', 'Bearer');
     throw new NotAuthenticatedError();
   }
   return token;

@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { IncomingMessage } from 'node:http';
 import proxyAddr from 'proxy-addr';
 import { Container } from 'typedi';
 import { TRUSTED_PROXIES } from '../di/tokens';
@@ -11,19 +11,20 @@ let memo: { proxies: string | string[] | undefined; trust: ProxyTrust } = { prox
  * `X-Forwarded-For` is ignored (anyone can write it). With them, the forwarded chain is walked from the right, past
  * trusted proxies only, and the first address not trusted is the client: a client that prepends its own
  * `X-Forwarded-For: 1.2.3.4` gets its real address behind it, which the trusted proxy appended. IPv4-mapped IPv6
- * (`::ffff:10.0.0.1`) is reported as plain IPv4. Koa's `ctx.ip` is not used: with `app.proxy` it trusts the
- * left-most entry, the one the client chose.
+ * (`::ffff:10.0.0.1`) is reported as plain IPv4. Neither Koa's `ctx.ip` nor Express's `req.ip` is used: trusting
+ * proxies, they take the left-most entry (Koa) or follow their own setting (Express), not TRUSTED_PROXIES.
  *
  * @example
  * Container.set(TRUSTED_PROXIES, ['10.0.0.0/8']);   // the load balancer's subnet
- * clientIp(ctx);                                   // '203.0.113.7'
+ * clientIp(ctx.req);                               // '203.0.113.7' (Express: clientIp(req))
  */
-export function clientIp(ctx: Context): string {
+export function clientIp(source: IncomingMessage | { req: IncomingMessage }): string {
+  // Node's request, or anything that carries it (a Koa context).
+  const req = 'req' in source && source.req ? source.req : (source as IncomingMessage);
   const trust = currentTrust();
   // Trusting nobody, the answer is the socket's peer: proxy-addr would parse X-Forwarded-For only to discard it,
   // on every request (this runs for each one, for the log context).
-  const address = (trust === trustNobody ? ctx.req.socket.remoteAddress : proxyAddr(ctx.req, trust)) as
-    string | undefined;
+  const address = (trust === trustNobody ? req.socket.remoteAddress : proxyAddr(req, trust)) as string | undefined;
   if (!address) return 'unknown';
   return address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
 }

@@ -1,6 +1,14 @@
-import { bodyParser } from '@koa/bodyparser';
-import type { Context, Middleware } from 'koa';
+import type { IncomingMessage } from 'node:http';
 import { httpErrorForStatus, malformedJsonError } from './http-errors';
+
+// co-body (what @koa/bodyparser is built on) reads and decodes Node's request itself, so both drivers parse bodies
+// with the same code and the same limits. It ships no types; these are the calls made of it.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const coBody: { json(req: IncomingMessage, options: object): Promise<unknown> } = require('co-body');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const typeIs: { is(value: string, types: string[]): string | false | null } = require('type-is');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const contentType: { parse(req: IncomingMessage): { parameters: Record<string, string> } } = require('content-type');
 
 /** 16 KiB: far above any account request, far below what would make parsing a cost. */
 export const DEFAULT_BODY_LIMIT = 16 * 1024;
@@ -12,7 +20,7 @@ export const DEFAULT_BODY_LIMIT = 16 * 1024;
 export const MAX_JSON_DEPTH = 64;
 
 // DELETE is parsed too: DELETE /account carries the password.
-const PARSED_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
+const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 // JSON is UTF-8 (RFC 8259); no charset parameter means UTF-8.
 const UTF8_CHARSETS = new Set(['', 'utf-8', 'utf8']);
 // What the decoder below understands; anything else (brotli included) is refused before it reaches it.
@@ -22,41 +30,48 @@ const UNSUPPORTED_ENCODING = 'Request body must be JSON in UTF-8, identity, gzip
 export interface JsonBodyOptions {
   /** Largest accepted body after decoding (gzip included): bytes, or a string such as `'16kb'`. */
   limit?: string | number;
+  /** The body is already parsed (by a parser the host installed first): only the checks of its headers apply. */
+  parsed?: unknown;
 }
 
 /**
- * Parses JSON request bodies, and only JSON: a body of any other type is 415, one over the limit 413, one that is
- * not JSON, or whose top level is not an object or array, 400 `malformed_json`. It always leaves
- * `ctx.request.body` defined (`{}` when there was nothing to parse), which makes the koa-bodyparser that
- * routing-controllers' Koa driver installs later stand aside, so its 1 MB limit and form parsing never apply.
+ * Reads a JSON request body, and only JSON: a body of any other type is 415, one over the limit 413, one that is
+ * not JSON, or whose top level is not an object or array, 400 `malformed_json`. Resolves to the parsed body, or `{}`
+ * when there was nothing to parse, so that the driver's own parser (koa-bodyparser on Koa, body-parser on Express,
+ * installed by routing-controllers with a 1 MB limit and form parsing) finds the body parsed and stands aside.
  */
-export function jsonBody(options: JsonBodyOptions = {}): Middleware {
-  const parse = bodyParser({
-    enableTypes: ['json'],
-    jsonLimit: options.limit ?? DEFAULT_BODY_LIMIT,
-    jsonStrict: true,
-    parsedMethods: PARSED_METHODS,
-    encoding: 'utf-8',
-  });
-  return async (ctx, next) => {
-    if (PARSED_METHODS.includes(ctx.method) && hasBody(ctx)) {
-      if (!ctx.request.is('application/json')) throw httpErrorForStatus(415);
-      if (!UTF8_CHARSETS.has(ctx.request.charset.toLowerCase())) throw httpErrorForStatus(415, UNSUPPORTED_ENCODING);
-      if (!ENCODINGS.has(ctx.get('content-encoding').toLowerCase()))
-        throw httpErrorForStatus(415, UNSUPPORTED_ENCODING);
+export async function readJsonBody(req: IncomingMessage, options: JsonBodyOptions = {}): Promise<unknown> {
+  let body = options.parsed;
+  if (PARSED_METHODS.has(req.method ?? '') && hasBody(req)) {
+    if (!typeIs.is(req.headers['content-type'] ?? '', ['application/json'])) throw httpErrorForStatus(415);
+    if (!UTF8_CHARSETS.has(charsetOf(req))) throw httpErrorForStatus(415, UNSUPPORTED_ENCODING);
+    if (!ENCODINGS.has((req.headers['content-encoding'] ?? '').toLowerCase()))
+      throw httpErrorForStatus(415, UNSUPPORTED_ENCODING);
+    if (body === undefined) {
       try {
-        await parse(ctx, async () => {});
+        body = await coBody.json(req, {
+          limit: options.limit ?? DEFAULT_BODY_LIMIT,
+          strict: true,
+          encoding: 'utf-8',
+        });
       } catch (error) {
         throw parserError(error);
       }
-      const flaw = flawOf(ctx.request.body);
-      if (flaw === 'replacement') throw httpErrorForStatus(400, 'Request body is not valid UTF-8 (or contains U+FFFD)');
-      if (flaw === 'depth')
-        throw httpErrorForStatus(400, `Request body is nested more than ${MAX_JSON_DEPTH} levels deep`);
     }
-    if (ctx.request.body === undefined) ctx.request.body = {};
-    await next();
-  };
+    const flaw = flawOf(body);
+    if (flaw === 'replacement') throw httpErrorForStatus(400, 'Request body is not valid UTF-8 (or contains U+FFFD)');
+    if (flaw === 'depth')
+      throw httpErrorForStatus(400, `Request body is nested more than ${MAX_JSON_DEPTH} levels deep`);
+  }
+  return body === undefined ? {} : body;
+}
+
+function charsetOf(req: IncomingMessage): string {
+  try {
+    return (contentType.parse(req).parameters.charset ?? '').toLowerCase();
+  } catch {
+    return '';
+  }
 }
 
 /**
@@ -84,8 +99,8 @@ function flawOf(body: unknown): 'depth' | 'replacement' | null {
 }
 
 /** An empty body (`Content-Length: 0`, as an empty POST sends) is no body, whatever its type. */
-function hasBody(ctx: Context): boolean {
-  return ctx.get('transfer-encoding') !== '' || (ctx.request.length ?? 0) > 0;
+function hasBody(req: IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
 /** raw-body and co-body errors, in our shapes; their messages (which may quote the body) are dropped. */

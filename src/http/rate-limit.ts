@@ -1,9 +1,9 @@
-import type { Middleware } from 'koa';
 import { resolveLogger, resolveRateLimits } from '../di/resolve';
 import { AccountError } from '../errors/account-error';
 import { ipLimitKey } from '../limits/ip-key';
 import type { IpLimit } from '../limits/rate-limit-options';
 import { clientIp } from './client-ip';
+import { routeMiddleware, type RouteMiddleware } from './route-middleware';
 
 /**
  * The per-IP budget of one action, as route middleware (`@UseBefore(rateLimit('login.ip'))`). The budget is named
@@ -15,15 +15,14 @@ import { clientIp } from './client-ip';
  * @UseBefore(rateLimit('login.ip'))
  * async login(@Body() body: LoginBody) { ... }
  */
-export function rateLimit(limit: IpLimit): Middleware {
-  return async (ctx, next) => {
-    const decision = await resolveRateLimits().consume(limit, ipLimitKey(clientIp(ctx)));
+export function rateLimit(limit: IpLimit): RouteMiddleware {
+  return routeMiddleware(async ({ req }) => {
+    const decision = await resolveRateLimits().consume(limit, ipLimitKey(clientIp(req)));
     if (!decision.allowed) {
       resolveLogger().warn({ event: 'rate_limited', outcome: 'refused', limit }, 'too many requests from this address');
       throw new AccountError('rate_limited', 'Too many requests; try again later', {
         retryAfterSeconds: decision.retryAfterMs / 1000,
       });
     }
-    await next();
-  };
+  });
 }

@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { IncomingMessage } from 'node:http';
 import { resolveAccountService } from '../di/resolve';
 import { isAccountError } from '../errors/account-error';
 import { AccountHttpError, GatehouseHttpError, NotAuthenticatedError } from './http-errors';
@@ -9,24 +9,37 @@ import { readBearerToken } from './bearer-header';
 export type AuthOutcome =
   { kind: 'authenticated'; user: AccountUser } | { kind: 'missing' } | { kind: 'rejected'; error: AccountHttpError };
 
-// A symbol, so that nothing a host keeps in ctx.state can collide with it or read it by accident.
-const OUTCOME = Symbol('gatehouse.auth');
+interface Lookup {
+  pending: Promise<AuthOutcome>;
+  /** Set once `pending` has resolved, for the renderers that must answer synchronously. */
+  settled?: AuthOutcome;
+}
 
-type AuthState = { [OUTCOME]?: Promise<AuthOutcome> };
+// Keyed by Node's request, which both drivers share: nothing a host keeps on the request or in Koa's ctx.state can
+// collide with it or read it, and it is gone with the request.
+const lookups = new WeakMap<IncomingMessage, Lookup>();
 
 /**
  * Authenticates the request's bearer token at most once per request, however many guards and `@CurrentUser`
  * parameters ask: the first call starts the lookup and later calls share it. Nothing outlives the request, so a
  * removed session or a changed role counts on the very next request. Store failures reject (they are 500s).
  */
-export function authenticateRequest(ctx: Context): Promise<AuthOutcome> {
-  const state = ctx.state as AuthState;
-  state[OUTCOME] ??= lookUp(ctx);
-  return state[OUTCOME];
+export function authenticateRequest(req: IncomingMessage): Promise<AuthOutcome> {
+  let lookup = lookups.get(req);
+  if (!lookup) {
+    const started: Lookup = { pending: lookUp(req) };
+    started.pending.then(
+      (outcome) => (started.settled = outcome),
+      () => undefined,
+    );
+    lookups.set(req, started);
+    lookup = started;
+  }
+  return lookup.pending;
 }
 
-async function lookUp(ctx: Context): Promise<AuthOutcome> {
-  const token = readBearerToken(ctx.get('authorization') || undefined);
+async function lookUp(req: IncomingMessage): Promise<AuthOutcome> {
+  const token = readBearerToken(req.headers.authorization || undefined);
   if (token === null) return { kind: 'missing' };
   try {
     return { kind: 'authenticated', user: await resolveAccountService().authenticate(token) };
@@ -47,15 +60,21 @@ export function authError(outcome: AuthOutcome): GatehouseHttpError | null {
 
 /**
  * The authentication error of a request that a guard already authenticated and found wanting, or null when no
- * guard ran or it found a user. Lets the error middleware answer routing-controllers' own
+ * guard ran or it found a user. Lets the error renderers answer routing-controllers' own
  * `AuthorizationRequiredError` (a required `@CurrentUser()` that got no user) with the right 401.
  */
-export async function recordedAuthError(ctx: Context): Promise<GatehouseHttpError | null> {
-  const pending = (ctx.state as AuthState | undefined)?.[OUTCOME];
-  if (!pending) return null;
+export async function recordedAuthError(req: IncomingMessage): Promise<GatehouseHttpError | null> {
+  const lookup = lookups.get(req);
+  if (!lookup) return null;
   try {
-    return authError(await pending);
+    return authError(await lookup.pending);
   } catch {
     return null;
   }
+}
+
+/** `recordedAuthError` for a lookup that has finished, without waiting: null while it runs or when none ran. */
+export function settledAuthError(req: IncomingMessage): GatehouseHttpError | null {
+  const settled = lookups.get(req)?.settled;
+  return settled ? authError(settled) : null;
 }

@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { ServerResponse } from 'node:http';
 
 /**
  * Sent with every answer, errors included: nothing is cached (answers carry tokens and personal data), nothing is
@@ -12,10 +12,7 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
   'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
 });
 
-/** Sets `SECURITY_HEADERS` before anything below runs; the error middleware keeps headers, so errors carry them. */
-export function securityHeaders(): Middleware {
-  return (ctx, next) => {
-    ctx.set(SECURITY_HEADERS);
-    return next();
-  };
+/** Sets `SECURITY_HEADERS` on the answer; set before anything can fail, so that error answers carry them too. */
+export function setSecurityHeaders(res: ServerResponse): void {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
 }

@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { IncomingMessage } from 'node:http';
 import { BadRequestError, ForbiddenError, HttpError, UnauthorizedError } from 'routing-controllers';
 import type { ValidationError } from 'class-validator';
 import { recordedAuthError } from './request-auth';
@@ -21,16 +21,16 @@ const PARAMETER_ERRORS = new Set(['ParamRequiredError', 'ParamNormalizationError
  * The answer for a thrown error, or null when the error was not meant for the client (a bug, a store failure):
  * the caller logs those and answers a generic 500.
  */
-export async function toHttpError(error: unknown, ctx: Context): Promise<GatehouseHttpError | null> {
+export async function toHttpError(error: unknown, req: IncomingMessage): Promise<GatehouseHttpError | null> {
   if (error instanceof GatehouseHttpError) return error;
   if (isAccountError(error)) return new AccountHttpError(error);
   if (isStoreUnavailable(error)) return serviceUnavailableError(error.retryAfterSeconds);
-  if (error instanceof HttpError) return fromRoutingControllers(error, ctx);
+  if (error instanceof HttpError) return fromRoutingControllers(error, req);
   if (isExposedHttpError(error)) return httpErrorForStatus(error.status, error.message);
   return null;
 }
 
-async function fromRoutingControllers(error: HttpError, ctx: Context): Promise<GatehouseHttpError | null> {
+async function fromRoutingControllers(error: HttpError, req: IncomingMessage): Promise<GatehouseHttpError | null> {
   if (error instanceof BadRequestError) {
     const details = (error as { errors?: unknown }).errors;
     if (Array.isArray(details)) return new ValidationHttpError(fieldErrors(details as ValidationError[]));
@@ -38,7 +38,7 @@ async function fromRoutingControllers(error: HttpError, ctx: Context): Promise<G
   }
   // A required @CurrentUser() that got no user: say why, as the guards would have.
   if (error instanceof UnauthorizedError && error.name === 'AuthorizationRequiredError') {
-    return (await recordedAuthError(ctx)) ?? new NotAuthenticatedError();
+    return (await recordedAuthError(req)) ?? new NotAuthenticatedError();
   }
   // An authorizationChecker (not ours: ours throws) that answered false.
   if (error instanceof ForbiddenError && error.name === 'AccessDeniedError') {
@@ -57,7 +57,7 @@ export function fieldErrors(errors: ValidationError[], parent = ''): FieldError[
   });
 }
 
-/** A Koa `ctx.throw(4xx, message)` or `http-errors` error: its author marked the message as fit for the client. */
+/** A Koa `ctx.throw(4xx, message)`, an Express `http-errors` error: its author marked the message as fit for the client. */
 function isExposedHttpError(error: unknown): error is { status: number; message: string } {
   const candidate = error as { status?: unknown; expose?: unknown; message?: unknown } | null;
   return (

@@ -1,4 +1,3 @@
-import type { Context, Middleware } from 'koa';
 import { Container } from 'typedi';
 import { resolveAccountService } from '../di/resolve';
 import { ACCOUNT_OPTIONS } from '../di/tokens';
@@ -7,8 +6,8 @@ import { isStoreUnavailable } from '../errors/store-unavailable-error';
 import { PAGES_SCRIPT } from './assets/pages-script';
 import { PAGES_STYLES } from './assets/pages-styles';
 import { SCRIPT_PATH, STYLES_PATH } from './layout';
-import { sendAsset, sendPage } from './page-headers';
-import { PageHandler, pageRoutes } from './page-routes';
+import { assetAnswer, pageAnswer } from './page-headers';
+import { seeOther, type PageAnswer, type PageRoute } from './page-answer';
 import { accountPage } from './views/account-page';
 import type { PageContext } from './views/page-context';
 import { passwordResetPage } from './views/password-reset-page';
@@ -30,41 +29,38 @@ const PAGES: Record<string, (context: PageContext) => string> = {
 };
 
 /**
- * The hosted pages, as one Koa middleware: sign-up, sign-in, the landing pages of the verification and reset links,
- * and the account page, as server-rendered HTML with one same-origin script and stylesheet under `prefix`. A GET
- * only renders a page: tokens in links are spent by the POST the page sends when the person confirms.
- * Install it after `gatehouseHttp()` (whose headers it keeps, replacing only the CSP) and before the account routes;
- * `mountAccountRoutes(app, { pages: true })` does so.
- *
- * @example
- * app.use(gatehouseHttp());
- * app.use(accountPages({ prefix: '/auth' }));
- * useKoaServer(app, { routePrefix: '/auth', ...accountRoutes() });
+ * The routes of the hosted pages, below `prefix`: sign-up, sign-in, the landing pages of the verification and reset
+ * links, and the account page, as server-rendered HTML with one same-origin script and stylesheet. A GET only
+ * renders a page: tokens in links are spent by the POST the page sends when the person confirms. Each driver
+ * serves them as middleware (`accountPages()` of `gatehouse` or `gatehouse/express`).
  */
-export function accountPages(options: AccountPagesOptions = {}): Middleware {
+export function accountPageRoutes(options: AccountPagesOptions = {}): Record<string, PageRoute> {
   const prefix = options.prefix ?? '/auth';
-  const routes: Record<string, PageHandler> = {
+  const routes: Record<string, PageRoute> = {
     // The bare prefix is where a person lands from the server's start-up line.
-    '': (ctx) => {
-      ctx.status = 303;
-      ctx.redirect(`${prefix}/account`);
-    },
+    '': () => seeOther(`${prefix}/account`),
     ...pageAssetRoutes(),
   };
   for (const [route, render] of Object.entries(PAGES)) {
-    routes[route] = (ctx) => sendPage(ctx, render(pageContext(prefix)));
+    routes[route] = () => pageAnswer(render(pageContext(prefix)));
   }
-  routes['/verify-email'] = async (ctx) => {
+  routes['/verify-email'] = async ({ query }): Promise<PageAnswer> => {
     const context = pageContext(prefix);
-    const link = await verificationLinkOf(ctx.query.token);
+    const link = await verificationLinkOf(tokenOf(query));
     if (link.state === 'unavailable') {
-      ctx.set('Retry-After', String(UNAVAILABLE_RETRY_SECONDS));
-      sendPage(ctx, verifyEmailPage(context, link), 503);
-      return;
+      const answer = pageAnswer(verifyEmailPage(context, link), 503);
+      return { ...answer, headers: { ...answer.headers, 'Retry-After': String(UNAVAILABLE_RETRY_SECONDS) } };
     }
-    sendPage(ctx, verifyEmailPage(context, link));
+    return pageAnswer(verifyEmailPage(context, link));
   };
-  return pageRoutes(prefix, routes);
+  return routes;
+}
+
+/** The link's `token` parameter as a query parser gives it: absent, one value, or several. */
+function tokenOf(query: URLSearchParams): string | string[] | undefined {
+  const values = query.getAll('token');
+  if (values.length === 0) return undefined;
+  return values.length === 1 ? values[0] : values;
 }
 
 const UNAVAILABLE_RETRY_SECONDS = 5;
@@ -82,10 +78,10 @@ async function verificationLinkOf(token: string | string[] | undefined): Promise
 }
 
 /** The script and the stylesheet; the API reference serves the stylesheet too, so it works without the pages. */
-export function pageAssetRoutes(): Record<string, PageHandler> {
+export function pageAssetRoutes(): Record<string, PageRoute> {
   return {
-    [SCRIPT_PATH]: (ctx: Context) => sendAsset(ctx, 'application/javascript; charset=utf-8', PAGES_SCRIPT),
-    [STYLES_PATH]: (ctx: Context) => sendAsset(ctx, 'text/css; charset=utf-8', PAGES_STYLES),
+    [SCRIPT_PATH]: () => assetAnswer('application/javascript; charset=utf-8', PAGES_SCRIPT),
+    [STYLES_PATH]: () => assetAnswer('text/css; charset=utf-8', PAGES_STYLES),
   };
 }
 

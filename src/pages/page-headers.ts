@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { PageAnswer } from './page-answer';
 
 /**
  * The pages' Content-Security-Policy: only Gatehouse's own script and stylesheet, requests to the same origin, forms
@@ -18,19 +18,17 @@ export const PAGE_CSP = [
   "trusted-types 'none'",
 ].join('; ');
 
-/** Answers `ctx` with a page: HTML, the pages' CSP, and a window no other site can hold a reference to. */
-export function sendPage(ctx: Context, markup: string, status = 200): void {
-  ctx.status = status;
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.set('Content-Security-Policy', PAGE_CSP);
-  ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
-  ctx.body = markup;
+/** A page: HTML, the pages' CSP, and a window no other site can hold a reference to. */
+export function pageAnswer(markup: string, status = 200): PageAnswer {
+  return {
+    status,
+    type: 'text/html; charset=utf-8',
+    body: markup,
+    headers: { 'Content-Security-Policy': PAGE_CSP, 'Cross-Origin-Opener-Policy': 'same-origin' },
+  };
 }
 
-/** Answers `ctx` with one of the pages' own assets; assets need no CSP of their own beyond the default one. */
-export function sendAsset(ctx: Context, type: string, content: string): void {
-  ctx.status = 200;
-  ctx.type = type;
-  ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
-  ctx.body = content;
+/** One of the pages' own assets; assets need no CSP of their own beyond the default one. */
+export function assetAnswer(type: string, content: string): PageAnswer {
+  return { status: 200, type, body: content, headers: { 'Cross-Origin-Resource-Policy': 'same-origin' } };
 }

@@ -1,31 +1,27 @@
-import type { Context, Middleware, Next } from 'koa';
-import { SECURITY_HEADERS } from '../http/security-headers';
+import type { PageRoute } from './page-answer';
 
-/** A GET route of the pages: `route` is the path below the prefix, in lower case. */
-export type PageHandler = (ctx: Context, route: string) => void | Promise<void>;
+/** The methods a page answers; the others of a page path are the API's. */
+export const PAGE_METHODS = ['GET', 'HEAD'];
 
 /**
- * A middleware answering GET and HEAD for the given routes below `prefix`, matched as routing-controllers' router
- * matches the API routes (case-insensitive, one trailing slash allowed), with Gatehouse's security headers. Other
- * requests pass on; when one of them (OPTIONS, or a method only the API has) is answered with an `Allow` header on
- * a page path, GET and HEAD join it.
+ * Finds the page route of a path below `prefix`, matched as the routers match the API routes (case-insensitive,
+ * one trailing slash allowed); undefined for a path that is no page. `routes` are paths below the prefix.
  */
-export function pageRoutes(prefix: string, routes: Record<string, PageHandler>): Middleware {
+export function pageRouteFinder(
+  prefix: string,
+  routes: Record<string, PageRoute>,
+): (path: string) => PageRoute | undefined {
   const base = prefix.replace(/\/+$/, '').toLowerCase();
   const handlers = new Map(Object.entries(routes).map(([route, handler]) => [route.toLowerCase(), handler]));
-  return async (ctx: Context, next: Next) => {
-    const route = routeBelow(base, ctx.path);
-    const handler = route === null ? undefined : handlers.get(route);
-    if (!handler || route === null) return next();
-    if (ctx.method === 'GET' || ctx.method === 'HEAD') {
-      // As `gatehouseHttp()` sets them, for a host that installs the pages without it; a page then replaces the CSP.
-      ctx.set(SECURITY_HEADERS);
-      return handler(ctx, route);
-    }
-    await next();
-    const allow = ctx.response.get('Allow');
-    if (allow) ctx.set('Allow', [...new Set([...allow.split(/\s*,\s*/), 'GET', 'HEAD'])].join(', '));
+  return (path) => {
+    const route = routeBelow(base, path);
+    return route === null ? undefined : handlers.get(route);
   };
+}
+
+/** An `Allow` header with the page's methods joined to the API's. */
+export function withPageMethods(allow: string): string {
+  return [...new Set([...allow.split(/\s*,\s*/), ...PAGE_METHODS])].join(', ');
 }
 
 function routeBelow(base: string, path: string): string | null {

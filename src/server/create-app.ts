@@ -12,7 +12,7 @@ import {
   USER_STORE,
 } from '../di/tokens';
 import type { EmailSender } from '../services/email-sender';
-import { mountAccountRoutes } from '../app/account-routes';
+import { mountAccountRoutes } from '../koa/mount-account-routes';
 import type { RateLimitOptions } from '../limits/rate-limit-options';
 import type { AccountOptions } from '../services/account-options';
 import type { Clock } from '../services/clock';

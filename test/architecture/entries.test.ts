@@ -13,11 +13,11 @@ const DRIVERS = [
 ];
 
 /** The packages among DRIVERS that `require(specifier)` loads, in a fresh process (the package requires itself by name). */
-function driversLoadedBy(specifier: string): string[] {
+function driversLoadedBy(specifier: string, drivers: string[] = DRIVERS): string[] {
   const script = `
     require(${JSON.stringify(specifier)});
     const loaded = Object.keys(require.cache);
-    const drivers = ${JSON.stringify(DRIVERS)};
+    const drivers = ${JSON.stringify(drivers)};
     process.stdout.write(JSON.stringify(drivers.filter((name) => loaded.some((file) => file.includes('/node_modules/' + name + '/') || file.includes('/node_modules/' + name + '.js')))));
   `;
   return JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' }));
@@ -36,6 +36,11 @@ describe('package entries: a host loads only the driver it uses', () => {
   it('gatehouse/redis loads ioredis alone; gatehouse/testing nothing of the kind', () => {
     expect(driversLoadedBy('gatehouse/redis')).to.deep.equal(['ioredis']);
     expect(driversLoadedBy('gatehouse/testing')).to.deep.equal([]);
+  });
+
+  it('gatehouse loads no Express; gatehouse/express loads neither Koa nor Express (the host brings its app)', () => {
+    expect(driversLoadedBy('gatehouse', ['express', 'koa'])).to.deep.equal([]);
+    expect(driversLoadedBy('gatehouse/express', ['express', 'koa', '@koa/router', 'koa-bodyparser'])).to.deep.equal([]);
   });
 
   it('the deep paths earlier releases documented still resolve, with or without .js', () => {

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { Container } from 'typedi';
 import { ACCOUNT_OPTIONS } from '../../src/di/tokens';
 import { accountGuards } from '../../src/guards/account-guards';
-import { mountAccountRoutes } from '../../src/app/account-routes';
+import { mountAccountRoutes } from '../../src/koa/mount-account-routes';
 import { PASSWORD, resetContainer } from '../support/test-app';
 import { CountingMiddleware } from './fixtures/counting-middleware';
 import { PostsController } from './fixtures/posts-controller';

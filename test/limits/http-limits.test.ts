@@ -4,7 +4,7 @@ import { Container } from 'typedi';
 import { resolveRateLimits } from '../../src/di/resolve';
 import { RATE_LIMITS } from '../../src/di/tokens';
 import { DEFAULT_LIMITS, IpLimit, resolveRateLimitOptions } from '../../src/limits/rate-limit-options';
-import { bearer, buildTestApp, PREFIX, TestApp } from '../support/test-app';
+import { bearer, buildTestApp, DRIVERS, PREFIX, TestApp } from '../support/test-app';
 import { expectRateLimited } from './expect-rate-limited';
 
 const RATE_LIMITED = { detail: { detail: 'Too many requests; try again later', code: 'rate_limited' } };
@@ -29,36 +29,37 @@ const ROUTES: Record<IpLimit, (t: TestApp, i: number) => Promise<Response>> = {
       .send({ old_password: 'violet staircase 42 umbrella', new_password: 'quiet lantern over 7 rivers' }),
 };
 
-describe('rate limits over HTTP, with the defaults (L2)', () => {
-  it('are on when RATE_LIMITS is not set at all', async () => {
-    buildTestApp();
-    Container.remove(RATE_LIMITS);
-    const limits = resolveRateLimits();
-    expect(limits.options).to.deep.equal(resolveRateLimitOptions());
-    expect(limits.options.enabled).to.equal(true);
-    const key = `unset-token-${process.pid}-${Date.now()}`;
-    const { points } = DEFAULT_LIMITS['login.ip'];
-    for (let i = 0; i < points; i++) expect((await limits.consume('login.ip', key)).allowed).to.equal(true);
-    expect((await limits.consume('login.ip', key)).allowed).to.equal(false);
-  });
-
-  for (const [limit, send] of Object.entries(ROUTES) as [IpLimit, (t: TestApp, i: number) => Promise<Response>][]) {
-    const { points, duration } = DEFAULT_LIMITS[limit];
-    it(`${limit}: ${points} requests per ${duration} s from one address, then 429 with Retry-After`, async () => {
-      const t = buildTestApp({ rateLimits: {} });
-      for (let i = 0; i < points; i++) {
-        const response = await send(t, i);
-        expect(response.status, `request ${i + 1}: ${response.text}`)
-          .to.be.within(200, 499)
-          .and.not.equal(429);
-      }
-      t.calls.clear();
-      const refused = await send(t, points);
-      expectRateLimited(refused, duration);
-      expect(refused.body).to.deep.equal(RATE_LIMITED);
-      expect([...t.calls.keys()], 'a refused request does no work').to.deep.equal([]);
-      const event = t.logger.lines.find((line) => (line.fields as { event?: string }).event === 'rate_limited');
-      expect(event?.fields).to.deep.include({ event: 'rate_limited', outcome: 'refused', limit });
+for (const driver of DRIVERS)
+  describe(`rate limits over HTTP, with the defaults (L2) (${driver})`, () => {
+    it('are on when RATE_LIMITS is not set at all', async () => {
+      buildTestApp({ driver });
+      Container.remove(RATE_LIMITS);
+      const limits = resolveRateLimits();
+      expect(limits.options).to.deep.equal(resolveRateLimitOptions());
+      expect(limits.options.enabled).to.equal(true);
+      const key = `unset-token-${process.pid}-${Date.now()}`;
+      const { points } = DEFAULT_LIMITS['login.ip'];
+      for (let i = 0; i < points; i++) expect((await limits.consume('login.ip', key)).allowed).to.equal(true);
+      expect((await limits.consume('login.ip', key)).allowed).to.equal(false);
     });
-  }
-});
+
+    for (const [limit, send] of Object.entries(ROUTES) as [IpLimit, (t: TestApp, i: number) => Promise<Response>][]) {
+      const { points, duration } = DEFAULT_LIMITS[limit];
+      it(`${limit}: ${points} requests per ${duration} s from one address, then 429 with Retry-After`, async () => {
+        const t = buildTestApp({ driver, rateLimits: {} });
+        for (let i = 0; i < points; i++) {
+          const response = await send(t, i);
+          expect(response.status, `request ${i + 1}: ${response.text}`)
+            .to.be.within(200, 499)
+            .and.not.equal(429);
+        }
+        t.calls.clear();
+        const refused = await send(t, points);
+        expectRateLimited(refused, duration);
+        expect(refused.body).to.deep.equal(RATE_LIMITED);
+        expect([...t.calls.keys()], 'a refused request does no work').to.deep.equal([]);
+        const event = t.logger.lines.find((line) => (line.fields as { event?: string }).event === 'rate_limited');
+        expect(event?.fields).to.deep.include({ event: 'rate_limited', outcome: 'refused', limit });
+      });
+    }
+  });

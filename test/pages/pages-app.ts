@@ -3,7 +3,8 @@ import { useContainer } from 'routing-controllers';
 import request from 'supertest';
 import { Container } from 'typedi';
 import { resolveAccountService } from '../../src/di/resolve';
-import { mountAccountRoutes, MountAccountRoutesOptions } from '../../src/app/account-routes';
+import type { MountAccountRoutesOptions } from '../../src/app/account-routes';
+import { mountAccountRoutes } from '../../src/koa/mount-account-routes';
 import { resetContainer } from '../support/test-app';
 
 /** The account routes mounted as a host (or the standalone server) mounts them, with the pages and the API docs on. */

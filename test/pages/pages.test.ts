@@ -4,7 +4,7 @@ import { Script } from 'node:vm';
 import request from 'supertest';
 import { Container } from 'typedi';
 import { ACCOUNT_OPTIONS } from '../../src/di/tokens';
-import { accountPages } from '../../src/pages/account-pages';
+import { accountPages } from '../../src/koa/account-pages';
 import { PAGE_CSP } from '../../src/pages/page-headers';
 import { StoreUnavailableError } from '../../src/errors/store-unavailable-error';
 import { PASSWORD, resetContainer, TEST_SECRET } from '../support/test-app';

@@ -1,5 +1,6 @@
+import express from 'express';
 import Koa from 'koa';
-import { useContainer, useKoaServer } from 'routing-controllers';
+import { useContainer, useExpressServer, useKoaServer } from 'routing-controllers';
 import request from 'supertest';
 import { Container } from 'typedi';
 import { resolveAccountService } from '../../src/di/resolve';
@@ -14,7 +15,9 @@ import {
   USER_STORE,
 } from '../../src/di/tokens';
 import { accountRoutes } from '../../src/app/account-routes';
-import { gatehouseHttp, GatehouseHttpOptions } from '../../src/http/gatehouse-http';
+import { gatehouseHttp } from '../../src/koa/gatehouse-http';
+import * as onExpress from '../../src/express';
+import type { GatehouseHttpOptions } from '../../src/http/gatehouse-http-options';
 import type { RateLimitOptions } from '../../src/limits/rate-limit-options';
 import { AccountService } from '../../src/services/account-service';
 import { UserSerializer } from '../../src/services/types';
@@ -30,10 +33,30 @@ import { CHEAP_HASHING, OTHER_PASSWORD, PASSWORD, TEST_SECRET } from './fixtures
 export { OTHER_PASSWORD, PASSWORD, TEST_SECRET };
 export const PREFIX = '/auth';
 
+/** routing-controllers' two drivers; the suites that matter to hosts run on both. */
+export type Driver = 'koa' | 'express';
+export const DRIVERS: readonly Driver[] = ['koa', 'express'];
+
+/** A Koa or an Express application. */
+export type HostApp = Koa | express.Express;
+
+/** Mounts a host's controllers on the app with the driver's `use...Server`, as a host would. */
+export function useServer(app: HostApp, options: Parameters<typeof useKoaServer>[1]): void {
+  if (app instanceof Koa) useKoaServer(app, options);
+  else useExpressServer(app, options);
+}
+
+/** The handler supertest drives: Koa's callback or the Express app itself. */
+export function handlerOf(app: HostApp) {
+  return app instanceof Koa ? app.callback() : app;
+}
+
 export interface TestAppOptions extends GatehouseHttpOptions {
+  /** Default `'koa'`. */
+  driver?: Driver;
   serializer?: UserSerializer;
-  /** Mounts more controllers after the account routes, as a host would (`useKoaServer` on the same app). */
-  mount?: (app: Koa) => void;
+  /** Mounts more controllers after the account routes, as a host would (`useServer` on the same app). */
+  mount?: (app: HostApp) => void;
   /** Default: `generousRateLimits()`. */
   rateLimits?: RateLimitOptions;
   /** The store the routes use; default a fresh `MemoryUserStore` (see `test-stores.ts` for SQLite and PostgreSQL). */
@@ -42,7 +65,8 @@ export interface TestAppOptions extends GatehouseHttpOptions {
 
 /** A Koa app with the account routes under /auth, wired to a fresh memory store, a recording sender and logger. */
 export interface TestApp {
-  app: Koa;
+  app: HostApp;
+  driver: Driver;
   http: ReturnType<typeof request>;
   accounts: AccountService;
   store: UserStore;
@@ -88,15 +112,28 @@ export function buildTestApp(options: TestAppOptions = {}): TestApp {
   const { store, calls, sender, logger } = resetContainer({ serializer, rateLimits, store: options.store });
   // As a host does (and the standalone server): routing-controllers builds controllers through TypeDI.
   useContainer(Container);
-  const app = new Koa();
-  app.use(gatehouseHttp({ bodyLimit: options.bodyLimit }));
-  useKoaServer(app, { routePrefix: PREFIX, ...accountRoutes() });
-  options.mount?.(app);
-  const http = request(app.callback());
+  const driver = options.driver ?? 'koa';
+  let app: HostApp;
+  if (driver === 'koa') {
+    const koa = new Koa();
+    koa.use(gatehouseHttp({ bodyLimit: options.bodyLimit }));
+    useKoaServer(koa, { routePrefix: PREFIX, ...accountRoutes() });
+    options.mount?.(koa);
+    app = koa;
+  } else {
+    const host = express();
+    host.use(onExpress.gatehouseHttp({ bodyLimit: options.bodyLimit }));
+    useExpressServer(host, { routePrefix: PREFIX, ...accountRoutes() });
+    options.mount?.(host);
+    host.use(onExpress.gatehouseErrors());
+    app = host;
+  }
+  const http = request(handlerOf(app));
   const accounts = resolveAccountService();
 
   const testApp: TestApp = {
     app,
+    driver,
     http,
     accounts,
     store,

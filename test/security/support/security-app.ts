@@ -16,9 +16,9 @@ import {
 } from '../../../src/di/tokens';
 import type { EmailSender } from '../../../src/services/email-sender';
 import { accountRoutes } from '../../../src/app/account-routes';
-import { gatehouseHttp } from '../../../src/http/gatehouse-http';
+import { gatehouseHttp } from '../../../src/koa/gatehouse-http';
 import type { RateLimitOptions } from '../../../src/limits/rate-limit-options';
-import { accountPages } from '../../../src/pages/account-pages';
+import { accountPages } from '../../../src/koa/account-pages';
 import type { AccountOptions } from '../../../src/services/account-options';
 import type { AccountService } from '../../../src/services/account-service';
 import type { Clock } from '../../../src/services/clock';

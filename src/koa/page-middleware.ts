@@ -1,0 +1,33 @@
+import type { Context, Middleware, Next } from 'koa';
+import { SECURITY_HEADERS } from '../http/security-headers';
+import type { PageAnswer, PageRoute } from '../pages/page-answer';
+import { PAGE_METHODS, pageRouteFinder, withPageMethods } from '../pages/page-routes';
+
+/**
+ * A Koa middleware answering GET and HEAD for the given page routes below `prefix`, with Gatehouse's security
+ * headers. Other requests pass on; when one of them (OPTIONS, or a method only the API has) is answered with an
+ * `Allow` header on a page path, GET and HEAD join it.
+ */
+export function pageMiddleware(prefix: string, routes: Record<string, PageRoute>): Middleware {
+  const find = pageRouteFinder(prefix, routes);
+  return async (ctx: Context, next: Next) => {
+    const route = find(ctx.path);
+    if (!route) return next();
+    if (PAGE_METHODS.includes(ctx.method)) {
+      // As `gatehouseHttp()` sets them, for a host that installs the pages without it; a page then replaces the CSP.
+      ctx.set(SECURITY_HEADERS);
+      send(ctx, await route({ query: new URLSearchParams(ctx.querystring) }));
+      return;
+    }
+    await next();
+    const allow = ctx.response.get('Allow');
+    if (allow) ctx.set('Allow', withPageMethods(allow));
+  };
+}
+
+function send(ctx: Context, answer: PageAnswer): void {
+  ctx.status = answer.status;
+  ctx.set(answer.headers);
+  ctx.type = answer.type;
+  ctx.body = answer.body;
+}
