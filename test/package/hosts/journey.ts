@@ -1,6 +1,8 @@
 import { resolveAccountService } from 'gatehouse';
 import type { CapturingSender } from './capturing-sender';
 
+const ACCOUNT = { username: 'ada', email: 'ada@example.com', password: 'violet staircase 42 umbrella' };
+
 export interface Answer {
   status: number;
   body: unknown;
@@ -17,8 +19,6 @@ export interface JourneyReport {
   beforeGrant: Answer;
   afterGrant: Answer;
 }
-
-const ACCOUNT = { username: 'ada', email: 'ada@example.com', password: 'violet staircase 42 umbrella' };
 
 async function call(url: string, init: { method?: string; body?: unknown; token?: string } = {}): Promise<Answer> {
   const headers: Record<string, string> = {};
