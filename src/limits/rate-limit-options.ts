@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import { ConfigurationError } from '../errors/configuration-error';
 import type { AccountLimit } from '../services/attempt-limiter';
 
@@ -41,8 +40,17 @@ export interface LoginBackoff {
   maxDelay: number;
 }
 
-/** The subset of an ioredis client the limits use; any ioredis `Redis` instance fits. */
-export type RedisClient = Redis;
+/**
+ * The subset of an ioredis client the limits use (rate-limiter-flexible defines its Lua command on it, then runs it
+ * in a `multi()`); any ioredis `Redis` instance fits. Described here rather than imported from ioredis, because this
+ * type is part of the main entry's declarations and ioredis is an optional peer: a host without Redis must be able
+ * to compile against them (`skipLibCheck: false`) without installing it.
+ */
+export interface RedisClient {
+  readonly status: string;
+  defineCommand(name: string, definition: { lua: string; numberOfKeys?: number }): void;
+  multi(): unknown;
+}
 
 /**
  * What a host sets as the RATE_LIMITS token (every field optional; unset, the defaults below apply in this process's
