@@ -9,6 +9,11 @@ export const INSTALL_LINES = {
     'npm install gatehouse koa routing-controllers typedi class-validator class-transformer reflect-metadata better-sqlite3',
     'npm install --save-dev typescript @types/koa @types/node',
   ],
+  /** An Express host on SQLite: the same, with Express and its types in place of Koa's. */
+  express: [
+    'npm install gatehouse express routing-controllers typedi class-validator class-transformer reflect-metadata better-sqlite3',
+    'npm install --save-dev typescript @types/express @types/node',
+  ],
 } as const;
 
 export type HostDriver = keyof typeof INSTALL_LINES;

@@ -84,12 +84,14 @@ describe('the npm tarball, installed and compiled as a host would', function () 
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it('ships the compiled entries, their declarations and the README, and no tests, maps or sources', () => {
-    const unexpected = packed.filter(
-      (path) => !/^build\/src\/.+\.(js|d\.ts)$/.test(path) && !['package.json', 'README.md', 'LICENSE'].includes(path),
-    );
+  it('ships the compiled entries, their declarations, the README, the docs it links to and the licence; no tests, maps or sources', () => {
+    const shipped = (path: string) =>
+      /^build\/src\/.+\.(js|d\.ts)$/.test(path) ||
+      /^docs\/.+\.md$/.test(path) ||
+      ['package.json', 'README.md', 'LICENSE'].includes(path);
+    const unexpected = packed.filter((path) => !shipped(path));
     expect(unexpected).to.deep.equal([]);
-    expect(packed).to.include.members(['build/src/cli/main.js', ...entryTargets()]);
+    expect(packed).to.include.members(['build/src/cli/main.js', 'LICENSE', 'docs/README.md', ...entryTargets()]);
   });
 
   it('runs nothing of its own when a host installs it (no install, postinstall or prepare script)', () => {
