@@ -9,7 +9,8 @@ import type { JsonObject } from '../openapi/schemas';
 /**
  * Serves the API description beside the account routes: `{prefix}/openapi.json` (OpenAPI 3.1) and
  * `{prefix}/reference`, the same document as a page. Both are built once, on first request, when every route is
- * known. Install it after `gatehouseHttp()`; `mountAccountRoutes(app, { apiDocs: true })` does so.
+ * known. Install it after `gatehouseHttp()`; `mountAccountRoutes(app, { apiDocs: true })` does so. A host that
+ * serves the pages too says `pages: true`, so that the document lists them.
  *
  * @example
  * app.use(gatehouseHttp());
@@ -30,7 +31,7 @@ export function accountApiDocs(options: AccountApiDocumentOptions = {}): Middlew
   const prefix = options.prefix ?? '/auth';
   let document: JsonObject | undefined;
   let reference: string | undefined;
-  const built = () => (document ??= accountApiDocument({ ...options, prefix }));
+  const built = () => (document ??= accountApiDocument({ ...options, prefix, apiDocs: true }));
   return pageRoutes(prefix, {
     '/openapi.json': (ctx) => {
       ctx.status = 200;

@@ -48,7 +48,7 @@ export interface MountAccountRoutesOptions extends Pick<GatehouseHttpOptions, 'b
   /** Serve the hosted pages (sign-up, sign-in, the email links' pages, account) under the prefix: `accountPages()`. */
   pages?: boolean;
   /** Serve `{prefix}/openapi.json` and the `{prefix}/reference` page; see `accountApiDocs()` for the options. */
-  apiDocs?: boolean | Omit<AccountApiDocumentOptions, 'prefix'>;
+  apiDocs?: boolean | Omit<AccountApiDocumentOptions, 'prefix' | 'pages' | 'apiDocs'>;
 }
 
 /**
@@ -63,7 +63,10 @@ export function mountAccountRoutes(app: Koa, options: MountAccountRoutesOptions 
   app.use(gatehouseHttp({ bodyLimit: options.bodyLimit, prefix: options.scoped ? prefix : undefined }));
   // Before the routes: the pages answer the GETs of paths whose other methods are the API's.
   if (options.pages) app.use(accountPages({ prefix }));
-  if (options.apiDocs) app.use(accountApiDocs({ ...(options.apiDocs === true ? {} : options.apiDocs), prefix }));
+  if (options.apiDocs) {
+    const docs = options.apiDocs === true ? {} : options.apiDocs;
+    app.use(accountApiDocs({ ...docs, prefix, pages: Boolean(options.pages) }));
+  }
   useKoaServer(app, { routePrefix: prefix, ...accountRoutes() });
   return app;
 }

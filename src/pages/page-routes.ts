@@ -8,7 +8,8 @@ export type PageHandler = (ctx: Context, route: string) => void | Promise<void>;
  * A middleware answering GET and HEAD for the given routes below `prefix`, matched as routing-controllers' router
  * matches the API routes (case-insensitive, one trailing slash allowed), with Gatehouse's security headers. Other
  * requests pass on; when one of them (OPTIONS, or a method only the API has) is answered with an `Allow` header on
- * a page path, GET and HEAD join it.
+ * a page path, GET and HEAD join it, and on a path no API route shares it is answered with `Allow: GET, HEAD`
+ * (204 to OPTIONS, 405 to any other method) rather than a 404.
  */
 export function pageRoutes(prefix: string, routes: Record<string, PageHandler>): Middleware {
   const base = prefix.replace(/\/+$/, '').toLowerCase();
@@ -25,6 +26,11 @@ export function pageRoutes(prefix: string, routes: Record<string, PageHandler>):
     await next();
     const allow = ctx.response.get('Allow');
     if (allow) ctx.set('Allow', [...new Set([...allow.split(/\s*,\s*/), 'GET', 'HEAD'])].join(', '));
+    else if (ctx.status === 404 && ctx.body == null) {
+      // No API route shares the path: it is still a known path, whose methods are the page's own.
+      ctx.set('Allow', 'GET, HEAD');
+      ctx.status = ctx.method === 'OPTIONS' ? 204 : 405;
+    }
   };
 }
 
