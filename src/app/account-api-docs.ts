@@ -26,7 +26,7 @@ export function accountApiDocRoutes(options: AccountApiDocumentOptions = {}): Re
   let json: string | undefined;
   let reference: string | undefined;
   let document: JsonObject | undefined;
-  const built = () => (document ??= accountApiDocument({ ...options, prefix }));
+  const built = () => (document ??= accountApiDocument({ ...options, prefix, apiDocs: true }));
   return {
     '/openapi.json': () => ({
       status: 200,

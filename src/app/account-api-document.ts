@@ -1,17 +1,26 @@
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { getMetadataArgsStorage } from 'routing-controllers';
 import { getPaths, OpenAPI, parseRoutes } from 'routing-controllers-openapi';
-import { documentedActions } from '../openapi/api-doc';
+import { API_TAG, documentedActions } from '../openapi/api-doc';
 import { AccountController } from '../controllers/account-controller';
 import { ACCOUNT_ERROR_CODES } from '../errors/account-error';
-import { httpErrorCodes } from '../openapi/error-responses';
+import { httpErrorCodes, routingResponses } from '../openapi/error-responses';
 import {
   DEFAULT_USER_SCHEMA,
-  RESPONSE_HEADERS,
+  NO_PROTO_KEY,
   responseSchemas,
   SECURITY_SCHEMES,
   type JsonObject,
 } from '../openapi/schemas';
+import {
+  addHeadOperations,
+  assetPaths,
+  documentPaths,
+  NON_API_TAGS,
+  pagePaths,
+  PAGES_TAG,
+  type Paths,
+} from './account-api-doc-pages';
 
 type Schemas = Record<string, JsonObject>;
 
@@ -20,17 +29,27 @@ export interface AccountApiDocumentOptions {
   prefix?: string;
   /** The JSON Schema of `GET /me`'s answer when a USER_SERIALIZER changes it. */
   userSchema?: JsonObject;
+  /**
+   * The hosted pages are served under the prefix (`accountPages()`): their GET and HEAD are listed, tagged apart.
+   * `mountAccountRoutes(app, { pages: true, apiDocs: true })` says so by itself.
+   */
+  pages?: boolean;
+  /** The document is served under the prefix (`accountApiDocs()` sets it): `/openapi.json` and `/reference` are listed. */
+  apiDocs?: boolean;
 }
 
 const DESCRIPTION = `Account management: registration, email verification, login with opaque bearer sessions, logout,
 password reset and change, account deletion.
 
-- Bodies are JSON objects (\`application/json\`, UTF-8, at most 16 KiB by default); unknown fields are ignored.
+- Bodies are JSON objects (\`application/json\`, UTF-8, at most 16 KiB by default); unknown fields are ignored, but
+  a \`__proto__\` key is refused (400 \`bad_request\`).
 - Protected routes take \`Authorization: Bearer <access_token>\`, never a token in the URL.
 - Errors answer \`{"detail": {"detail": "<message>", "code": "<code>"}}\`, except a missing bearer header:
   401 \`{"detail": "Not authenticated"}\`. Both 401s carry \`WWW-Authenticate: Bearer\`.
 - 429 \`rate_limited\` and 503 \`service_unavailable\` carry \`Retry-After\` (seconds).
-- Every answer is \`Cache-Control: no-store\`.`;
+- Every answer is \`Cache-Control: no-store\`.
+- Every path answers HEAD where it answers GET, and OPTIONS with 204 and \`Allow\` (\`components.responses\`); a
+  method it does not list answers 405 with \`Allow\`, and a path under the prefix that is not listed answers 404.`;
 
 /**
  * The OpenAPI 3.1 document of the account routes. Paths, methods, request bodies and success statuses are read
@@ -47,10 +66,22 @@ export function accountApiDocument(options: AccountApiDocumentOptions = {}): Jso
     (route) => route.controller?.target === AccountController,
   );
   const dtoSchemas = validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/' }) as Schemas;
-  const paths = getPaths(routes, dtoSchemas) as Record<string, Record<string, JsonObject>>;
+  const paths = getPaths(routes, dtoSchemas) as Paths;
   for (const operations of Object.values(paths)) {
     for (const operation of Object.values(operations)) markBodyRequired(operation);
   }
+  const allPaths = mergePaths(
+    paths,
+    options.pages ? pagePaths() : {},
+    options.pages || options.apiDocs ? assetPaths() : {},
+    options.apiDocs ? documentPaths() : {},
+  );
+  addHeadOperations(allPaths);
+  // The assets are tagged as pages: that tag is listed whenever they are.
+  const tags = [
+    { name: API_TAG, description: 'The JSON API of accounts and sessions.' },
+    ...NON_API_TAGS.filter((tag) => (tag.name === PAGES_TAG ? options.pages || options.apiDocs : options.apiDocs)),
+  ];
   return {
     openapi: '3.1.0',
     info: {
@@ -61,15 +92,16 @@ export function accountApiDocument(options: AccountApiDocumentOptions = {}): Jso
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: options.prefix || '/', description: 'The account routes, relative to this document’s host' }],
-    paths,
+    tags,
+    paths: allPaths,
     components: {
       schemas: {
         // Every DTO class of the process has a schema; only the account routes' own belong here.
-        ...pick(dtoSchemas, referencedSchemas(paths)),
+        ...refusingProtoKeys(pick(dtoSchemas, referencedSchemas(paths))),
         ...responseSchemas(options.userSchema ?? DEFAULT_USER_SCHEMA),
         ErrorCode: { type: 'string', enum: [...new Set([...ACCOUNT_ERROR_CODES, ...httpErrorCodes()])] },
       },
-      headers: RESPONSE_HEADERS,
+      responses: routingResponses(),
       securitySchemes: SECURITY_SCHEMES,
     },
   };
@@ -81,6 +113,22 @@ function markBodyRequired(operation: JsonObject): void {
   if (!body) return;
   delete body.description;
   body.required = true;
+}
+
+/** Joins path maps; a path in several (a page on the GET of an API route) gets the methods of each. */
+function mergePaths(...sources: Paths[]): Paths {
+  const merged: Paths = {};
+  for (const source of sources) {
+    for (const [path, operations] of Object.entries(source)) merged[path] = { ...merged[path], ...operations };
+  }
+  return merged;
+}
+
+/** The body schemas state the parser's refusal of a `__proto__` key (see `NO_PROTO_KEY`). */
+function refusingProtoKeys(schemas: Schemas): Schemas {
+  return Object.fromEntries(
+    Object.entries(schemas).map(([name, schema]) => [name, { ...schema, propertyNames: NO_PROTO_KEY }]),
+  );
 }
 
 function referencedSchemas(value: unknown, found = new Set<string>()): Set<string> {

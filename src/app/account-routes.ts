@@ -45,5 +45,5 @@ export interface MountAccountRoutesOptions extends Pick<GatehouseHttpOptions, 'b
   /** Serve the hosted pages (sign-up, sign-in, the email links' pages, account) under the prefix: `accountPages()`. */
   pages?: boolean;
   /** Serve `{prefix}/openapi.json` and the `{prefix}/reference` page; see `accountApiDocs()` for the options. */
-  apiDocs?: boolean | Omit<AccountApiDocumentOptions, 'prefix'>;
+  apiDocs?: boolean | Omit<AccountApiDocumentOptions, 'prefix' | 'pages' | 'apiDocs'>;
 }

@@ -39,8 +39,8 @@ export function gatehouseErrors(): [ExpressHandler, ExpressErrorHandler] {
 
 function answerUnrouted(req: IncomingMessage, res: ServerResponse): void {
   const methods = allowedMethods(req, pathOf(req));
-  if (methods.length > 0 && pagePathRequests.has(req))
-    methods.push(...PAGE_METHODS.filter((m) => !methods.includes(m)));
+  // A page path is a known path even where no API route shares it: its methods are the page's own, and the API's.
+  if (pagePathRequests.has(req)) methods.push(...PAGE_METHODS.filter((m) => !methods.includes(m)));
   if (methods.length === 0) {
     sendError(req, res, httpErrorForStatus(404));
     return;

@@ -24,7 +24,11 @@ export function mountAccountRoutes<App extends ExpressLikeApp>(app: App, options
   express.use(gatehouseHttp({ bodyLimit: options.bodyLimit, prefix: options.scoped ? prefix : undefined }));
   // Before the routes: the pages answer the GETs of paths whose other methods are the API's.
   if (options.pages) express.use(accountPages({ prefix }));
-  if (options.apiDocs) express.use(accountApiDocs({ ...(options.apiDocs === true ? {} : options.apiDocs), prefix }));
+  if (options.apiDocs) {
+    // The document lists the pages when they are served beside it.
+    const docs = options.apiDocs === true ? {} : options.apiDocs;
+    express.use(accountApiDocs({ ...docs, prefix, pages: Boolean(options.pages) }));
+  }
   useExpressServer(app, { routePrefix: prefix, ...accountRoutes() });
   return app;
 }

@@ -53,6 +53,9 @@ const ROUTER_METHODS = new Set(['HEAD', 'OPTIONS', 'GET', 'PUT', 'PATCH', 'POST'
 function answerMethods(ctx: Context): void {
   if (ctx.method === 'OPTIONS' && ctx.status === 200 && !ctx.body) ctx.status = 204;
   if (ctx.status === 501 && !ctx.body && !ROUTER_METHODS.has(ctx.method)) {
-    ctx.status = ctx.response.get('Allow') ? 405 : 404;
+    const allowed = ctx.response.get('Allow') !== '';
+    ctx.status = allowed ? 405 : 404;
+    // The router sets an empty `Allow` on a path it does not know, which would say "no method" of a missing path.
+    if (!allowed) ctx.remove('Allow');
   }
 }

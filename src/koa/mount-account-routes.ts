@@ -19,7 +19,11 @@ export function mountAccountRoutes(app: Koa, options: MountAccountRoutesOptions 
   app.use(gatehouseHttp({ bodyLimit: options.bodyLimit, prefix: options.scoped ? prefix : undefined }));
   // Before the routes: the pages answer the GETs of paths whose other methods are the API's.
   if (options.pages) app.use(accountPages({ prefix }));
-  if (options.apiDocs) app.use(accountApiDocs({ ...(options.apiDocs === true ? {} : options.apiDocs), prefix }));
+  if (options.apiDocs) {
+    // The document lists the pages when they are served beside it.
+    const docs = options.apiDocs === true ? {} : options.apiDocs;
+    app.use(accountApiDocs({ ...docs, prefix, pages: Boolean(options.pages) }));
+  }
   useKoaServer(app, { routePrefix: prefix, ...accountRoutes() });
   return app;
 }

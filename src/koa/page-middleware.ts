@@ -6,7 +6,8 @@ import { PAGE_METHODS, pageRouteFinder, withPageMethods } from '../pages/page-ro
 /**
  * A Koa middleware answering GET and HEAD for the given page routes below `prefix`, with Gatehouse's security
  * headers. Other requests pass on; when one of them (OPTIONS, or a method only the API has) is answered with an
- * `Allow` header on a page path, GET and HEAD join it.
+ * `Allow` header on a page path, GET and HEAD join it, and on a path no API route shares it is answered with
+ * `Allow: GET, HEAD` (204 to OPTIONS, 405 to any other method) rather than a 404.
  */
 export function pageMiddleware(prefix: string, routes: Record<string, PageRoute>): Middleware {
   const find = pageRouteFinder(prefix, routes);
@@ -22,6 +23,11 @@ export function pageMiddleware(prefix: string, routes: Record<string, PageRoute>
     await next();
     const allow = ctx.response.get('Allow');
     if (allow) ctx.set('Allow', withPageMethods(allow));
+    else if (ctx.status === 404 && ctx.body == null) {
+      // No API route shares the path: it is still a known path, whose methods are the page's own.
+      ctx.set('Allow', PAGE_METHODS.join(', '));
+      ctx.status = ctx.method === 'OPTIONS' ? 204 : 405;
+    }
   };
 }
 

@@ -10,6 +10,9 @@ import {
 } from './error-responses';
 import { BEARER_SCHEME, ref, type SuccessSchemaName } from './schemas';
 
+/** The tag of the account API's operations (the hosted pages and the document itself have their own). */
+export const API_TAG = 'Account API';
+
 /** What routing-controllers' metadata cannot say about an action. */
 export interface ApiDocOptions {
   summary: string;
@@ -70,7 +73,9 @@ function withDocumentation(operation: Operation, route: Route, doc: ApiDocOption
     operationId: route.action.method,
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
-    ...(doc.bearer ? { security: [{ [BEARER_SCHEME]: [] }] } : {}),
+    tags: [API_TAG],
+    // An empty list says "public" in so many words, where no `security` would read as forgotten.
+    security: doc.bearer ? [{ [BEARER_SCHEME]: [] }] : [],
     responses: {
       [successStatus]: {
         description: doc.summary,

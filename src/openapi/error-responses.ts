@@ -10,7 +10,7 @@ import {
   ValidationHttpError,
 } from '../http/http-errors';
 import { ACCOUNT_ERROR_DESCRIPTIONS } from './error-descriptions';
-import { ref, type JsonObject } from './schemas';
+import { errorBodySchema, ref, responseHeaders, type JsonObject, type ResponseHeaderName } from './schemas';
 
 /**
  * One error answer a route can give, as the error object Gatehouse itself throws for it: its status, code, headers
@@ -45,7 +45,10 @@ export function bodyErrorCases(): ErrorCase[] {
     { error: malformedJsonError(), description: 'The body is not a JSON object or array.', fixedBody: true },
     {
       error: httpErrorForStatus(400),
-      description: 'The body cannot be decoded: a Content-Encoding that does not match it, or invalid UTF-8.',
+      description:
+        'The body cannot be decoded (a Content-Encoding that does not match it, or invalid UTF-8 or U+FFFD), is nested ' +
+        'more than 64 levels deep, or has a `__proto__` key anywhere in it (refused as a prototype-pollution attempt; ' +
+        'the body schemas say so with `propertyNames`).',
     },
     {
       error: httpErrorForStatus(413),
@@ -69,6 +72,37 @@ export function bearerErrorCases(): ErrorCase[] {
     },
     ...accountErrorCases('invalid_session_token'),
   ];
+}
+
+/** What a hosted page, the document or an asset can answer instead of itself. */
+export function pageErrorCases(): ErrorCase[] {
+  return commonErrorCases().filter((item) => item.error.code === 'token_in_query' || item.error.httpCode === 500);
+}
+
+/**
+ * The answers to what the document does not list, for `components.responses`: a path under the prefix that is not
+ * in it (404), a method its path does not list (405, with `Allow`), and OPTIONS on a listed path (204, with `Allow`).
+ */
+export function routingResponses(): Record<string, JsonObject> {
+  const allow = responseHeaders({ Allow: true });
+  const [notFound] = Object.values(
+    errorResponses([{ error: httpErrorForStatus(404), description: 'No such path.', fixedBody: true }]),
+  );
+  const [notAllowed] = Object.values(
+    errorResponses([
+      { error: httpErrorForStatus(405), description: 'The path does not take this method.', fixedBody: true },
+    ]),
+  );
+  return {
+    NotFound: { ...notFound, description: 'A path under the prefix that this document does not list: `not_found`.' },
+    MethodNotAllowed: {
+      ...notAllowed,
+      description:
+        'A method this document does not list for the path: `method_not_allowed`; `Allow` lists those it does.',
+      headers: allow,
+    },
+    AllowedMethods: { description: 'OPTIONS on a path of this document: `Allow` lists its methods.', headers: allow },
+  };
 }
 
 /** What any route can answer: a limit, an overload, or an unexpected failure. */
@@ -113,11 +147,10 @@ export function errorResponses(cases: ErrorCase[]): Record<string, JsonObject> {
     const schemas: JsonObject[] = [];
     if (structured.length < group.length) schemas.push(ref('NotAuthenticated'));
     if (structured.length > 0) schemas.push(errorSchema(structured.map((item) => item.error.code)));
-    const headers: JsonObject = {};
-    if (group.some((item) => item.error.challenge)) headers['WWW-Authenticate'] = ref('WwwAuthenticate', 'headers');
-    if (group.some((item) => item.error.retryAfterSeconds !== undefined)) {
-      headers['Retry-After'] = ref('RetryAfter', 'headers');
-    }
+    const headers = responseHeaders({
+      ...carried(group, 'WWW-Authenticate', (error) => error.challenge),
+      ...carried(group, 'Retry-After', (error) => error.retryAfterSeconds !== undefined),
+    });
     const examples: JsonObject = {};
     for (const item of group.filter((candidate) => candidate.fixedBody)) {
       examples[item.error.code] = { summary: item.error.code, value: item.error.toJSON() };
@@ -137,14 +170,19 @@ export function errorResponses(cases: ErrorCase[]): Record<string, JsonObject> {
   return responses;
 }
 
+/** The header, when some answers of the group carry it; required when all of them do. */
+function carried(
+  group: ErrorCase[],
+  name: ResponseHeaderName,
+  carries: (error: GatehouseHttpError) => boolean,
+): Partial<Record<ResponseHeaderName, boolean>> {
+  const carrying = group.filter((item) => carries(item.error)).length;
+  return carrying === 0 ? {} : { [name]: carrying === group.length };
+}
+
 /** The error body with `detail.code` limited to `codes`. */
 function errorSchema(codes: string[]): JsonObject {
-  return {
-    allOf: [
-      ref('Error'),
-      { type: 'object', properties: { detail: { type: 'object', properties: { code: { enum: codes } } } } },
-    ],
-  };
+  return errorBodySchema({ type: 'string', enum: codes });
 }
 
 /** One case per code and status (a code listed twice, by a route and by the common cases, is documented once). */

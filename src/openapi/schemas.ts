@@ -46,25 +46,7 @@ export function responseSchemas(userSchema: JsonObject): Record<string, JsonObje
       },
     },
     User: userSchema,
-    Error: {
-      type: 'object',
-      required: ['detail'],
-      properties: {
-        detail: {
-          type: 'object',
-          required: ['detail', 'code'],
-          properties: {
-            detail: { type: 'string', description: 'What went wrong, in words fit to show; never a secret.' },
-            code: ref('ErrorCode'),
-            errors: {
-              type: 'array',
-              description: 'With `validation_error` only: one entry per problem, never the submitted value.',
-              items: ref('FieldError'),
-            },
-          },
-        },
-      },
-    },
+    Error: errorBodySchema(ref('ErrorCode')),
     FieldError: {
       type: 'object',
       required: ['field', 'message'],
@@ -79,15 +61,75 @@ export function responseSchemas(userSchema: JsonObject): Record<string, JsonObje
   };
 }
 
+/**
+ * The response headers the document states, by name: where a response declares one, it is `required` when every
+ * answer of that status carries it (see `responseHeaders`).
+ */
+/**
+ * The error body, with `code` as given: the `ErrorCode` list, or the codes of one status. Written out whole for each
+ * status rather than narrowed with `allOf`, which strict validators of examples (Redocly's) read as closed objects.
+ */
+export function errorBodySchema(code: JsonObject): JsonObject {
+  return {
+    type: 'object',
+    required: ['detail'],
+    properties: {
+      detail: {
+        type: 'object',
+        required: ['detail', 'code'],
+        properties: {
+          detail: { type: 'string', description: 'What went wrong, in words fit to show; never a secret.' },
+          code,
+          errors: {
+            type: 'array',
+            description: 'With `validation_error` only: one entry per problem, never the submitted value.',
+            items: ref('FieldError'),
+          },
+        },
+      },
+    },
+  };
+}
+
 export const RESPONSE_HEADERS: Record<string, JsonObject> = {
-  RetryAfter: {
+  'Retry-After': {
     description: 'Whole seconds to wait before trying again.',
     schema: { type: 'integer', minimum: 1 },
   },
-  WwwAuthenticate: {
+  'WWW-Authenticate': {
     description: 'The bearer challenge (RFC 6750).',
     schema: { type: 'string', const: 'Bearer' },
   },
+  Allow: {
+    description: 'The methods this path answers, as the document lists them.',
+    schema: { type: 'string' },
+  },
+  Location: {
+    description: 'Where the redirect leads.',
+    schema: { type: 'string' },
+  },
+  'Access-Control-Allow-Origin': {
+    description: 'Any origin may read this public answer.',
+    schema: { type: 'string', const: '*' },
+  },
+};
+
+export type ResponseHeaderName = keyof typeof RESPONSE_HEADERS & string;
+
+/** A response's `headers`: each named header, required or not. */
+export function responseHeaders(names: Partial<Record<ResponseHeaderName, boolean>>): Record<string, JsonObject> {
+  return Object.fromEntries(
+    Object.entries(names).map(([name, required]) => [name, { ...RESPONSE_HEADERS[name], required: Boolean(required) }]),
+  );
+}
+
+/**
+ * The body parser refuses a `__proto__` key anywhere in a body (400 `bad_request`), a prototype-pollution attempt:
+ * every request body schema says so with this `propertyNames`.
+ */
+export const NO_PROTO_KEY: JsonObject = {
+  not: { const: '__proto__' },
+  description: 'A `__proto__` key is refused (400 `bad_request`).',
 };
 
 export const BEARER_SCHEME = 'bearerAuth';

@@ -28,6 +28,9 @@ const PAGES: Record<string, (context: PageContext) => string> = {
   '/account': accountPage,
 };
 
+/** The paths below the prefix that answer a page on GET and HEAD (the API document lists them). */
+export const PAGE_PATHS: readonly string[] = [...Object.keys(PAGES), '/verify-email'];
+
 /**
  * The routes of the hosted pages, below `prefix`: sign-up, sign-in, the landing pages of the verification and reset
  * links, and the account page, as server-rendered HTML with one same-origin script and stylesheet. A GET only

@@ -11,7 +11,9 @@ describe('OpenAPI: served beside the routes', () => {
     expect(response.headers['content-type']).to.equal('application/json; charset=utf-8');
     expect(response.headers['access-control-allow-origin']).to.equal('*');
     expect(response.headers['cache-control']).to.equal('no-store');
-    expect(response.body).to.deep.equal(JSON.parse(JSON.stringify(accountApiDocument({ prefix: '/auth' }))));
+    expect(response.body).to.deep.equal(
+      JSON.parse(JSON.stringify(accountApiDocument({ prefix: '/auth', pages: true, apiDocs: true }))),
+    );
     expect(response.body.servers).to.deep.equal([
       { url: '/auth', description: 'The account routes, relative to this document’s host' },
     ]);
@@ -22,7 +24,7 @@ describe('OpenAPI: served beside the routes', () => {
     const page = await http.get('/auth/reference').expect(200);
     expect(page.headers['content-type']).to.equal('text/html; charset=utf-8');
     expect(page.headers['content-security-policy']).to.equal(PAGE_CSP);
-    const document = accountApiDocument({ prefix: '/auth' }) as unknown as Document;
+    const document = accountApiDocument({ prefix: '/auth', apiDocs: true }) as unknown as Document;
     for (const [path, methods] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
         expect(page.text).to.include(`<span class="method">${method.toUpperCase()}</span> <code>${path}</code>`);
