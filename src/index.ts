@@ -27,6 +27,7 @@ export { resolveAccountService, resolveRateLimits, resolveSerializer } from './d
 // On Express, the same from `gatehouse/express`.
 export { gatehouseHttp, type GatehouseHttpOptions } from './koa/gatehouse-http';
 export { mountAccountRoutes } from './koa/mount-account-routes';
+export type { KoaContextLike, KoaLikeApp, KoaMiddleware } from './koa/koa-types';
 export { accountRoutes, type MountAccountRoutesOptions } from './app/account-routes';
 export { accountGuards, type AccountGuards } from './guards/account-guards';
 export { BearerToken } from './guards/bearer-token';

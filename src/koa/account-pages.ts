@@ -1,8 +1,8 @@
-import type { Middleware } from 'koa';
 import { accountApiDocRoutes } from '../app/account-api-docs';
 import type { AccountApiDocumentOptions } from '../app/account-api-document';
 import { accountPageRoutes, type AccountPagesOptions } from '../pages/account-pages';
 import { refuseOtherDriver } from './driver-check';
+import type { KoaMiddleware } from './koa-types';
 import { pageMiddleware } from './page-middleware';
 
 /**
@@ -15,7 +15,7 @@ import { pageMiddleware } from './page-middleware';
  * app.use(accountPages({ prefix: '/auth' }));
  * useKoaServer(app, { routePrefix: '/auth', ...accountRoutes() });
  */
-export function accountPages(options: AccountPagesOptions = {}): Middleware {
+export function accountPages(options: AccountPagesOptions = {}): KoaMiddleware {
   const prefix = options.prefix ?? '/auth';
   return refuseOtherDriver('accountPages()', pageMiddleware(prefix, accountPageRoutes({ prefix })));
 }
@@ -28,7 +28,7 @@ export function accountPages(options: AccountPagesOptions = {}): Middleware {
  * app.use(gatehouseHttp());
  * app.use(accountApiDocs({ prefix: '/auth' }));
  */
-export function accountApiDocs(options: AccountApiDocumentOptions = {}): Middleware {
+export function accountApiDocs(options: AccountApiDocumentOptions = {}): KoaMiddleware {
   const prefix = options.prefix ?? '/auth';
   return refuseOtherDriver('accountApiDocs()', pageMiddleware(prefix, accountApiDocRoutes({ ...options, prefix })));
 }

@@ -2,12 +2,13 @@ import { IncomingMessage, type ServerResponse } from 'node:http';
 import type { Middleware } from 'koa';
 import { answerDriverMixup } from '../http/driver-mixup';
 import { ConfigurationError } from '../errors/configuration-error';
+import type { KoaMiddleware } from './koa-types';
 
 /**
  * Wraps a Koa middleware of the `gatehouse` entry so that, if Express calls it (`fn(req, res, next)`, Node's request
  * first), it answers a JSON 500 and logs which entry to use instead of failing on `ctx`.
  */
-export function refuseOtherDriver(name: string, middleware: Middleware): Middleware {
+export function refuseOtherDriver(name: string, middleware: Middleware): KoaMiddleware {
   const guarded = (first: unknown, second: unknown) => {
     if (first instanceof IncomingMessage) {
       answerDriverMixup(
@@ -19,7 +20,7 @@ export function refuseOtherDriver(name: string, middleware: Middleware): Middlew
     }
     return middleware(first as never, second as never);
   };
-  return guarded as Middleware;
+  return guarded as KoaMiddleware;
 }
 
 /** Koa's application, recognised without loading Koa: its middleware list and its `callback()`. */

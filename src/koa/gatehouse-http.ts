@@ -9,6 +9,7 @@ import { runWithLogContext } from '../logging/log-context';
 import { refuseOtherDriver } from './driver-check';
 import { errorMiddleware } from './error-middleware';
 import { jsonBody } from './json-body';
+import type { KoaMiddleware } from './koa-types';
 
 export type { GatehouseHttpOptions };
 
@@ -22,7 +23,7 @@ export type { GatehouseHttpOptions };
  * app.use(gatehouseHttp());
  * useKoaServer(app, { routePrefix: '/auth', ...accountRoutes() });
  */
-export function gatehouseHttp(options: GatehouseHttpOptions = {}): Middleware {
+export function gatehouseHttp(options: GatehouseHttpOptions = {}): KoaMiddleware {
   const errors = errorMiddleware();
   const body = jsonBody({ limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
   const applies = appliesTo(options.prefix);

@@ -1,9 +1,9 @@
-import type Koa from 'koa';
 import { useKoaServer } from 'routing-controllers';
 import { accountRoutes, type MountAccountRoutesOptions } from '../app/account-routes';
 import { accountApiDocs, accountPages } from './account-pages';
 import { requireKoaApp } from './driver-check';
 import { gatehouseHttp } from './gatehouse-http';
+import type { KoaLikeApp } from './koa-types';
 
 /**
  * The one-line setup on Koa: `gatehouseHttp()`, the pages and API description when asked for, then the account
@@ -13,7 +13,7 @@ import { gatehouseHttp } from './gatehouse-http';
  * @example
  * mountAccountRoutes(app, { prefix: '/auth', pages: true, apiDocs: true });
  */
-export function mountAccountRoutes(app: Koa, options: MountAccountRoutesOptions = {}): Koa {
+export function mountAccountRoutes<App extends KoaLikeApp>(app: App, options: MountAccountRoutesOptions = {}): App {
   requireKoaApp(app, 'mountAccountRoutes()');
   const prefix = options.prefix ?? '/auth';
   app.use(gatehouseHttp({ bodyLimit: options.bodyLimit, prefix: options.scoped ? prefix : undefined }));
