@@ -62,4 +62,21 @@ describe('HTTP: a host that mixes up the drivers', () => {
       await expectMixupAnswer(pages, '/auth/login', 'gatehouse');
     });
   });
+
+  it('an Express host without gatehouseErrors() is told once, at the first request', async () => {
+    const { logger } = resetContainer();
+    const app = onExpress.mountAccountRoutes(express(), { prefix: '/auth' });
+    await request(app)
+      .post('/auth/resend-verification')
+      .send({ email: 'nobody@example.com' })
+      .timeout(NO_HANG)
+      .expect(200);
+    await request(app)
+      .post('/auth/resend-verification')
+      .send({ email: 'nobody@example.com' })
+      .timeout(NO_HANG)
+      .expect(200);
+    const lines = logger.errors().filter((line) => line.message.includes('app.use(gatehouseErrors())'));
+    expect(lines, logger.text()).to.have.length(1);
+  });
 });
