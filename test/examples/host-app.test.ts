@@ -28,8 +28,8 @@ for (const { file, createHostApp } of FLAVOURS)
     beforeEach(async () => {
       dir = mkdtempSync(join(tmpdir(), 'gatehouse-host-'));
       smtp = await startSmtpServer();
-    // The default limits, as the example has them, counted afresh: every test registers alice@example.com.
-    Container.set(RATE_LIMITS, {});
+      // The default limits, as the example has them, counted afresh: every test registers alice@example.com.
+      Container.set(RATE_LIMITS, {});
       const app = await createHostApp({
         databaseFile: join(dir, 'accounts.db'),
         smtpUrl: smtp.url,
@@ -48,7 +48,7 @@ for (const { file, createHostApp } of FLAVOURS)
       await (Container.get(EMAIL_SENDER) as SmtpEmailSender).close();
       await Container.get(USER_STORE).close();
       Container.remove(LOGGER);
-    Container.remove(RATE_LIMITS);
+      Container.remove(RATE_LIMITS);
       await smtp.close();
       rmSync(dir, { recursive: true, force: true });
     });
