@@ -46,6 +46,12 @@ export class PostsController {
     return { author: user.username, posts: [] };
   }
 
+  /** A session required by `@CurrentUser` alone. The user is an AccountUser: sent as it is, it holds no secret. */
+  @Get('/author')
+  author(@CurrentUser({ required: true }) user: AccountUser) {
+    return user;
+  }
+
   /** Holders of the posts.write permission, through any of their roles. */
   @Authorized('perm:posts.write')
   @Post('/')

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { routeLayersOf } from './route-table';
 
 interface RouteLayer {
   route?: { path?: unknown; methods?: Record<string, boolean> };
@@ -8,13 +9,11 @@ interface RouteLayer {
 /**
  * The methods the app's routes take on a path, in `Allow` form and in the order Koa's router gives them (a GET
  * route brings HEAD, before it). Express answers a wrong method with 404 where Koa's router says 405 with `Allow`;
- * reading its route table gives the same answers on both. Express 5 keeps the table on `app.router`, 4 on
- * `app._router`.
+ * reading its route table gives the same answers on both.
  */
 export function allowedMethods(req: IncomingMessage, path: string): string[] {
-  const app = (req as { app?: { router?: { stack?: unknown }; _router?: { stack?: unknown } } }).app;
-  const stack = (app?.router ?? app?._router)?.stack;
-  if (!Array.isArray(stack)) return [];
+  const stack = routeLayersOf((req as { app?: unknown }).app);
+  if (!stack) return [];
   const methods = new Set<string>();
   for (const layer of stack as RouteLayer[]) {
     if (!layer.route?.methods || typeof layer.match !== 'function' || !layer.match(path)) continue;

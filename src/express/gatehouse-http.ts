@@ -13,6 +13,7 @@ import { runWithLogContext } from '../logging/log-context';
 import { calledByExpress } from './driver-check';
 import type { ExpressHandler, NextFunction } from './express-types';
 import { ERRORS_MARK, handledRequests } from './request-marks';
+import { routeLayersOf } from './route-table';
 import { answerError } from './send';
 
 export type { GatehouseHttpOptions };
@@ -82,10 +83,9 @@ function answerAuthInOurShape(req: IncomingMessage, res: ServerResponse): void {
 
 /** Says once, at the first request, when the app lacks `gatehouseErrors()`: its errors would be Express's HTML. */
 function warnWithoutErrors(req: ExpressRequest): boolean {
-  const app = req.app as { router?: { stack?: unknown }; _router?: { stack?: unknown } } | undefined;
-  const stack = (app?.router ?? app?._router)?.stack;
-  if (!Array.isArray(stack)) return true;
-  const installed = stack.some((layer: { handle?: Record<symbol, unknown> }) => layer.handle?.[ERRORS_MARK]);
+  const stack = routeLayersOf(req.app);
+  if (!stack) return true;
+  const installed = (stack as { handle?: Record<symbol, unknown> }[]).some((layer) => layer.handle?.[ERRORS_MARK]);
   if (!installed) {
     resolveLogger().error(
       { error: { name: 'ConfigurationError' } },

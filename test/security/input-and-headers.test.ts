@@ -12,6 +12,7 @@ import { expectError, observable } from './support/answers';
 import { PUBLIC_URL } from './support/mailbox-sender';
 import { bearer, openSecurityApp, PASSWORD, PREFIX, SecurityApp } from './support/security-app';
 import { execute } from './support/sqlite-file';
+import { DRIVERS } from '../support/test-app';
 
 /** Every account route with a valid body, so that one field at a time can be made wrong. */
 const ROUTES: { method: 'post' | 'get' | 'delete'; path: string; body: Record<string, string>; bearer: boolean }[] = [
@@ -38,6 +39,18 @@ const ROUTES: { method: 'post' | 'get' | 'delete'; path: string; body: Record<st
   { method: 'delete', path: '/account', body: { password: PASSWORD }, bearer: true },
 ];
 
+/** Posts the bytes exactly as given (supertest would serialize a Buffer as JSON). */
+function postBytes(
+  t: SecurityApp,
+  path: string,
+  bytes: string | Buffer,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const call = t.http.post(`${PREFIX}${path}`).set({ 'Content-Type': 'application/json', ...headers });
+  call.write(bytes);
+  return call.then((response) => response);
+}
+
 describe('Security checklist: Input and headers', () => {
   let t: SecurityApp;
   beforeEach(async () => {
@@ -45,12 +58,8 @@ describe('Security checklist: Input and headers', () => {
   });
   afterEach(() => t.close());
 
-  /** Posts the bytes exactly as given (supertest would serialize a Buffer as JSON). */
-  const json = (path: string, bytes: string | Buffer, headers: Record<string, string> = {}): Promise<Response> => {
-    const call = t.http.post(`${PREFIX}${path}`).set({ 'Content-Type': 'application/json', ...headers });
-    call.write(bytes);
-    return call.then((response) => response);
-  };
+  const json = (path: string, bytes: string | Buffer, headers: Record<string, string> = {}) =>
+    postBytes(t, path, bytes, headers);
 
   it('I1: bodies are limited to 16 KiB once decoded (413) and must be application/json in UTF-8 (415)', async () => {
     const body = (size: number) => JSON.stringify({ username: 'alice', password: 'x'.repeat(size) });
@@ -175,39 +184,53 @@ describe('Security checklist: Input and headers', () => {
     }
     expect(smtp.recipientsOffered).not.to.include('evil@example.net');
   });
-
-  it('H1: every answer, errors included (404, 413, 429, 500...), is JSON with nosniff, no-store and no-referrer', async () => {
-    const session = await t.loginNewUser('alice');
-    await t.accounts().createRole('admin');
-    Container.set(RATE_LIMITS, { limits: { 'reset-request.ip': { points: 1, duration: 60 } } });
-    const answers: [number, Response][] = [
-      [200, await t.http.get(`${PREFIX}/me`).set(bearer(session))],
-      [
-        201,
-        await t.http.post(`${PREFIX}/register`).send({ username: 'bob', email: 'bob@example.com', password: PASSWORD }),
-      ],
-      [204, await t.http.options(`${PREFIX}/login`)],
-      [400, await json('/login', '{"username":')],
-      [401, await t.http.get(`${PREFIX}/me`)],
-      [403, await t.http.get('/host/admin/area').set(bearer(session))],
-      [404, await t.http.get(`${PREFIX}/nowhere`)],
-      [405, await t.http.get(`${PREFIX}/login`)],
-      [413, await json('/login', JSON.stringify({ password: 'x'.repeat(17 * 1024) }))],
-      [415, await t.http.post(`${PREFIX}/login`).set('Content-Type', 'text/plain').send('hello')],
-      [200, await t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'bob@example.com' })],
-      [429, await t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'bob@example.com' })],
-      [500, await t.http.get('/host/admin/boom')],
-      [503, await t.http.get('/host/admin/unavailable')],
-    ];
-    for (const [status, answer] of answers) {
-      const what = `${status}: ${answer.status} ${answer.text}`;
-      expect(answer.status, what).to.equal(status);
-      expect(answer.headers['x-content-type-options'], what).to.equal('nosniff');
-      expect(answer.headers['cache-control'], what).to.equal('no-store');
-      expect(answer.headers['referrer-policy'], what).to.equal('no-referrer');
-      if (status === 204) continue;
-      expect(answer.headers['content-type'], what).to.match(/^application\/json; charset=utf-8$/);
-      expect(() => JSON.parse(answer.text), what).not.to.throw();
-    }
-  });
 });
+
+for (const driver of DRIVERS)
+  describe(`Security checklist: headers (${driver})`, () => {
+    let t: SecurityApp;
+    beforeEach(async () => {
+      t = await openSecurityApp({ mount: mountAdmin, driver });
+    });
+    afterEach(() => t.close());
+    const json = (path: string, bytes: string | Buffer) => postBytes(t, path, bytes);
+
+    it('H1: every answer, errors included (404, 413, 429, 500...), is JSON with nosniff, no-store and no-referrer', async () => {
+      const session = await t.loginNewUser('alice');
+      await t.accounts().createRole('admin');
+      Container.set(RATE_LIMITS, { limits: { 'reset-request.ip': { points: 1, duration: 60 } } });
+      const answers: [number, Response][] = [
+        [200, await t.http.get(`${PREFIX}/me`).set(bearer(session))],
+        [
+          201,
+          await t.http
+            .post(`${PREFIX}/register`)
+            .send({ username: 'bob', email: 'bob@example.com', password: PASSWORD }),
+        ],
+        [204, await t.http.options(`${PREFIX}/login`)],
+        [400, await json('/login', '{"username":')],
+        [401, await t.http.get(`${PREFIX}/me`)],
+        [403, await t.http.get('/host/admin/area').set(bearer(session))],
+        [404, await t.http.get(`${PREFIX}/nowhere`)],
+        [405, await t.http.get(`${PREFIX}/login`)],
+        [413, await json('/login', JSON.stringify({ password: 'x'.repeat(17 * 1024) }))],
+        [415, await t.http.post(`${PREFIX}/login`).set('Content-Type', 'text/plain').send('hello')],
+        [200, await t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'bob@example.com' })],
+        [429, await t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'bob@example.com' })],
+        [500, await t.http.get('/host/admin/boom')],
+        [503, await t.http.get('/host/admin/unavailable')],
+      ];
+      for (const [status, answer] of answers) {
+        const what = `${status}: ${answer.status} ${answer.text}`;
+        expect(answer.status, what).to.equal(status);
+        expect(answer.headers['x-content-type-options'], what).to.equal('nosniff');
+        expect(answer.headers['cache-control'], what).to.equal('no-store');
+        expect(answer.headers['referrer-policy'], what).to.equal('no-referrer');
+        expect(answer.headers['content-security-policy'], what).to.equal("default-src 'none'; frame-ancestors 'none'");
+        expect(answer.headers['x-request-id'], what).to.match(/^[0-9a-f-]{36}$/);
+        if (status === 204) continue;
+        expect(answer.headers['content-type'], what).to.match(/^application\/json; charset=utf-8$/);
+        expect(() => JSON.parse(answer.text), what).not.to.throw();
+      }
+    });
+  });

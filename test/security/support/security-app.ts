@@ -1,6 +1,7 @@
 import path from 'node:path';
+import express from 'express';
 import Koa from 'koa';
-import { useContainer, useKoaServer } from 'routing-controllers';
+import { useContainer, useExpressServer, useKoaServer } from 'routing-controllers';
 import request, { Response } from 'supertest';
 import { Container } from 'typedi';
 import { resolveAccountService } from '../../../src/di/resolve';
@@ -16,6 +17,7 @@ import {
 } from '../../../src/di/tokens';
 import type { EmailSender } from '../../../src/services/email-sender';
 import { accountRoutes } from '../../../src/app/account-routes';
+import * as onExpress from '../../../src/express';
 import { gatehouseHttp } from '../../../src/koa/gatehouse-http';
 import type { RateLimitOptions } from '../../../src/limits/rate-limit-options';
 import { accountPages } from '../../../src/koa/account-pages';
@@ -29,7 +31,7 @@ import { CapturingLogger } from '../../support/capturing-logger';
 import { RecordingEmailSender } from '../../support/recording-email-sender';
 import { generousRateLimits } from '../../support/generous-rate-limits';
 import { CHEAP_HASHING } from '../../support/fixtures';
-import { PASSWORD, PREFIX, TEST_SECRET } from '../../support/test-app';
+import { Driver, handlerOf, HostApp, PASSWORD, PREFIX, TEST_SECRET } from '../../support/test-app';
 import { dumpTables, Row } from './sqlite-file';
 
 export { PASSWORD, OTHER_PASSWORD, PREFIX, TEST_SECRET, bearer } from '../../support/test-app';
@@ -74,7 +76,9 @@ export interface SecurityAppOptions<S extends EmailSender> {
   /** Serve the hosted pages (`accountPages`) before the account routes, as `mountAccountRoutes({ pages: true })` does. */
   pages?: boolean;
   /** Mounts more controllers after the account routes, as a host would. */
-  mount?: (app: Koa) => void;
+  mount?: (app: HostApp) => void;
+  /** routing-controllers' driver; default `'koa'`. */
+  driver?: Driver;
 }
 
 /** The account routes under /auth on a fresh database (an SQLite file by default), a capturing logger and a sender. */
@@ -126,12 +130,7 @@ export async function openSecurityApp<S extends EmailSender = RecordingEmailSend
   Container.remove(USER_SERIALIZER);
 
   useContainer(Container);
-  const app = new Koa();
-  app.use(gatehouseHttp());
-  if (options.pages) app.use(accountPages({ prefix: PREFIX }));
-  useKoaServer(app, { routePrefix: PREFIX, ...accountRoutes() });
-  options.mount?.(app);
-  const http = request(app.callback());
+  const http = request(handlerOf(mountApp(options)));
   const accounts = () => resolveAccountService();
 
   const recorded = () => {
@@ -175,4 +174,23 @@ export async function openSecurityApp<S extends EmailSender = RecordingEmailSend
     },
   };
   return self;
+}
+
+/** The account routes under /auth as a host mounts them by hand, on the chosen driver. */
+function mountApp(options: Pick<SecurityAppOptions<EmailSender>, 'pages' | 'mount' | 'driver'>): HostApp {
+  if (options.driver === 'express') {
+    const app = express();
+    app.use(onExpress.gatehouseHttp());
+    if (options.pages) app.use(onExpress.accountPages({ prefix: PREFIX }));
+    useExpressServer(app, { routePrefix: PREFIX, ...accountRoutes() });
+    options.mount?.(app);
+    app.use(onExpress.gatehouseErrors());
+    return app;
+  }
+  const app = new Koa();
+  app.use(gatehouseHttp());
+  if (options.pages) app.use(accountPages({ prefix: PREFIX }));
+  useKoaServer(app, { routePrefix: PREFIX, ...accountRoutes() });
+  options.mount?.(app);
+  return app;
 }
