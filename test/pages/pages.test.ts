@@ -247,13 +247,17 @@ for (const driver of DRIVERS)
       expect(document.headers['cache-control']).to.equal('no-store');
       expect(document.headers['x-content-type-options']).to.equal('nosniff');
       expect(document.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/);
-      expect(document.body).to.deep.equal(JSON.parse(JSON.stringify(accountApiDocument({ prefix: '/accounts' }))));
+      // The document lists the pages and itself, which are served beside it.
+      const served = accountApiDocument({ prefix: '/accounts', pages: true, apiDocs: true });
+      expect(document.body).to.deep.equal(JSON.parse(JSON.stringify(served)));
       const reference = await http.get('/accounts/reference').expect(200);
       expect(reference.headers['content-type']).to.equal('text/html; charset=utf-8');
       expect(reference.headers['content-security-policy']).to.equal(PAGE_CSP);
       expect(reference.text).to.include('href="/accounts/openapi.json"');
       await http.head('/accounts/openapi.json').expect(200);
-      const post = await http.post('/accounts/openapi.json').send({}).expect(404);
-      expect(post.body.detail.code).to.equal('not_found');
+      // A path only the document serves takes GET and HEAD, and says so.
+      const post = await http.post('/accounts/openapi.json').send({}).expect(405);
+      expect(post.headers.allow).to.equal('GET, HEAD');
+      expect(post.body.detail.code).to.equal('method_not_allowed');
     });
   });
