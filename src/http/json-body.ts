@@ -1,8 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { httpErrorForStatus, malformedJsonError } from './http-errors';
 
-// co-body (what @koa/bodyparser is built on) reads and decodes Node's request itself, so both drivers parse bodies
-// with the same code and the same limits. It ships no types; these are the calls made of it.
+// co-body reads and decodes Node's request itself: Express bodies are parsed with it, and Koa's with @koa/bodyparser,
+// which is built on it, so both drivers give the same answers under the same limits. It ships no types; these are the
+// calls made of it.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const coBody: { json(req: IncomingMessage, options: object): Promise<unknown> } = require('co-body');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -20,7 +21,7 @@ export const DEFAULT_BODY_LIMIT = 16 * 1024;
 export const MAX_JSON_DEPTH = 64;
 
 // DELETE is parsed too: DELETE /account carries the password.
-const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+export const PARSED_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 // JSON is UTF-8 (RFC 8259); no charset parameter means UTF-8.
 const UTF8_CHARSETS = new Set(['', 'utf-8', 'utf8']);
 // What the decoder below understands; anything else (brotli included) is refused before it reaches it.
@@ -32,6 +33,8 @@ export interface JsonBodyOptions {
   limit?: string | number;
   /** The body is already parsed (by a parser the host installed first): only the checks of its headers apply. */
   parsed?: unknown;
+  /** Reads and parses the body under `limit` (a driver's own parser); default co-body on Node's request. */
+  parse?: () => Promise<unknown>;
 }
 
 /**
@@ -42,18 +45,16 @@ export interface JsonBodyOptions {
  */
 export async function readJsonBody(req: IncomingMessage, options: JsonBodyOptions = {}): Promise<unknown> {
   let body = options.parsed;
-  if (PARSED_METHODS.has(req.method ?? '') && hasBody(req)) {
+  if (PARSED_METHODS.includes(req.method ?? '') && hasBody(req)) {
     if (!typeIs.is(req.headers['content-type'] ?? '', ['application/json'])) throw httpErrorForStatus(415);
     if (!UTF8_CHARSETS.has(charsetOf(req))) throw httpErrorForStatus(415, UNSUPPORTED_ENCODING);
     if (!ENCODINGS.has((req.headers['content-encoding'] ?? '').toLowerCase()))
       throw httpErrorForStatus(415, UNSUPPORTED_ENCODING);
     if (body === undefined) {
       try {
-        body = await coBody.json(req, {
-          limit: options.limit ?? DEFAULT_BODY_LIMIT,
-          strict: true,
-          encoding: 'utf-8',
-        });
+        body = options.parse
+          ? await options.parse()
+          : await coBody.json(req, { limit: options.limit ?? DEFAULT_BODY_LIMIT, strict: true, encoding: 'utf-8' });
       } catch (error) {
         throw parserError(error);
       }
