@@ -51,7 +51,11 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
     name,
     url: urlWith({}),
     urlWith,
-    drop: () => asAdmin((client) => client.query(`drop database if exists "${name}" with (force)`)).then(() => {}),
+    drop: () =>
+      asAdmin(async (client) => {
+        await connectionsGone(client, name);
+        await client.query(`drop database if exists "${name}" with (force)`);
+      }),
   };
 }
 
@@ -62,6 +66,22 @@ async function asAdmin<T>(work: (client: Client) => Promise<T>): Promise<T> {
     return await work(client);
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * A pool's `end()` resolves before its connections finish closing. Forcing the drop then makes the server end them
+ * with an error, which a pool without an `error` listener throws as an uncaught exception in the middle of another
+ * test. So the drop waits (briefly) for the connections of code under test to finish closing on their own.
+ */
+async function connectionsGone(client: Client, name: string): Promise<void> {
+  for (let waited = 0; waited < 3_000; waited += 50) {
+    const { rows } = await client.query<{ open: number }>(
+      'select count(*)::int as open from pg_stat_activity where datname = $1',
+      [name],
+    );
+    if (rows[0].open === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
