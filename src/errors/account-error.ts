@@ -17,6 +17,11 @@ export const ACCOUNT_ERROR_CODES = [
   // Not in the spec's table: abuse limits and overload, both answered with a `Retry-After`.
   'rate_limited',
   'service_unavailable',
+  // Not in the spec's table: sessions you can see and end, re-authentication, email change.
+  'reauthentication_required',
+  'session_not_found',
+  'invalid_email_change_token',
+  'email_change_unavailable',
 ] as const;
 
 export type AccountErrorCode = (typeof ACCOUNT_ERROR_CODES)[number];

@@ -19,6 +19,13 @@ const STATUS_BY_CODE: Record<AccountErrorCode, number> = {
   account_error: 400,
   rate_limited: 429,
   service_unavailable: 503,
+  // The session is valid (not 401, which tells clients to sign in again); it must prove the password again first.
+  reauthentication_required: 403,
+  // An unknown id and another user's session alike, so ids cannot be probed.
+  session_not_found: 404,
+  invalid_email_change_token: 400,
+  // The host's email sender has no email-change operations (see EmailSender): a deployment choice, not the client's.
+  email_change_unavailable: 501,
 };
 
 /** A conflict with what is stored: the spec's taken username (`invalid_username`, 409 instead of 400). */

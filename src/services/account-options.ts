@@ -50,6 +50,13 @@ export interface AccountOptions {
    */
   unverifiedRegistrationTtlMs?: number;
   resetTokenTtlMs?: number;
+  /** How long the link of an email change works. Default 1 hour. */
+  emailChangeTokenTtlMs?: number;
+  /**
+   * How long a proved password counts as recent, at login or by re-authentication: changing the email address and
+   * ending other sessions need it within this window. Default 10 minutes.
+   */
+  reauthenticationWindowMs?: number;
   hashing?: Partial<HashingOptions>;
   hashingQueue?: Partial<HashingQueueOptions>;
   password?: Partial<PasswordPolicyOptions>;
@@ -79,6 +86,8 @@ export const DEFAULT_ACCOUNT_OPTIONS = {
   verificationTokenTtlMs: DAY,
   unverifiedRegistrationTtlMs: 7 * DAY,
   resetTokenTtlMs: HOUR,
+  emailChangeTokenTtlMs: HOUR,
+  reauthenticationWindowMs: 10 * MINUTE,
   hashing: { memoryCost: 19_456, timeCost: 2, parallelism: 1 } satisfies HashingOptions,
   password: {
     minLength: 12,
@@ -108,6 +117,8 @@ export function resolveAccountOptions(options: AccountOptions): ResolvedAccountO
     unverifiedRegistrationTtlMs:
       options.unverifiedRegistrationTtlMs ?? DEFAULT_ACCOUNT_OPTIONS.unverifiedRegistrationTtlMs,
     resetTokenTtlMs: options.resetTokenTtlMs ?? DEFAULT_ACCOUNT_OPTIONS.resetTokenTtlMs,
+    emailChangeTokenTtlMs: options.emailChangeTokenTtlMs ?? DEFAULT_ACCOUNT_OPTIONS.emailChangeTokenTtlMs,
+    reauthenticationWindowMs: options.reauthenticationWindowMs ?? DEFAULT_ACCOUNT_OPTIONS.reauthenticationWindowMs,
     hashing: { ...DEFAULT_ACCOUNT_OPTIONS.hashing, ...options.hashing },
     hashingQueue: resolveHashingQueue(options.hashingQueue),
     password: { ...DEFAULT_ACCOUNT_OPTIONS.password, ...options.password },
@@ -120,6 +131,8 @@ export function resolveAccountOptions(options: AccountOptions): ResolvedAccountO
     'verificationTokenTtlMs',
     'unverifiedRegistrationTtlMs',
     'resetTokenTtlMs',
+    'emailChangeTokenTtlMs',
+    'reauthenticationWindowMs',
   ] as const) {
     if (!Number.isFinite(resolved[key]) || resolved[key] <= 0) {
       throw new ConfigurationError(`Gatehouse: ACCOUNT_OPTIONS.${key} must be a positive number of milliseconds`);

@@ -1,5 +1,5 @@
 import type { NewOutboxMessage } from './outbox-message';
-import type { StoredSession, StoredToken, StoredUser, TokenPurpose } from './types';
+import type { StoredEmailChange, StoredSession, StoredToken, StoredUser, TokenPurpose } from './types';
 
 /**
  * What a new user row needs; the store assigns nothing the core did not decide. Every user starts unverified: an
@@ -40,7 +40,7 @@ export interface Authorisation {
 
 /** The cut-offs of `deleteExpired`: rows at or before them go. */
 export interface ExpiryCutoffs {
-  /** Sessions and tokens whose `expiresAt` is at or before it. */
+  /** Sessions, tokens and pending email changes whose `expiresAt` is at or before it. */
   now: Date;
   /** Sessions last seen at or before it (the idle timeout). */
   sessionIdleBefore: Date;
@@ -49,6 +49,32 @@ export interface ExpiryCutoffs {
   /** Sent and failed outbox messages last changed at or before it; pending ones never go. */
   outboxChangedBefore?: Date;
 }
+
+/** What `requestEmailChange` queues besides storing the change, in the same transaction. */
+export interface EmailChangeMessages {
+  /** The link, addressed by the store to the new address; queued only when no verified account owns that address. */
+  link?: NewOutboxMessage;
+  /** Queued instead of the link, to the verified account that owns the new address, when one does. */
+  ownerNotice?: NewOutboxMessage;
+  /** To the user's current address: a change was asked for (queued on both paths). */
+  requestedNotice?: NewOutboxMessage;
+}
+
+/**
+ * `ok: false`: nothing stored (the session that asked has ended, or the user is gone). `addressOwned`: a verified
+ * account owns the new address, so its owner was told instead of a link being sent.
+ */
+export type EmailChangeRequestResult = { ok: true; addressOwned: boolean } | { ok: false };
+
+/**
+ * `changed`: the address is the new one (`previousEmail` was the old); `endedSessions` other sessions ended with it.
+ * `invalid`: no live change has this token (unknown, used, superseded, expired). `taken`: the token is spent, but a
+ * verified account has come to own the address since the request, so nothing changed.
+ */
+export type EmailChangeResult =
+  | { outcome: 'changed'; user: StoredUser; previousEmail: string; endedSessions: number }
+  | { outcome: 'invalid' }
+  | { outcome: 'taken' };
 
 /** Answer of an access check: `unknown` when the role or permission itself does not exist. */
 export type AccessAnswer = 'granted' | 'denied' | 'unknown';
@@ -119,7 +145,7 @@ export interface AccountStore {
   verifyEmail(tokenHash: string, now: Date, message?: NewOutboxMessage): Promise<StoredUser | null>;
   /**
    * Atomically consumes an unexpired `reset_password` token, replaces the user's password hash, deletes every
-   * session and every outstanding reset token of the user, and queues the message if given. Returns the updated
+   * session, every outstanding reset token and any pending email change of the user, and queues the message if given. Returns the updated
    * user, or null as for `verifyEmail`.
    */
   resetPassword(
@@ -130,8 +156,8 @@ export interface AccountStore {
   ): Promise<StoredUser | null>;
   /**
    * Atomically replaces the password hash if it still equals `expectedHash` and, given `sessionTokenHash`, that
-   * session of the user still exists; deletes every session and every outstanding reset token of the user, and
-   * queues the message if given. Returns false when the hash changed or the session ended meanwhile, or the user is
+   * session of the user still exists; deletes every session, every outstanding reset token and any pending email
+   * change of the user, and queues the message if given. Returns false when the hash changed or the session ended meanwhile, or the user is
    * gone.
    */
   changePassword(
@@ -145,7 +171,7 @@ export interface AccountStore {
   /** Replaces the hash with a stronger one for the same password (rehash on login) only if it is unchanged. */
   rehashPassword(userId: string, expectedHash: string, newPasswordHash: string, now: Date): Promise<boolean>;
   /**
-   * Atomically deletes the user with every session, token and role grant, and queues the message if given (its
+   * Atomically deletes the user with every session, token, pending email change and role grant, and queues the message if given (its
    * recipient read from the row before it goes). Messages to the user are kept. With `authorisation`, only while it
    * still holds (see `Authorisation`). False, and nothing changed, when the user is gone or the authorisation no
    * longer holds.
@@ -164,6 +190,42 @@ export interface AccountStore {
   touchSession(tokenHash: string, lastSeenAt: Date): Promise<void>;
   deleteSession(tokenHash: string): Promise<void>;
   deleteUserSessions(userId: string): Promise<void>;
+  /**
+   * Every stored session of the user, newest first (`createdAt`, then `id`, both descending); expiry is judged by
+   * the caller. Empty for an unknown user.
+   */
+  listSessions(userId: string): Promise<StoredSession[]>;
+  /** Deletes the session with this public id if it is the user's; false when the user has no such session. */
+  deleteSessionById(userId: string, sessionId: string): Promise<boolean>;
+  /** Deletes every session of the user but the one of `keepTokenHash`; returns how many went. */
+  deleteOtherSessions(userId: string, keepTokenHash: string): Promise<number>;
+  /**
+   * Sets the session's `authenticatedAt` (a re-authentication) only while the session exists and its user's password
+   * hash is still `passwordHash` (the one just verified); false, and nothing changed, otherwise.
+   */
+  markSessionAuthenticated(tokenHash: string, passwordHash: string, at: Date): Promise<boolean>;
+
+  /**
+   * Atomically stores the change (superseding the user's earlier one, whose pending link messages fail as
+   * `SUPERSEDED`), and queues `messages` (see `EmailChangeMessages`), only while the session of `sessionTokenHash`
+   * still exists and is the change's user's. The same rows are written whoever owns the new address.
+   */
+  requestEmailChange(
+    change: StoredEmailChange,
+    messages: EmailChangeMessages,
+    sessionTokenHash: string,
+  ): Promise<EmailChangeRequestResult>;
+  /** The live change a token names and its user, without consuming it (the confirmation page names the account). */
+  findEmailChange(tokenHash: string, now: Date): Promise<{ change: StoredEmailChange; user: StoredUser } | null>;
+  /**
+   * Atomically consumes an unexpired change and, unless another verified account owns the new address by now
+   * (`taken`), makes it the user's address: the other unverified registrations of that address end (as in
+   * `verifyEmail`), the user's outstanding reset tokens go (they were mailed to the old address), the other sessions
+   * end when the change asked for it (all but `keepSessionId`), and `message` is queued to the previous address. Of
+   * concurrent confirmations of one token, exactly one changes anything; of a confirmation racing another account's
+   * claim of the address, at most one makes it verified.
+   */
+  confirmEmailChange(tokenHash: string, now: Date, message?: NewOutboxMessage): Promise<EmailChangeResult>;
   /** Removes what `cutoffs` says has expired (see `ExpiryCutoffs`); returns how many rows went. */
   deleteExpired(cutoffs: ExpiryCutoffs): Promise<number>;
 

@@ -28,4 +28,15 @@ export interface EmailSender {
    * registration answers as if it succeeded (no enumeration), so this notice is how the owner learns of it.
    */
   sendRegistrationAttempt?(username: string, email: string, context?: EmailContext): Promise<void>;
+  /**
+   * Optional, with the three below: a sender without it cannot carry an email change, which is then refused
+   * (`email_change_unavailable`). The link to confirm `newEmail` as the address of `username`'s account.
+   */
+  sendEmailChange?(username: string, newEmail: string, token: string, context?: EmailContext): Promise<void>;
+  /** To the current address: someone signed in as `username` asked to change the account's address. */
+  sendEmailChangeRequested?(username: string, email: string, context?: EmailContext): Promise<void>;
+  /** To the previous address: the account's address was changed. */
+  sendEmailChanged?(username: string, previousEmail: string, context?: EmailContext): Promise<void>;
+  /** To the owner of an address: another account asked to take it as its address, and was refused. */
+  sendEmailChangeAttempt?(username: string, email: string, context?: EmailContext): Promise<void>;
 }

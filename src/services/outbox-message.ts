@@ -1,7 +1,7 @@
 /**
  * The kinds of message the outbox carries: one per EmailSender operation (the key of its template, which
- * `email/templates/types.ts` checks against this list). Two of them carry a link with a raw token; the others are
- * notices.
+ * `email/templates/types.ts` checks against this list). Three of them carry a link with a raw token (`carriesLink`);
+ * the others are notices.
  */
 export const OUTBOX_KINDS = [
   'verification',
@@ -10,13 +10,17 @@ export const OUTBOX_KINDS = [
   'passwordChanged',
   'accountDeleted',
   'registrationAttempt',
+  'emailChange',
+  'emailChangeRequested',
+  'emailChanged',
+  'emailChangeAttempt',
 ] as const;
 
 export type OutboxKind = (typeof OUTBOX_KINDS)[number];
 
 /** The kinds whose message carries a link with a raw (sealed at rest) token. */
 export function carriesLink(kind: OutboxKind): boolean {
-  return kind === 'verification' || kind === 'passwordReset';
+  return kind === 'verification' || kind === 'passwordReset' || kind === 'emailChange';
 }
 
 /**

@@ -14,12 +14,53 @@ export interface StoredUser {
 /** A session as the store keeps it: only the keyed hash of the bearer token. */
 export interface StoredSession {
   tokenHash: string;
+  /**
+   * The session's public name (a random UUID): what a list shows and a revoke names. Neither the token nor its hash,
+   * so showing it to the client, a log or an admin lends nothing to sign in with.
+   */
+  id: string;
   userId: string;
   createdAt: Date;
   /** Absolute expiry: a session never lives past this, however active. */
   expiresAt: Date;
   /** Last refresh of the idle window; refreshed at most once per `sessionRefreshInterval`. */
   lastSeenAt: Date;
+  /**
+   * When the password was last proved on this session: at login, and again by re-authentication. Sensitive changes
+   * need it to be recent (`reauthenticationWindowMs`).
+   */
+  authenticatedAt: Date;
+  /** The client's address at login, as the trusted-proxy rule reads it; null when unknown. */
+  ip: string | null;
+  /** The client's `User-Agent` at login, cut to `MAX_USER_AGENT_LENGTH`; null when it sent none. */
+  userAgent: string | null;
+}
+
+/** Where a login came from, recorded on its session. */
+export interface SessionClient {
+  ip?: string | null;
+  userAgent?: string | null;
+}
+
+/** Longest `User-Agent` a session keeps; longer ones are cut (real browsers send under 300 characters). */
+export const MAX_USER_AGENT_LENGTH = 512;
+
+/**
+ * A requested change of address, waiting for the link sent to the new address. One per user: a new request
+ * supersedes it. The token is stored as its keyed hash, like every other.
+ */
+export interface StoredEmailChange {
+  tokenHash: string;
+  userId: string;
+  /** The new address as given, and its canonical key (unique among verified users once the change is made). */
+  newEmail: string;
+  newEmailKey: string;
+  createdAt: Date;
+  expiresAt: Date;
+  /** Whether the user's other sessions end when the change is made (the person decides when asking). */
+  endOtherSessions: boolean;
+  /** The session that asked: kept when the others end. Null when it has ended since (nothing is kept). */
+  keepSessionId: string | null;
 }
 
 export type TokenPurpose = 'verify_email' | 'reset_password';
@@ -66,3 +107,19 @@ export function accountView(user: StoredUser): AccountUser {
 
 /** Turns the account into what `GET /me` returns. Hosts replace it through `USER_SERIALIZER`. */
 export type UserSerializer = (user: AccountUser) => unknown;
+
+/** A live session as its owner (or an administrator) sees it; never the token or its hash. */
+export interface SessionView {
+  id: string;
+  /** Whether this is the session of the request that asked. */
+  current: boolean;
+  createdAt: Date;
+  /** When it was last used, to the granularity of the idle refresh (`sessionRefreshIntervalMs`). */
+  lastUsedAt: Date;
+  /** When it ends if not used again: the earlier of its absolute expiry and the end of its idle window. */
+  expiresAt: Date;
+  /** When the password was last proved on it (login or re-authentication). */
+  authenticatedAt: Date;
+  ip: string | null;
+  userAgent: string | null;
+}

@@ -14,11 +14,22 @@ export type {
   Authorisation,
   CreateUserOptions,
   CreateUserResult,
+  EmailChangeMessages,
+  EmailChangeRequestResult,
+  EmailChangeResult,
   ExpiryCutoffs,
   GrantResult,
   NewUser,
   RoleSummary,
 } from './account-store';
 export type { OutboxStore } from './outbox-store';
-export type { StoredSession, StoredToken, StoredUser, TokenPurpose } from './types';
+export type {
+  SessionClient,
+  SessionView,
+  StoredEmailChange,
+  StoredSession,
+  StoredToken,
+  StoredUser,
+  TokenPurpose,
+} from './types';
 export type { ClaimedMessage, NewOutboxMessage, OutboxEntry, OutboxQuery, RetryTarget } from './outbox-message';
