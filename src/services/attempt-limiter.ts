@@ -5,7 +5,8 @@
  * - `register.email`, `resend-verification.email`, `reset-request.email`: mail sent to one address. Over budget,
  *   the mail is silently skipped, so the answer still says nothing about the address.
  */
-export type AccountLimit = 'login.account' | 'register.email' | 'resend-verification.email' | 'reset-request.email';
+export type AccountLimit =
+  'login.account' | 'register.email' | 'resend-verification.email' | 'reset-request.email' | 'email-change.email';
 
 export interface LimitDecision {
   allowed: boolean;
