@@ -30,7 +30,17 @@ import type { MailDelivery } from './mail-delivery';
 import { PasswordHasher } from './password-hasher';
 import { PasswordPolicy } from './password-policy';
 import { isRawToken, TokenHasher } from './token-hasher';
-import { accountView, type AccountUser, StoredToken, StoredUser, TokenPurpose } from './types';
+import { isRecentlyAuthenticated, liveSessionViews, newSession } from './session-views';
+import {
+  accountView,
+  type AccountUser,
+  type SessionClient,
+  type SessionView,
+  StoredSession,
+  StoredToken,
+  StoredUser,
+  TokenPurpose,
+} from './types';
 
 export interface AccountServiceDeps {
   store: UserStore;
@@ -63,6 +73,17 @@ const invalidVerificationToken = () =>
   new AccountError('invalid_verification_token', 'Verification token is invalid or expired');
 const invalidResetToken = () =>
   new AccountError('invalid_password_reset_token', 'Password reset token is invalid or expired');
+const invalidEmailChangeToken = () =>
+  new AccountError('invalid_email_change_token', 'Email change link is invalid or expired');
+const sessionNotFound = () => new AccountError('session_not_found', 'No such session');
+const reauthenticationRequired = () =>
+  new AccountError('reauthentication_required', 'Confirm your password first (POST /reauthenticate)');
+
+/** A live session and its user, as the core's own checks need them. */
+interface LiveSession {
+  session: StoredSession;
+  user: StoredUser;
+}
 
 /**
  * The account core: every rule of registration, verification, sessions, password recovery and access control.
@@ -206,9 +227,10 @@ export class AccountService {
 
   /**
    * Exchanges username and password for a new session token (returned raw, once). Unknown user and wrong password
-   * cost the same argon2 work and fail alike; `unverified_user` is revealed only after a correct password.
+   * cost the same argon2 work and fail alike; `unverified_user` is revealed only after a correct password. `client`
+   * (address and user agent) is recorded on the session for its owner's list, for display only.
    */
-  async login(username: string, password: string): Promise<string> {
+  async login(username: string, password: string, client?: SessionClient): Promise<string> {
     // Nobody's password is this long, so refusing it without hashing reveals nothing and bounds the work.
     if (this.policy.isOverlong(password)) throw invalidCredentials();
     const candidate = this.policy.normalize(password);
@@ -234,13 +256,7 @@ export class AccountService {
 
     const token = this.tokens.generate();
     const now = this.clock.now();
-    const session = {
-      tokenHash: this.tokens.hash(token),
-      userId: user.id,
-      createdAt: now,
-      expiresAt: sessionExpiresAt(now, this.options),
-      lastSeenAt: now,
-    };
+    const session = newSession(this.tokens.hash(token), user.id, now, sessionExpiresAt(now, this.options), client);
     // Conditional on the hash just verified: a reset, change or deletion that committed meanwhile wins.
     if (!(await this.store.createSession(session, passwordHash))) throw invalidCredentials();
     this.logger.info({ event: 'login', outcome: 'success', userId: user.id }, 'login succeeded');
@@ -253,8 +269,8 @@ export class AccountService {
    * move (at most once an interval).
    */
   async validateSession(token: string): Promise<AccountUser | null> {
-    const user = await this.sessionUser(token);
-    return user && accountView(user);
+    const live = await this.liveSession(token);
+    return live && accountView(live.user);
   }
 
   /** Like `validateSession`, but a rejected token is `invalid_session_token`. */
@@ -262,8 +278,8 @@ export class AccountService {
     return accountView(await this.requireSessionUser(token));
   }
 
-  /** The stored row behind a live session, for the core's own checks (its password hash); see `validateSession`. */
-  private async sessionUser(token: string): Promise<StoredUser | null> {
+  /** The stored session and user behind a live token, for the core's own checks; see `validateSession`. */
+  private async liveSession(token: string): Promise<LiveSession | null> {
     if (!isRawToken(token)) return null;
     const tokenHash = this.tokens.hash(token);
     const found = await this.store.getSessionAndUser(tokenHash);
@@ -276,13 +292,33 @@ export class AccountService {
       return null;
     }
     if (status === 'refresh') await this.store.touchSession(tokenHash, now);
-    return user;
+    return found;
+  }
+
+  private async requireLiveSession(token: string): Promise<LiveSession> {
+    const live = await this.liveSession(token);
+    if (!live) throw invalidSession();
+    return live;
   }
 
   private async requireSessionUser(token: string): Promise<StoredUser> {
-    const user = await this.sessionUser(token);
-    if (!user) throw invalidSession();
-    return user;
+    return (await this.requireLiveSession(token)).user;
+  }
+
+  /** A live session whose password was proved recently (login or `reauthenticate`); else `reauthentication_required`. */
+  private async requireRecentSession(token: string): Promise<LiveSession> {
+    const live = await this.requireLiveSession(token);
+    this.requireRecent(live);
+    return live;
+  }
+
+  private requireRecent({ session, user }: LiveSession): void {
+    if (isRecentlyAuthenticated(session, this.clock.now(), this.options.reauthenticationWindowMs)) return;
+    this.logger.info(
+      { event: 'reauthentication_required', outcome: 'refused', userId: user.id },
+      'recent authentication required',
+    );
+    throw reauthenticationRequired();
   }
 
   /** Ends the presented session only. */
@@ -297,6 +333,137 @@ export class AccountService {
     const user = await this.requireSessionUser(token);
     await this.store.deleteUserSessions(user.id);
     this.logger.info({ event: 'logout_all', outcome: 'success', userId: user.id }, 'all sessions ended');
+  }
+
+  /** The live sessions of the token's user, newest first, with `current` on this one. */
+  async listSessions(token: string): Promise<SessionView[]> {
+    const { user, session } = await this.requireLiveSession(token);
+    return liveSessionViews(await this.store.listSessions(user.id), this.clock.now(), this.options, session.tokenHash);
+  }
+
+  /**
+   * Ends one of the user's own sessions by its public id, on every instance from the next request (each request
+   * reads its session from the store). An unknown id and another user's session are the same `session_not_found`.
+   * Ending a session other than this one needs a recent password (ASVS V7.5.2); ending this one is a logout.
+   */
+  async endSession(token: string, sessionId: string): Promise<void> {
+    const live = await this.requireLiveSession(token);
+    if (live.session.id !== sessionId) this.requireRecent(live);
+    if (!(await this.store.deleteSessionById(live.user.id, sessionId))) {
+      this.logger.info({ event: 'session_ended', outcome: 'not_found', userId: live.user.id }, 'no such session');
+      throw sessionNotFound();
+    }
+    this.logger.info({ event: 'session_ended', outcome: 'success', userId: live.user.id, sessionId }, 'session ended');
+  }
+
+  /** Ends every session of the user but this one; needs a recent password. Returns how many ended. */
+  async endOtherSessions(token: string): Promise<number> {
+    const { user, session } = await this.requireRecentSession(token);
+    const count = await this.store.deleteOtherSessions(user.id, session.tokenHash);
+    this.logger.info(
+      { event: 'other_sessions_ended', outcome: 'success', userId: user.id, count },
+      'other sessions ended',
+    );
+    return count;
+  }
+
+  /**
+   * Proves the password again on this session, which then counts as recently authenticated for
+   * `reauthenticationWindowMs`. Guesses share login's budget for the account, so a stolen session gains no oracle.
+   */
+  async reauthenticate(token: string, password: string): Promise<{ authenticatedUntil: Date }> {
+    const { user, session } = await this.requireLiveSession(token);
+    await this.checkPassword(user, password, 'Password is incorrect', 'reauthenticate');
+    const now = this.clock.now();
+    // Conditional on the hash just verified: a password change or reset that ended this session meanwhile wins.
+    if (!(await this.store.markSessionAuthenticated(session.tokenHash, user.passwordHash, now))) throw invalidSession();
+    this.logger.info({ event: 'reauthenticate', outcome: 'success', userId: user.id }, 'password confirmed');
+    return { authenticatedUntil: new Date(now.getTime() + this.options.reauthenticationWindowMs) };
+  }
+
+  // --- Email change ----------------------------------------------------------------------------------------------
+
+  /**
+   * Asks to change the address to `newEmail`: needs a recent password. The new address is mailed a single-use link
+   * (superseding any earlier request); nothing changes until it is confirmed. The current address is told of the
+   * request. A new address that a verified account owns gets the same answer, the same rows written and the same
+   * notice to the current address, but no link: its owner is told instead, so the answer says nothing about who has
+   * an account. `endOtherSessions` (default true): the other sessions end when the change is made.
+   */
+  async requestEmailChange(
+    token: string,
+    newEmail: string,
+    options: { endOtherSessions?: boolean } = {},
+  ): Promise<void> {
+    if (typeof this.sender.sendEmailChange !== 'function') {
+      throw new AccountError('email_change_unavailable', 'Email change is not available on this server');
+    }
+    const { user, session } = await this.requireRecentSession(token);
+    const address = canonicalEmail(newEmail);
+    if (address.emailKey === user.emailKey) {
+      throw new AccountError('invalid_email', 'That is already the address of this account');
+    }
+    const mayMail = await this.mayMail('email-change.email', address.emailKey);
+    const now = this.clock.now();
+    const changeToken = this.tokens.generate();
+    const change = {
+      tokenHash: this.tokens.hash(changeToken),
+      userId: user.id,
+      newEmail: address.email,
+      newEmailKey: address.emailKey,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + this.options.emailChangeTokenTtlMs),
+      endOtherSessions: options.endOtherSessions ?? true,
+      keepSessionId: session.id,
+    };
+    const canNotifyOwner = typeof this.sender.sendEmailChangeAttempt === 'function';
+    const canNotifyRequester = typeof this.sender.sendEmailChangeRequested === 'function';
+    const result = await this.store.requestEmailChange(
+      change,
+      {
+        link: mayMail ? this.messages.link('emailChange', now, changeToken, change.expiresAt) : undefined,
+        ownerNotice: mayMail && canNotifyOwner ? this.messages.notice('emailChangeAttempt', now) : undefined,
+        requestedNotice: canNotifyRequester ? this.messages.notice('emailChangeRequested', now) : undefined,
+      },
+      session.tokenHash,
+    );
+    if (!result.ok) throw invalidSession();
+    const outcome = result.addressOwned ? 'address_owned' : 'requested';
+    this.logger.info({ event: 'email_change_requested', outcome, userId: user.id }, 'email change requested');
+    this.delivery?.nudge();
+  }
+
+  /**
+   * Spends an email-change link and makes its address the account's. Whether the address is still free is decided
+   * here, inside the store's transaction; the previous address is told. A link is confirmed by this call (a POST),
+   * never by opening it, so a mail scanner following links spends nothing.
+   */
+  async confirmEmailChange(token: string): Promise<void> {
+    if (!isRawToken(token)) throw invalidEmailChangeToken();
+    const now = this.clock.now();
+    const canNotify = typeof this.sender.sendEmailChanged === 'function';
+    const result = await this.store.confirmEmailChange(
+      this.tokens.hash(token),
+      now,
+      canNotify ? this.messages.notice('emailChanged', now) : undefined,
+    );
+    if (result.outcome !== 'changed') {
+      const outcome = result.outcome === 'taken' ? 'taken' : 'invalid_token';
+      this.logger.info({ event: 'email_change', outcome }, 'email change refused');
+      throw invalidEmailChangeToken();
+    }
+    this.logger.info(
+      { event: 'email_change', outcome: 'changed', userId: result.user.id, endedSessions: result.endedSessions },
+      'email address changed',
+    );
+    this.delivery?.nudge();
+  }
+
+  /** The account and new address an email-change link would confirm, without spending it; null when dead. */
+  async pendingEmailChange(token: string): Promise<{ username: string; newEmail: string } | null> {
+    if (!isRawToken(token)) return null;
+    const found = await this.store.findEmailChange(this.tokens.hash(token), this.clock.now());
+    return found && { username: found.user.username, newEmail: found.change.newEmail };
   }
 
   // --- Passwords -------------------------------------------------------------------------------------------------
@@ -464,6 +631,36 @@ export class AccountService {
 
   async listUserRoles(username: string): Promise<string[]> {
     return this.store.listUserRoles((await this.requireUser(username)).id);
+  }
+
+  // --- Sessions, for an operator ---------------------------------------------------------------------------------
+
+  /** The live sessions of a user, newest first (none is `current`). */
+  async listUserSessions(username: string): Promise<SessionView[]> {
+    const user = await this.requireUser(username);
+    return liveSessionViews(await this.store.listSessions(user.id), this.clock.now(), this.options);
+  }
+
+  /** Ends one session of the user by its public id; `session_not_found` when the user has no such session. */
+  async endUserSession(username: string, sessionId: string): Promise<void> {
+    const user = await this.requireUser(username);
+    if (!(await this.store.deleteSessionById(user.id, sessionId))) throw sessionNotFound();
+    this.logger.info(
+      { event: 'admin_sessions_ended', outcome: 'success', userId: user.id, sessionId },
+      'session ended by an operator',
+    );
+  }
+
+  /** Ends every session of the user; returns how many were live. */
+  async endAllUserSessions(username: string): Promise<number> {
+    const user = await this.requireUser(username);
+    const live = liveSessionViews(await this.store.listSessions(user.id), this.clock.now(), this.options).length;
+    await this.store.deleteUserSessions(user.id);
+    this.logger.info(
+      { event: 'admin_sessions_ended', outcome: 'success', userId: user.id, count: live },
+      'all sessions ended by an operator',
+    );
+    return live;
   }
 
   /**
