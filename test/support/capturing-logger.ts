@@ -18,6 +18,11 @@ export class CapturingLogger implements Logger {
     return this.lines.filter((line) => line.level === 'error');
   }
 
+  /** The fields of every line logged for this audit event, oldest first. */
+  events(event: string): Record<string, unknown>[] {
+    return this.lines.map((line) => line.fields as Record<string, unknown>).filter((fields) => fields.event === event);
+  }
+
   text(): string {
     return this.lines.map((line) => JSON.stringify(line)).join('\n');
   }

@@ -6,7 +6,11 @@ export type EmailOperation =
   | 'sendEmailVerified'
   | 'sendPasswordChanged'
   | 'sendAccountDeleted'
-  | 'sendRegistrationAttempt';
+  | 'sendRegistrationAttempt'
+  | 'sendEmailChange'
+  | 'sendEmailChangeRequested'
+  | 'sendEmailChanged'
+  | 'sendEmailChangeAttempt';
 
 export interface RecordedEmail {
   operation: EmailOperation;
@@ -46,6 +50,18 @@ export class RecordingEmailSender implements EmailSender {
   sendRegistrationAttempt(username: string, email: string, context?: EmailContext) {
     return this.record({ operation: 'sendRegistrationAttempt', username, email }, context);
   }
+  sendEmailChange(username: string, email: string, token: string, context?: EmailContext) {
+    return this.record({ operation: 'sendEmailChange', username, email, token }, context);
+  }
+  sendEmailChangeRequested(username: string, email: string, context?: EmailContext) {
+    return this.record({ operation: 'sendEmailChangeRequested', username, email }, context);
+  }
+  sendEmailChanged(username: string, email: string, context?: EmailContext) {
+    return this.record({ operation: 'sendEmailChanged', username, email }, context);
+  }
+  sendEmailChangeAttempt(username: string, email: string, context?: EmailContext) {
+    return this.record({ operation: 'sendEmailChangeAttempt', username, email }, context);
+  }
 
   /** Every message of this kind, oldest first. */
   of(operation: EmailOperation, email?: string): RecordedEmail[] {
@@ -53,7 +69,7 @@ export class RecordingEmailSender implements EmailSender {
   }
 
   /** The raw token of the newest message of this kind (to this address); throws when there is none. */
-  lastToken(operation: 'sendVerification' | 'sendPasswordReset', email?: string): string {
+  lastToken(operation: 'sendVerification' | 'sendPasswordReset' | 'sendEmailChange', email?: string): string {
     const message = this.of(operation, email).at(-1);
     if (!message?.token) throw new Error(`no ${operation} message${email ? ` to ${email}` : ''} was sent`);
     return message.token;
