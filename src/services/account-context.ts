@@ -1,0 +1,205 @@
+import { AccountError } from '../errors/account-error';
+import type { AccountServiceDeps } from './account-service';
+import { ResolvedAccountOptions, resolveAccountOptions } from './account-options';
+import { AccountLimit, AttemptLimiter, noAttemptLimits } from './attempt-limiter';
+import { BackgroundTasks } from './background-tasks';
+import { Clock, systemClock } from './clock';
+import type { EmailSender } from './email-sender';
+import { isExpiredRegistration, registrationExpiresAt, sessionStatus } from './expiry-rules';
+import { usernameKeyOf } from './identity';
+import { Logger, silentLogger } from './logger';
+import type { MailDelivery } from './mail-delivery';
+import { MessageComposer } from './message-composer';
+import { PasswordHasher } from './password-hasher';
+import { PasswordPolicy } from './password-policy';
+import { isRecentlyAuthenticated } from './session-views';
+import { isRawToken, TokenHasher } from './token-hasher';
+import { TokenSealer } from './token-sealer';
+import type { StoredSession, StoredToken, StoredUser, TokenPurpose } from './types';
+import type { UserStore } from './user-store';
+
+/** A live session and its user, as the core's own checks need them. */
+export interface LiveSession {
+  session: StoredSession;
+  user: StoredUser;
+}
+
+export const invalidSession = () => new AccountError('invalid_session_token', 'Invalid or expired session token');
+const reauthenticationRequired = () =>
+  new AccountError('reauthentication_required', 'Confirm your password first (POST /reauthenticate)');
+
+/**
+ * What every part of the account core stands on: its dependencies, resolved once, and the checks they share (the
+ * session behind a token, a recent password, the account's password-guess budget, the mail budget of an address).
+ * `AccountService` is the one public face; `SessionDirectory` and `EmailChanges` hold the rules of their own areas
+ * and reach the rest through this.
+ */
+export class AccountContext {
+  readonly store: UserStore;
+  readonly sender: EmailSender;
+  readonly options: ResolvedAccountOptions;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly limiter: AttemptLimiter;
+  readonly tokens: TokenHasher;
+  readonly passwords: PasswordHasher;
+  readonly policy: PasswordPolicy;
+  readonly background: BackgroundTasks;
+  readonly messages: MessageComposer;
+  readonly delivery: MailDelivery | null;
+
+  constructor(deps: AccountServiceDeps) {
+    this.store = deps.store;
+    this.sender = deps.sender;
+    this.options = resolveAccountOptions(deps.options);
+    this.clock = deps.clock ?? systemClock;
+    this.logger = deps.logger ?? silentLogger;
+    this.limiter = deps.limiter ?? noAttemptLimits;
+    this.tokens = new TokenHasher(this.options.secretKey);
+    this.passwords = new PasswordHasher(this.options.hashing, this.options.hashingQueue, this.logger);
+    this.policy = new PasswordPolicy(this.options.password);
+    this.background = new BackgroundTasks(this.logger);
+    this.messages = new MessageComposer(new TokenSealer(this.options.secretKey), this.options.outbox.giveUpAfterMs);
+    this.delivery = deps.delivery ?? null;
+  }
+
+  /** The stored session and user behind a live token, for the core's own checks; see `validateSession`. */
+  async liveSession(token: string): Promise<LiveSession | null> {
+    if (!isRawToken(token)) return null;
+    const tokenHash = this.tokens.hash(token);
+    const found = await this.store.getSessionAndUser(tokenHash);
+    if (!found) return null;
+    const { session, user } = found;
+    const now = this.clock.now();
+    const status = sessionStatus(session, now, this.options);
+    if (status === 'expired') {
+      this.background.run('delete_expired_session', { userId: user.id }, () => this.store.deleteSession(tokenHash));
+      return null;
+    }
+    if (status === 'refresh') await this.store.touchSession(tokenHash, now);
+    return found;
+  }
+
+  async requireLiveSession(token: string): Promise<LiveSession> {
+    const live = await this.liveSession(token);
+    if (!live) throw invalidSession();
+    return live;
+  }
+
+  async requireSessionUser(token: string): Promise<StoredUser> {
+    return (await this.requireLiveSession(token)).user;
+  }
+
+  /** A live session whose password was proved recently (login or `reauthenticate`); else `reauthentication_required`. */
+  async requireRecentSession(token: string): Promise<LiveSession> {
+    const live = await this.requireLiveSession(token);
+    this.requireRecent(live);
+    return live;
+  }
+
+  requireRecent({ session, user }: LiveSession): void {
+    if (isRecentlyAuthenticated(session, this.clock.now(), this.options.reauthenticationWindowMs)) return;
+    this.logger.info(
+      { event: 'reauthentication_required', outcome: 'refused', userId: user.id },
+      'recent authentication required',
+    );
+    throw reauthenticationRequired();
+  }
+
+  /** A new emailed token for the user, superseding older ones, and its link message: one store transaction. */
+  async replaceTokenAndQueueLink(user: StoredUser, purpose: TokenPurpose): Promise<void> {
+    const token = this.tokens.generate();
+    const now = this.clock.now();
+    const row = this.tokenRow(token, user, purpose, now);
+    const kind = purpose === 'verify_email' ? 'verification' : 'passwordReset';
+    await this.store.replaceToken(row, this.messages.link(kind, now, token, row.expiresAt));
+    this.delivery?.nudge();
+  }
+
+  /** A verification token never outlives its registration. */
+  tokenRow(token: string, user: Pick<StoredUser, 'id' | 'createdAt'>, purpose: TokenPurpose, now: Date): StoredToken {
+    const ttl = purpose === 'verify_email' ? this.options.verificationTokenTtlMs : this.options.resetTokenTtlMs;
+    let expiresAt = now.getTime() + ttl;
+    if (purpose === 'verify_email') {
+      expiresAt = Math.min(
+        expiresAt,
+        registrationExpiresAt(user.createdAt, this.options.unverifiedRegistrationTtlMs).getTime(),
+      );
+    }
+    return { tokenHash: this.tokens.hash(token), userId: user.id, purpose, expiresAt: new Date(expiresAt) };
+  }
+
+  /** An unconfirmed registration past its time: as if it did not exist, until the clean-up removes it. */
+  hasExpired(user: StoredUser, now: Date): boolean {
+    return isExpiredRegistration(user, now, this.options.unverifiedRegistrationTtlMs);
+  }
+
+  /** Re-authentication before a sensitive change; a failure is a security event of that change (`event`). */
+  async checkPassword(user: StoredUser, password: string, message: string, event: string): Promise<void> {
+    // A stolen session must not make the current-password check an unthrottled oracle: it shares login's budget.
+    await this.takePasswordGuess(user.usernameKey, user.id);
+    const ok =
+      !this.policy.isOverlong(password) &&
+      (await this.passwords.verify(user.passwordHash, this.policy.normalize(password)));
+    if (!ok) {
+      this.logger.info({ event, outcome: 'wrong_password', userId: user.id }, 'current password refused');
+      throw new AccountError('invalid_credentials', message);
+    }
+    await this.forgetPasswordGuesses(user.usernameKey);
+  }
+
+  /**
+   * Counts a password guess against the account (`login.account`) before the password is checked, so concurrent
+   * guesses cannot outrun the count; over budget or backing off, `rate_limited` without checking anything.
+   */
+  async takePasswordGuess(usernameKey: string, userId?: string): Promise<void> {
+    const decision = await this.limiter.consume('login.account', this.limitKey(usernameKey));
+    if (decision.allowed) return;
+    this.logger.warn(
+      { event: 'rate_limited', outcome: 'refused', limit: 'login.account', ...(userId ? { userId } : {}) },
+      'too many password attempts',
+    );
+    throw new AccountError('rate_limited', 'Too many attempts; try again later', {
+      retryAfterSeconds: decision.retryAfterMs / 1000,
+    });
+  }
+
+  /** The right password was given (or a reset proved the mailbox): failures and backoff start over. */
+  forgetPasswordGuesses(usernameKey: string): Promise<void> {
+    return this.limiter.reset('login.account', this.limitKey(usernameKey));
+  }
+
+  /** Whether one more message of this kind may go to the address; over budget it is skipped, unseen by the client. */
+  async mayMail(limit: AccountLimit, emailKey: string): Promise<boolean> {
+    const decision = await this.limiter.consume(limit, this.limitKey(emailKey));
+    if (!decision.allowed) {
+      this.logger.warn(
+        { event: 'rate_limited', outcome: 'mail_skipped', limit },
+        'mail skipped: address over its limit',
+      );
+    }
+    return decision.allowed;
+  }
+
+  /** Limiter keys are keyed hashes: no username or address sits in Redis or memory in the clear. */
+  limitKey(value: string): string {
+    return this.tokens.hash(`limit:${value}`);
+  }
+
+  /**
+   * Rehash on login when the parameters were raised; conditional, so a concurrent password change wins. Returns the
+   * hash the user now has as far as this login knows.
+   */
+  async rehashIfOutdated(user: StoredUser, password: string): Promise<string> {
+    if (!this.passwords.needsRehash(user.passwordHash)) return user.passwordHash;
+    const newHash = await this.passwords.hash(password);
+    const replaced = await this.store.rehashPassword(user.id, user.passwordHash, newHash, this.clock.now());
+    return replaced ? newHash : user.passwordHash;
+  }
+
+  async requireUser(username: string): Promise<StoredUser> {
+    const user = await this.store.findUserByUsernameKey(usernameKeyOf(username));
+    if (!user) throw new AccountError('account_error', 'Unknown user');
+    return user;
+  }
+}

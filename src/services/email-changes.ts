@@ -1,0 +1,95 @@
+import { AccountError } from '../errors/account-error';
+import { AccountContext, invalidSession } from './account-context';
+import { canonicalEmail } from './identity';
+import { isRawToken } from './token-hasher';
+
+const invalidEmailChangeToken = () =>
+  new AccountError('invalid_email_change_token', 'Email change link is invalid or expired');
+
+/**
+ * Changing the address of an account: asked for on a recently authenticated session, made only when the link sent
+ * to the new address is confirmed (an address belongs to whoever proves it), with notices to the old address on
+ * both steps. Whether the new address is free is decided at confirmation, inside the store's transaction.
+ */
+export class EmailChanges {
+  constructor(private readonly core: AccountContext) {}
+
+  /**
+   * Asks to change the address to `newEmail`: needs a recent password. The new address is mailed a single-use link
+   * (superseding any earlier request); nothing changes until it is confirmed. The current address is told of the
+   * request. A new address that a verified account owns gets the same answer, the same rows written and the same
+   * notice to the current address, but no link: its owner is told instead, so the answer says nothing about who has
+   * an account. `endOtherSessions` (default true): the other sessions end when the change is made.
+   */
+  async request(token: string, newEmail: string, options: { endOtherSessions?: boolean } = {}): Promise<void> {
+    if (typeof this.core.sender.sendEmailChange !== 'function') {
+      throw new AccountError('email_change_unavailable', 'Email change is not available on this server');
+    }
+    const { user, session } = await this.core.requireRecentSession(token);
+    const address = canonicalEmail(newEmail);
+    if (address.emailKey === user.emailKey) {
+      throw new AccountError('invalid_email', 'That is already the address of this account');
+    }
+    const mayMail = await this.core.mayMail('email-change.email', address.emailKey);
+    const now = this.core.clock.now();
+    const changeToken = this.core.tokens.generate();
+    const change = {
+      tokenHash: this.core.tokens.hash(changeToken),
+      userId: user.id,
+      newEmail: address.email,
+      newEmailKey: address.emailKey,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + this.core.options.emailChangeTokenTtlMs),
+      endOtherSessions: options.endOtherSessions ?? true,
+      keepSessionId: session.id,
+    };
+    const canNotifyOwner = typeof this.core.sender.sendEmailChangeAttempt === 'function';
+    const canNotifyRequester = typeof this.core.sender.sendEmailChangeRequested === 'function';
+    const result = await this.core.store.requestEmailChange(
+      change,
+      {
+        link: mayMail ? this.core.messages.link('emailChange', now, changeToken, change.expiresAt) : undefined,
+        ownerNotice: mayMail && canNotifyOwner ? this.core.messages.notice('emailChangeAttempt', now) : undefined,
+        requestedNotice: canNotifyRequester ? this.core.messages.notice('emailChangeRequested', now) : undefined,
+      },
+      session.tokenHash,
+    );
+    if (!result.ok) throw invalidSession();
+    const outcome = result.addressOwned ? 'address_owned' : 'requested';
+    this.core.logger.info({ event: 'email_change_requested', outcome, userId: user.id }, 'email change requested');
+    this.core.delivery?.nudge();
+  }
+
+  /**
+   * Spends an email-change link and makes its address the account's. Whether the address is still free is decided
+   * here, inside the store's transaction; the previous address is told. A link is confirmed by this call (a POST),
+   * never by opening it, so a mail scanner following links spends nothing.
+   */
+  async confirm(token: string): Promise<void> {
+    if (!isRawToken(token)) throw invalidEmailChangeToken();
+    const now = this.core.clock.now();
+    const canNotify = typeof this.core.sender.sendEmailChanged === 'function';
+    const result = await this.core.store.confirmEmailChange(
+      this.core.tokens.hash(token),
+      now,
+      canNotify ? this.core.messages.notice('emailChanged', now) : undefined,
+    );
+    if (result.outcome !== 'changed') {
+      const outcome = result.outcome === 'taken' ? 'taken' : 'invalid_token';
+      this.core.logger.info({ event: 'email_change', outcome }, 'email change refused');
+      throw invalidEmailChangeToken();
+    }
+    this.core.logger.info(
+      { event: 'email_change', outcome: 'changed', userId: result.user.id, endedSessions: result.endedSessions },
+      'email address changed',
+    );
+    this.core.delivery?.nudge();
+  }
+
+  /** The account and new address an email-change link would confirm, without spending it; null when dead. */
+  async pending(token: string): Promise<{ username: string; newEmail: string } | null> {
+    if (!isRawToken(token)) return null;
+    const found = await this.core.store.findEmailChange(this.core.tokens.hash(token), this.core.clock.now());
+    return found && { username: found.user.username, newEmail: found.change.newEmail };
+  }
+}

@@ -1,0 +1,102 @@
+import { AccountError } from '../errors/account-error';
+import { AccountContext, invalidSession } from './account-context';
+import { liveSessionViews } from './session-views';
+import type { SessionView } from './types';
+
+const sessionNotFound = () => new AccountError('session_not_found', 'No such session');
+
+/**
+ * The sessions a person can see and end (and an operator, by username), and re-authentication, which makes a
+ * session count as recently authenticated for sensitive changes. Ending a session takes effect on every instance
+ * at the next request: each request reads its session from the store.
+ */
+export class SessionDirectory {
+  constructor(private readonly core: AccountContext) {}
+
+  /** The live sessions of the token's user, newest first, with `current` on this one. */
+  async list(token: string): Promise<SessionView[]> {
+    const { user, session } = await this.core.requireLiveSession(token);
+    return liveSessionViews(
+      await this.core.store.listSessions(user.id),
+      this.core.clock.now(),
+      this.core.options,
+      session.tokenHash,
+    );
+  }
+
+  /**
+   * Ends one of the user's own sessions by its public id, on every instance from the next request (each request
+   * reads its session from the store). An unknown id and another user's session are the same `session_not_found`.
+   * Ending a session other than this one needs a recent password (ASVS V7.5.2); ending this one is a logout.
+   */
+  async end(token: string, sessionId: string): Promise<void> {
+    const live = await this.core.requireLiveSession(token);
+    if (live.session.id !== sessionId) this.core.requireRecent(live);
+    if (!(await this.core.store.deleteSessionById(live.user.id, sessionId))) {
+      this.core.logger.info({ event: 'session_ended', outcome: 'not_found', userId: live.user.id }, 'no such session');
+      throw sessionNotFound();
+    }
+    this.core.logger.info(
+      { event: 'session_ended', outcome: 'success', userId: live.user.id, sessionId },
+      'session ended',
+    );
+  }
+
+  /** Ends every session of the user but this one; needs a recent password. Returns how many ended. */
+  async endOthers(token: string): Promise<number> {
+    const { user, session } = await this.core.requireRecentSession(token);
+    const count = await this.core.store.deleteOtherSessions(user.id, session.tokenHash);
+    this.core.logger.info(
+      { event: 'other_sessions_ended', outcome: 'success', userId: user.id, count },
+      'other sessions ended',
+    );
+    return count;
+  }
+
+  /**
+   * Proves the password again on this session, which then counts as recently authenticated for
+   * `reauthenticationWindowMs`. Guesses share login's budget for the account, so a stolen session gains no oracle.
+   */
+  async reauthenticate(token: string, password: string): Promise<{ authenticatedUntil: Date }> {
+    const { user, session } = await this.core.requireLiveSession(token);
+    await this.core.checkPassword(user, password, 'Password is incorrect', 'reauthenticate');
+    const now = this.core.clock.now();
+    // Conditional on the hash just verified: a password change or reset that ended this session meanwhile wins.
+    const marked = await this.core.store.markSessionAuthenticated(session.tokenHash, user.passwordHash, now);
+    if (!marked) throw invalidSession();
+    this.core.logger.info({ event: 'reauthenticate', outcome: 'success', userId: user.id }, 'password confirmed');
+    return { authenticatedUntil: new Date(now.getTime() + this.core.options.reauthenticationWindowMs) };
+  }
+
+  /** The live sessions of a user, newest first (none is `current`). */
+  async listOf(username: string): Promise<SessionView[]> {
+    const user = await this.core.requireUser(username);
+    return liveSessionViews(await this.core.store.listSessions(user.id), this.core.clock.now(), this.core.options);
+  }
+
+  /** Ends one session of the user by its public id; `session_not_found` when the user has no such session. */
+  async endOf(username: string, sessionId: string): Promise<void> {
+    const user = await this.core.requireUser(username);
+    if (!(await this.core.store.deleteSessionById(user.id, sessionId))) throw sessionNotFound();
+    this.core.logger.info(
+      { event: 'admin_sessions_ended', outcome: 'success', userId: user.id, sessionId },
+      'session ended by an operator',
+    );
+  }
+
+  /** Ends every session of the user; returns how many were live. */
+  async endAllOf(username: string): Promise<number> {
+    const user = await this.core.requireUser(username);
+    const live = liveSessionViews(
+      await this.core.store.listSessions(user.id),
+      this.core.clock.now(),
+      this.core.options,
+    ).length;
+    await this.core.store.deleteUserSessions(user.id);
+    this.core.logger.info(
+      { event: 'admin_sessions_ended', outcome: 'success', userId: user.id, count: live },
+      'all sessions ended by an operator',
+    );
+    return live;
+  }
+}
