@@ -1,5 +1,6 @@
 import { useExpressServer } from 'routing-controllers';
-import { accountRoutes, type MountAccountRoutesOptions } from '../app/account-routes';
+import type { MountAccountRoutesOptions } from '../app/account-routes';
+import { mountPlan } from '../app/mount-plan';
 import { accountApiDocs, accountPages } from './account-pages';
 import { requireExpressApp } from './driver-check';
 import type { ExpressLikeApp } from './express-types';
@@ -20,15 +21,10 @@ import { gatehouseHttp } from './gatehouse-http';
 export function mountAccountRoutes<App extends ExpressLikeApp>(app: App, options: MountAccountRoutesOptions = {}): App {
   requireExpressApp(app, 'mountAccountRoutes()');
   const express = app as unknown as { use(...handlers: unknown[]): unknown };
-  const prefix = options.prefix ?? '/auth';
-  express.use(gatehouseHttp({ bodyLimit: options.bodyLimit, prefix: options.scoped ? prefix : undefined }));
-  // Before the routes: the pages answer the GETs of paths whose other methods are the API's.
-  if (options.pages) express.use(accountPages({ prefix }));
-  if (options.apiDocs) {
-    // The document lists the pages when they are served beside it.
-    const docs = options.apiDocs === true ? {} : options.apiDocs;
-    express.use(accountApiDocs({ ...docs, prefix, pages: Boolean(options.pages) }));
-  }
-  useExpressServer(app, { routePrefix: prefix, ...accountRoutes() });
+  const plan = mountPlan(options);
+  express.use(gatehouseHttp(plan.http));
+  if (plan.pages) express.use(accountPages(plan.pages));
+  if (plan.apiDocs) express.use(accountApiDocs(plan.apiDocs));
+  useExpressServer(app, plan.routes);
   return app;
 }

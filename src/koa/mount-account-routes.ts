@@ -1,5 +1,6 @@
 import { useKoaServer } from 'routing-controllers';
-import { accountRoutes, type MountAccountRoutesOptions } from '../app/account-routes';
+import type { MountAccountRoutesOptions } from '../app/account-routes';
+import { mountPlan } from '../app/mount-plan';
 import { accountApiDocs, accountPages } from './account-pages';
 import { requireKoaApp } from './driver-check';
 import { gatehouseHttp } from './gatehouse-http';
@@ -15,15 +16,10 @@ import type { KoaLikeApp } from './koa-types';
  */
 export function mountAccountRoutes<App extends KoaLikeApp>(app: App, options: MountAccountRoutesOptions = {}): App {
   requireKoaApp(app, 'mountAccountRoutes()');
-  const prefix = options.prefix ?? '/auth';
-  app.use(gatehouseHttp({ bodyLimit: options.bodyLimit, prefix: options.scoped ? prefix : undefined }));
-  // Before the routes: the pages answer the GETs of paths whose other methods are the API's.
-  if (options.pages) app.use(accountPages({ prefix }));
-  if (options.apiDocs) {
-    // The document lists the pages when they are served beside it.
-    const docs = options.apiDocs === true ? {} : options.apiDocs;
-    app.use(accountApiDocs({ ...docs, prefix, pages: Boolean(options.pages) }));
-  }
-  useKoaServer(app, { routePrefix: prefix, ...accountRoutes() });
+  const plan = mountPlan(options);
+  app.use(gatehouseHttp(plan.http));
+  if (plan.pages) app.use(accountPages(plan.pages));
+  if (plan.apiDocs) app.use(accountApiDocs(plan.apiDocs));
+  useKoaServer(app, plan.routes);
   return app;
 }
