@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { PASSWORD } from '../support/fixtures';
+import { PASSWORD, ACCOUNT_USER_KEYS } from '../support/fixtures';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -140,14 +140,7 @@ for (const { file, createHostApp } of FLAVOURS)
     it('hands the host route an account view: the injected user, sent as it is, carries no secret', async () => {
       const auth = await signIn('alice');
       const response = await http.get('/api/posts/author').set('Authorization', auth).expect(200);
-      expect(Object.keys(response.body).sort()).to.deep.equal([
-        'createdAt',
-        'email',
-        'id',
-        'updatedAt',
-        'username',
-        'verified',
-      ]);
+      expect(Object.keys(response.body).sort()).to.deep.equal(ACCOUNT_USER_KEYS);
       expect(response.body).to.include({ username: 'alice', email: 'alice@example.com', verified: true });
       const stored = (await Container.get(USER_STORE).findUserByUsernameKey('alice'))!;
       expect(response.text).to.not.include(stored.passwordHash);

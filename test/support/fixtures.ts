@@ -7,3 +7,6 @@ export const NEW_PASSWORD = 'brand new lighthouse keeper 3';
 
 /** argon2id at its cheapest: these suites are about everything but the cost of a hash, which test/services proves. */
 export const CHEAP_HASHING = { memoryCost: 1024, timeCost: 1 };
+
+/** The fields of the account view a host receives (`AccountUser`), sorted: nothing secret, nothing store-internal. */
+export const ACCOUNT_USER_KEYS = ['createdAt', 'email', 'id', 'updatedAt', 'username', 'verified'];
