@@ -336,10 +336,14 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         // Half past their absolute limit, half idle for too long.
         const expiredSessions = Array.from({ length: 2_500 }, (_, i) => ({
           token_hash: `old-${i}`,
+          id: `id-of-old-${i}`,
           user_id: user.id,
           created_at: T0.getTime(),
           expires_at: i % 2 ? T0.getTime() : DAY_LATER.getTime(),
           last_seen_at: T0.getTime(),
+          authenticated_at: T0.getTime(),
+          ip: null,
+          user_agent: null,
         }));
         const expiredTokens = Array.from({ length: 1_200 }, (_, i) => ({
           token_hash: `old-token-${i}`,
