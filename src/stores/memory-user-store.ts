@@ -223,10 +223,7 @@ export class MemoryUserStore implements UserStore {
   async listSessions(userId: string): Promise<StoredSession[]> {
     return [...this.sessions.values()]
       .filter((session) => session.userId === userId)
-      .sort(
-        (a, b) =>
-          b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0),
-      )
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
       .map(copySession);
   }
 
@@ -272,10 +269,7 @@ export class MemoryUserStore implements UserStore {
     return { ok: true, addressOwned: owner !== undefined };
   }
 
-  async findEmailChange(
-    tokenHash: string,
-    now: Date,
-  ): Promise<{ change: StoredEmailChange; user: StoredUser } | null> {
+  async findEmailChange(tokenHash: string, now: Date): Promise<{ change: StoredEmailChange; user: StoredUser } | null> {
     const change = this.liveEmailChange(tokenHash, now);
     const user = change && this.users.get(change.userId);
     if (!change || !user) return null;

@@ -414,10 +414,7 @@ export class SqlUserStore implements UserStore {
     });
   }
 
-  async findEmailChange(
-    tokenHash: string,
-    now: Date,
-  ): Promise<{ change: StoredEmailChange; user: StoredUser } | null> {
+  async findEmailChange(tokenHash: string, now: Date): Promise<{ change: StoredEmailChange; user: StoredUser } | null> {
     const row = await this.db
       .selectFrom('email_changes as c')
       .innerJoin('users as u', 'u.id', 'c.user_id')
