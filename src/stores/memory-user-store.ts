@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { carriesLink, SUPERSEDED_ERROR } from '../services/outbox-message';
+import { carriesLink, SUPERSEDED_ERROR, type OutboxKind } from '../services/outbox-message';
 import {
   AccessAnswer,
   Authorisation,
   ClaimedMessage,
   CreateUserOptions,
   CreateUserResult,
+  EmailChangeMessages,
+  EmailChangeRequestResult,
+  EmailChangeResult,
   ExpiryCutoffs,
   GrantResult,
   NewOutboxMessage,
@@ -14,6 +17,7 @@ import {
   OutboxQuery,
   RetryTarget,
   RoleSummary,
+  StoredEmailChange,
   StoredSession,
   StoredToken,
   StoredUser,
@@ -39,6 +43,10 @@ export class MemoryUserStore implements UserStore {
   /** Email key → the verified user that owns the address (unverified registrations own nothing). */
   private readonly userIdByEmailKey = new Map<string, string>();
   private readonly sessions = new Map<string, StoredSession>();
+  /** Session id → token hash: the public name is unique, as a database's index keeps it. */
+  private readonly sessionHashById = new Map<string, string>();
+  /** Token hash → the pending change of address; at most one per user. */
+  private readonly emailChanges = new Map<string, StoredEmailChange>();
   private readonly tokens = new Map<string, StoredToken>();
   /** Role name → names of the permissions it carries. */
   private readonly roles = new Map<string, Set<string>>();
@@ -111,7 +119,7 @@ export class MemoryUserStore implements UserStore {
     this.deleteTokensOf(token.userId, token.purpose);
     this.tokens.set(token.tokenHash, copyToken(token));
     if (message) {
-      this.supersedeMessages(user.id, message);
+      this.supersedeMessages(user.id, message.kind, message.createdAt);
       this.insertMessage(user, message);
     }
   }
@@ -186,7 +194,9 @@ export class MemoryUserStore implements UserStore {
   async createSession(session: StoredSession, passwordHash: string): Promise<boolean> {
     if (this.users.get(session.userId)?.passwordHash !== passwordHash) return false;
     if (this.sessions.has(session.tokenHash)) throw new Error('MemoryUserStore: duplicate session token hash');
+    if (this.sessionHashById.has(session.id)) throw new Error('MemoryUserStore: duplicate session id');
     this.sessions.set(session.tokenHash, copySession(session));
+    this.sessionHashById.set(session.id, session.tokenHash);
     return true;
   }
 
@@ -203,11 +213,95 @@ export class MemoryUserStore implements UserStore {
   }
 
   async deleteSession(tokenHash: string): Promise<void> {
-    this.sessions.delete(tokenHash);
+    this.dropSession(tokenHash);
   }
 
   async deleteUserSessions(userId: string): Promise<void> {
     this.deleteSessionsOf(userId);
+  }
+
+  async listSessions(userId: string): Promise<StoredSession[]> {
+    return [...this.sessions.values()]
+      .filter((session) => session.userId === userId)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .map(copySession);
+  }
+
+  async deleteSessionById(userId: string, sessionId: string): Promise<boolean> {
+    const tokenHash = this.sessionHashById.get(sessionId);
+    if (tokenHash === undefined || this.sessions.get(tokenHash)?.userId !== userId) return false;
+    this.dropSession(tokenHash);
+    return true;
+  }
+
+  async deleteOtherSessions(userId: string, keepTokenHash: string): Promise<number> {
+    return this.deleteSessionsOf(userId, (session) => session.tokenHash !== keepTokenHash);
+  }
+
+  async markSessionAuthenticated(tokenHash: string, passwordHash: string, at: Date): Promise<boolean> {
+    const session = this.sessions.get(tokenHash);
+    if (!session || this.users.get(session.userId)?.passwordHash !== passwordHash) return false;
+    session.authenticatedAt = new Date(at);
+    return true;
+  }
+
+  async requestEmailChange(
+    change: StoredEmailChange,
+    messages: EmailChangeMessages,
+    sessionTokenHash: string,
+  ): Promise<EmailChangeRequestResult> {
+    const user = this.users.get(change.userId);
+    if (!user || this.sessions.get(sessionTokenHash)?.userId !== user.id) return { ok: false };
+    const existing = this.emailChanges.get(change.tokenHash);
+    if (existing && existing.userId !== user.id) throw new Error('MemoryUserStore: duplicate email change token hash');
+    this.assertMessageIdFree(messages.link);
+    this.assertMessageIdFree(messages.ownerNotice);
+    this.assertMessageIdFree(messages.requestedNotice);
+
+    this.deleteEmailChangeOf(user.id);
+    this.emailChanges.set(change.tokenHash, copyEmailChange(change));
+    // The earlier change's link died with it, whichever path this request takes.
+    this.supersedeMessages(user.id, 'emailChange', change.createdAt);
+    const owner = this.verifiedOwnerOf(change.newEmailKey, user.id);
+    if (owner) this.insertMessage(owner, messages.ownerNotice);
+    else this.insertMessage({ ...user, email: change.newEmail }, messages.link);
+    this.insertMessage(user, messages.requestedNotice);
+    return { ok: true, addressOwned: owner !== undefined };
+  }
+
+  async findEmailChange(tokenHash: string, now: Date): Promise<{ change: StoredEmailChange; user: StoredUser } | null> {
+    const change = this.liveEmailChange(tokenHash, now);
+    const user = change && this.users.get(change.userId);
+    if (!change || !user) return null;
+    return { change: copyEmailChange(change), user: copyUser(user) };
+  }
+
+  async confirmEmailChange(tokenHash: string, now: Date, message?: NewOutboxMessage): Promise<EmailChangeResult> {
+    this.assertMessageIdFree(message);
+    const change = this.liveEmailChange(tokenHash, now);
+    const user = change && this.users.get(change.userId);
+    if (!change || !user) return { outcome: 'invalid' };
+    this.emailChanges.delete(tokenHash);
+    if (this.verifiedOwnerOf(change.newEmailKey, user.id)) return { outcome: 'taken' };
+
+    const previous = { id: user.id, username: user.username, email: user.email };
+    if (user.verified) {
+      if (this.userIdByEmailKey.get(user.emailKey) === user.id) this.userIdByEmailKey.delete(user.emailKey);
+      this.userIdByEmailKey.set(change.newEmailKey, user.id);
+    }
+    user.email = change.newEmail;
+    user.emailKey = change.newEmailKey;
+    user.updatedAt = new Date(now);
+    for (const other of [...this.users.values()]) {
+      if (other.id !== user.id && !other.verified && other.emailKey === user.emailKey) this.endRegistration(other, now);
+    }
+    // Reset links went to the old address.
+    this.deleteTokensOf(user.id, 'reset_password');
+    const endedSessions = change.endOtherSessions
+      ? this.deleteSessionsOf(user.id, (session) => session.id !== change.keepSessionId)
+      : 0;
+    this.insertMessage(previous, message);
+    return { outcome: 'changed', user: copyUser(user), previousEmail: previous.email, endedSessions };
   }
 
   async deleteExpired(cutoffs: ExpiryCutoffs): Promise<number> {
@@ -227,7 +321,13 @@ export class MemoryUserStore implements UserStore {
     }
     for (const [hash, session] of this.sessions) {
       if (isAtOrBefore(session.expiresAt, now) || isAtOrBefore(session.lastSeenAt, sessionIdleBefore)) {
-        this.sessions.delete(hash);
+        this.dropSession(hash);
+        deleted++;
+      }
+    }
+    for (const [hash, change] of this.emailChanges) {
+      if (isAtOrBefore(change.expiresAt, now)) {
+        this.emailChanges.delete(hash);
         deleted++;
       }
     }
@@ -395,13 +495,17 @@ export class MemoryUserStore implements UserStore {
   /** Nothing to release: the data simply goes with the object. */
   async close(): Promise<void> {}
 
-  /** The user goes with every session, token and grant of theirs; messages to them stay (they are copies). */
+  /**
+   * The user goes with every session, token, pending change of address and grant of theirs; messages to them stay
+   * (they are copies).
+   */
   private removeUser(user: StoredUser): void {
     this.users.delete(user.id);
     this.userIdByUsernameKey.delete(user.usernameKey);
     if (this.userIdByEmailKey.get(user.emailKey) === user.id) this.userIdByEmailKey.delete(user.emailKey);
     this.deleteSessionsOf(user.id);
     this.deleteTokensOf(user.id);
+    this.deleteEmailChangeOf(user.id);
     this.userRoles.delete(user.id);
   }
 
@@ -439,12 +543,44 @@ export class MemoryUserStore implements UserStore {
     user.updatedAt = new Date(now);
     this.deleteSessionsOf(user.id);
     this.deleteTokensOf(user.id, 'reset_password');
+    // A change of address asked for under the old password goes with it.
+    this.deleteEmailChangeOf(user.id);
   }
 
-  private deleteSessionsOf(userId: string): void {
+  /** Deletes the user's sessions (those `which` picks, or all); returns how many went. */
+  private deleteSessionsOf(userId: string, which: (session: StoredSession) => boolean = () => true): number {
+    let deleted = 0;
     for (const [hash, session] of this.sessions) {
-      if (session.userId === userId) this.sessions.delete(hash);
+      if (session.userId === userId && which(session)) {
+        this.dropSession(hash);
+        deleted++;
+      }
     }
+    return deleted;
+  }
+
+  private dropSession(tokenHash: string): void {
+    const session = this.sessions.get(tokenHash);
+    if (!session) return;
+    this.sessions.delete(tokenHash);
+    this.sessionHashById.delete(session.id);
+  }
+
+  private deleteEmailChangeOf(userId: string): void {
+    for (const [hash, change] of this.emailChanges) {
+      if (change.userId === userId) this.emailChanges.delete(hash);
+    }
+  }
+
+  private liveEmailChange(tokenHash: string, now: Date): StoredEmailChange | null {
+    const change = this.emailChanges.get(tokenHash);
+    return change && !isAtOrBefore(change.expiresAt, now) ? change : null;
+  }
+
+  /** The verified account that owns the address, other than `exceptUserId`. */
+  private verifiedOwnerOf(emailKey: string, exceptUserId: string): StoredUser | undefined {
+    const ownerId = this.userIdByEmailKey.get(emailKey);
+    return ownerId === undefined || ownerId === exceptUserId ? undefined : this.users.get(ownerId);
   }
 
   /** Deletes the user's tokens, of one purpose or of all. */
@@ -468,7 +604,8 @@ export class MemoryUserStore implements UserStore {
     if (message && this.outbox.has(message.id)) throw new Error('MemoryUserStore: duplicate message id');
   }
 
-  private insertMessage(user: StoredUser, message: NewOutboxMessage | undefined): void {
+  /** Queues `message` to the recipient (id, username and email copied, so the message outlives the user). */
+  private insertMessage(user: Recipient, message: NewOutboxMessage | undefined): void {
     if (!message) return;
     this.outbox.set(message.id, {
       id: message.id,
@@ -490,11 +627,11 @@ export class MemoryUserStore implements UserStore {
   }
 
   /** Pending messages of the same kind to the user, that no worker holds, die with the token they carried. */
-  private supersedeMessages(userId: string, message: NewOutboxMessage): void {
+  private supersedeMessages(userId: string, kind: OutboxKind, at: Date): void {
     for (const row of this.outbox.values()) {
-      if (row.userId === userId && row.kind === message.kind && row.status === 'pending' && row.claimId === null) {
+      if (row.userId === userId && row.kind === kind && row.status === 'pending' && row.claimId === null) {
         Object.assign(row, { status: 'failed', sealedToken: null, lastError: SUPERSEDED_ERROR });
-        row.updatedAt = new Date(message.createdAt);
+        row.updatedAt = new Date(at);
       }
     }
   }
@@ -504,6 +641,9 @@ export class MemoryUserStore implements UserStore {
     return row && row.status === 'pending' && row.claimId === claimId ? row : null;
   }
 }
+
+/** Whom a message goes to: copied from a user row when it is queued. */
+type Recipient = Pick<StoredUser, 'id' | 'username' | 'email'>;
 
 /** A message as kept here: the listed fields plus the sealed token and the current claim. */
 interface OutboxRow extends Omit<OutboxEntry, 'hasToken' | 'claimed'> {
@@ -562,10 +702,27 @@ function copyUser(user: StoredUser): StoredUser {
 function copySession(session: StoredSession): StoredSession {
   return {
     tokenHash: session.tokenHash,
+    id: session.id,
     userId: session.userId,
     createdAt: new Date(session.createdAt),
     expiresAt: new Date(session.expiresAt),
     lastSeenAt: new Date(session.lastSeenAt),
+    authenticatedAt: new Date(session.authenticatedAt),
+    ip: session.ip ?? null,
+    userAgent: session.userAgent ?? null,
+  };
+}
+
+function copyEmailChange(change: StoredEmailChange): StoredEmailChange {
+  return {
+    tokenHash: change.tokenHash,
+    userId: change.userId,
+    newEmail: change.newEmail,
+    newEmailKey: change.newEmailKey,
+    createdAt: new Date(change.createdAt),
+    expiresAt: new Date(change.expiresAt),
+    endOtherSessions: change.endOtherSessions,
+    keepSessionId: change.keepSessionId,
   };
 }
 

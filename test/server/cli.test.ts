@@ -107,10 +107,14 @@ describe('admin CLI (gatehouse <command>)', () => {
     const longAgo = new Date(Date.now() - 40 * 86_400_000);
     const session = (tokenHash: string, createdAt: Date) => ({
       tokenHash,
+      id: `id-of-${tokenHash}`,
       userId: alice.id,
       createdAt,
       expiresAt: new Date(createdAt.getTime() + 30 * 86_400_000),
       lastSeenAt: createdAt,
+      authenticatedAt: createdAt,
+      ip: null,
+      userAgent: null,
     });
     await store.createSession(session('expired', longAgo), alice.passwordHash);
     await store.createSession(session('live', new Date()), alice.passwordHash);

@@ -89,7 +89,20 @@ describeWithService('postgres', 'PostgresUserStore when the database goes away a
     await proxy.cut();
     for (const operation of [
       store.getSessionAndUser('s'),
-      store.createSession({ tokenHash: 't', userId: user.id, createdAt: T0, expiresAt: T0, lastSeenAt: T0 }, 'h'),
+      store.createSession(
+        {
+          tokenHash: 't',
+          id: 'id-of-t',
+          userId: user.id,
+          createdAt: T0,
+          expiresAt: T0,
+          lastSeenAt: T0,
+          authenticatedAt: T0,
+          ip: null,
+          userAgent: null,
+        },
+        'h',
+      ),
       store.changePassword(user.id, user.passwordHash, 'new-hash', T0),
     ]) {
       const { error, ms } = await failure(operation);

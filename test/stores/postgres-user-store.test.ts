@@ -12,7 +12,17 @@ import { openSession, register, T0 } from './sql-fixtures';
 import { describeSqlStore } from './sql-store-suite';
 
 /** Children before parents. */
-const TABLES = ['user_roles', 'role_permissions', 'sessions', 'tokens', 'users', 'roles', 'permissions', 'outbox'];
+const TABLES = [
+  'user_roles',
+  'role_permissions',
+  'sessions',
+  'tokens',
+  'email_changes',
+  'users',
+  'roles',
+  'permissions',
+  'outbox',
+];
 
 describeWithService('postgres', 'PostgresUserStore (on a database of its own)', function () {
   this.timeout(60_000);

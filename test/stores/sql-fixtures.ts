@@ -29,7 +29,18 @@ export function attemptRegistration(store: UserStore, label: string, overrides: 
 }
 
 export function sessionRow(userId: string, tokenHash: string, overrides: Partial<StoredSession> = {}): StoredSession {
-  return { tokenHash, userId, createdAt: T0, expiresAt: DAY_LATER, lastSeenAt: T0, ...overrides };
+  return {
+    tokenHash,
+    id: `id-of-${tokenHash}`,
+    userId,
+    createdAt: T0,
+    expiresAt: DAY_LATER,
+    lastSeenAt: T0,
+    authenticatedAt: T0,
+    ip: null,
+    userAgent: null,
+    ...overrides,
+  };
 }
 
 /** Opens a session with the user's current password hash; fails the test if the store refuses. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { SqlCapabilities } from '../../src/stores/sql/sql-capabilities';
 import { SqlUserStore } from '../../src/stores/sql/sql-user-store';
-import { CreateUserResult, StoredUser } from '../../src/services/user-store';
+import { CreateUserResult, EmailChangeResult, StoredUser } from '../../src/services/user-store';
 import { deletesFrom, PauseAfterQuery, stillPendingAfter } from './pause-plugin';
 import { attemptRegistration, DAY_LATER, openSession, register, sessionRow, T0, token } from './sql-fixtures';
 
@@ -327,6 +327,115 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
       });
     });
 
+    describe('email changes across two stores on one database', () => {
+      /** A verified user with session `s-<label>`, asking for a change to `address` (token `change-<label>`). */
+      async function asking(store: SqlUserStore, label: string, address: string): Promise<StoredUser> {
+        const { verification } = await register(store, label);
+        const user = await store.verifyEmail(verification.tokenHash, T0);
+        assert.ok(user);
+        await openSession(store, user.id, `s-${label}`);
+        const requested = await store.requestEmailChange(
+          {
+            tokenHash: `change-${label}`,
+            userId: user.id,
+            newEmail: address,
+            newEmailKey: address.toLowerCase(),
+            createdAt: T0,
+            expiresAt: DAY_LATER,
+            endOtherSessions: true,
+            keepSessionId: `id-of-s-${label}`,
+          },
+          {},
+          `s-${label}`,
+        );
+        assert.deepEqual(requested, { ok: true, addressOwned: false });
+        return user;
+      }
+
+      it('20 concurrent confirmations of one change across both: exactly one changes the address', async () => {
+        const stores = [await open(), await open()];
+        await asking(stores[0], 'alice', 'Alice@New.example');
+        const results = fulfilled(
+          await Promise.allSettled(
+            Array.from({ length: 20 }, (_, i) => stores[i % 2].confirmEmailChange('change-alice', T0)),
+          ),
+        );
+        assert.deepEqual(results.map((result) => result.outcome).sort(), [
+          'changed',
+          ...Array.from({ length: 19 }, () => 'invalid'),
+        ]);
+        assert.equal((await stores[1].findUserByUsernameKey('alice'))?.email, 'Alice@New.example');
+      });
+
+      it('two accounts confirming one address while a registration of it is verified, across both: one owner', async () => {
+        const stores = [await open(), await open()];
+        for (let round = 0; round < 8; round++) {
+          const address = `contested-${round}@new.example`;
+          const alice = await asking(stores[0], `alice-${round}`, address);
+          const bob = await asking(stores[1], `bob-${round}`, address);
+          const carol = await attemptRegistration(stores[0], `carol-${round}`, { email: address, emailKey: address });
+          assert.ok(carol.ok);
+          const on = (i: number) => stores[(i + round) % 2];
+
+          const [hers, his, verified] = fulfilled(
+            await Promise.allSettled<unknown>([
+              on(0).confirmEmailChange(`change-alice-${round}`, T0),
+              on(1).confirmEmailChange(`change-bob-${round}`, T0),
+              on(round).verifyEmail(`verify-carol-${round}`, T0),
+            ]),
+          ) as [EmailChangeResult, EmailChangeResult, StoredUser | null];
+          const winners = [
+            hers.outcome === 'changed' && alice.id,
+            his.outcome === 'changed' && bob.id,
+            verified?.id,
+          ].filter(Boolean);
+          assert.equal(winners.length, 1, `round ${round}: exactly one wins (${JSON.stringify([hers, his])})`);
+          for (const result of [hers, his]) assert.ok(result.outcome === 'changed' || result.outcome === 'taken');
+          assert.equal((await stores[1].findVerifiedUserByEmailKey(address))?.id, winners[0]);
+        }
+      });
+
+      it('a confirmation racing a deletion, a reset, a change, a new request and a login: none throws', async () => {
+        const stores = [await open(), await open()];
+        for (let round = 0; round < 8; round++) {
+          const user = await asking(stores[0], `alice-${round}`, `moved-${round}@new.example`);
+          await stores[0].replaceToken(token(user.id, 'reset_password', `reset-${round}`));
+          const on = (i: number) => stores[(i + round) % 2];
+
+          fulfilled(
+            await Promise.allSettled<unknown>([
+              on(0).confirmEmailChange(`change-alice-${round}`, T0),
+              on(1).resetPassword(`reset-${round}`, 'hash-reset', T0),
+              on(2).changePassword(user.id, user.passwordHash, 'hash-change', T0),
+              on(3).createSession(sessionRow(user.id, `late-${round}`), user.passwordHash),
+              on(4).requestEmailChange(
+                {
+                  tokenHash: `change-again-${round}`,
+                  userId: user.id,
+                  newEmail: `again-${round}@new.example`,
+                  newEmailKey: `again-${round}@new.example`,
+                  createdAt: T0,
+                  expiresAt: DAY_LATER,
+                  endOtherSessions: false,
+                  keepSessionId: null,
+                },
+                {},
+                `s-alice-${round}`,
+              ),
+              on(5).markSessionAuthenticated(`s-alice-${round}`, user.passwordHash, T0),
+              on(6).deleteOtherSessions(user.id, `s-alice-${round}`),
+              on(7).deleteUser(user.id),
+            ]),
+          );
+          assert.equal(await stores[1].findUserById(user.id), null);
+        }
+        assert.deepEqual(
+          await Promise.all(['users', 'sessions', 'tokens', 'email_changes'].map((table) => count(stores[0], table))),
+          [0, 0, 0, 0],
+        );
+      });
+    });
+
     describe('removing expired sessions and tokens', () => {
       it('removes a backlog larger than one batch, and nothing live', async () => {
         const store = await open();
@@ -336,10 +445,14 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         // Half past their absolute limit, half idle for too long.
         const expiredSessions = Array.from({ length: 2_500 }, (_, i) => ({
           token_hash: `old-${i}`,
+          id: `id-of-old-${i}`,
           user_id: user.id,
           created_at: T0.getTime(),
           expires_at: i % 2 ? T0.getTime() : DAY_LATER.getTime(),
           last_seen_at: T0.getTime(),
+          authenticated_at: T0.getTime(),
+          ip: null,
+          user_agent: null,
         }));
         const expiredTokens = Array.from({ length: 1_200 }, (_, i) => ({
           token_hash: `old-token-${i}`,

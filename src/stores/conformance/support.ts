@@ -51,10 +51,14 @@ export class ConformanceSuite<S extends UserStore = UserStore> {
 
   sessionRow = (userId: string, label: string, overrides: Partial<StoredSession> = {}): StoredSession => ({
     tokenHash: `session-${label}`,
+    id: `id-of-session-${label}`,
     userId,
     createdAt: new Date(T0),
     expiresAt: new Date(DAY_LATER),
     lastSeenAt: new Date(T0),
+    authenticatedAt: new Date(T0),
+    ip: null,
+    userAgent: null,
     ...overrides,
   });
 

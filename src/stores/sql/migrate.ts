@@ -3,6 +3,7 @@ import * as initial from './migrations/2026-11-22-initial';
 import * as expiryIndexes from './migrations/2026-11-23-expiry-indexes';
 import * as outbox from './migrations/2026-11-24-outbox';
 import * as addressClaims from './migrations/2026-11-25-address-claims';
+import * as sessionsAndEmailChanges from './migrations/2026-11-26-sessions-and-email-changes';
 import { SqlCapabilities } from './sql-capabilities';
 
 /**
@@ -14,6 +15,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-23-expiry-indexes': expiryIndexes,
   '2026-11-24-outbox': outbox,
   '2026-11-25-address-claims': addressClaims,
+  '2026-11-26-sessions-and-email-changes': sessionsAndEmailChanges,
 };
 
 const staticProvider: MigrationProvider = { getMigrations: async () => migrations };

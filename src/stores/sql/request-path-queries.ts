@@ -30,6 +30,10 @@ export function requestPathQueries(db: Kysely<Database>, prepare?: (sql: string)
           's.created_at as session_created_at',
           's.expires_at as session_expires_at',
           's.last_seen_at as session_last_seen_at',
+          's.id as session_id',
+          's.authenticated_at as session_authenticated_at',
+          's.ip as session_ip',
+          's.user_agent as session_user_agent',
         ])
         .where('s.token_hash', '=', tokenHash),
     ),

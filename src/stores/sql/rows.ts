@@ -6,8 +6,8 @@ import type {
   OutboxKind,
   OutboxStatus,
 } from '../../services/outbox-message';
-import { StoredSession, StoredToken, StoredUser } from '../../services/types';
-import { OutboxTable, SessionsTable, TokensTable, UsersTable } from './schema';
+import { StoredEmailChange, StoredSession, StoredToken, StoredUser } from '../../services/types';
+import { EmailChangesTable, OutboxTable, SessionsTable, TokensTable, UsersTable } from './schema';
 
 // One mapping per table and direction: the only place that knows both the row shape and the domain shape.
 // (Tokens are never read back whole, so they only map one way.)
@@ -47,16 +47,50 @@ export function toSessionRow(session: StoredSession): Insertable<SessionsTable> 
     created_at: session.createdAt.getTime(),
     expires_at: session.expiresAt.getTime(),
     last_seen_at: session.lastSeenAt.getTime(),
+    id: session.id,
+    authenticated_at: session.authenticatedAt.getTime(),
+    ip: session.ip,
+    user_agent: session.userAgent,
   };
 }
 
 export function fromSessionRow(row: Selectable<SessionsTable>): StoredSession {
   return {
     tokenHash: row.token_hash,
+    id: row.id,
     userId: row.user_id,
     createdAt: toDate(row.created_at),
     expiresAt: toDate(row.expires_at),
     lastSeenAt: toDate(row.last_seen_at),
+    authenticatedAt: toDate(row.authenticated_at),
+    ip: row.ip,
+    userAgent: row.user_agent,
+  };
+}
+
+export function toEmailChangeRow(change: StoredEmailChange): Insertable<EmailChangesTable> {
+  return {
+    token_hash: change.tokenHash,
+    user_id: change.userId,
+    new_email: change.newEmail,
+    new_email_key: change.newEmailKey,
+    created_at: change.createdAt.getTime(),
+    expires_at: change.expiresAt.getTime(),
+    end_other_sessions: change.endOtherSessions ? 1 : 0,
+    keep_session_id: change.keepSessionId,
+  };
+}
+
+export function fromEmailChangeRow(row: Selectable<EmailChangesTable>): StoredEmailChange {
+  return {
+    tokenHash: row.token_hash,
+    userId: row.user_id,
+    newEmail: row.new_email,
+    newEmailKey: row.new_email_key,
+    createdAt: toDate(row.created_at),
+    expiresAt: toDate(row.expires_at),
+    endOtherSessions: Boolean(row.end_other_sessions),
+    keepSessionId: row.keep_session_id,
   };
 }
 

@@ -45,6 +45,11 @@ export interface SessionsTable {
   created_at: EpochMs;
   expires_at: EpochMs;
   last_seen_at: EpochMs;
+  /** The public name of the session (unique). */
+  id: string;
+  authenticated_at: EpochMs;
+  ip: string | null;
+  user_agent: string | null;
 }
 
 export interface TokensTable {
@@ -94,6 +99,19 @@ export interface OutboxTable {
   sent_at: ColumnType<number | string | bigint | null, number | null, number | null>;
 }
 
+/** A change of address waiting for its link (see migrations/2026-11-26-sessions-and-email-changes). */
+export interface EmailChangesTable {
+  token_hash: string;
+  /** Unique: one pending change per user. */
+  user_id: string;
+  new_email: string;
+  new_email_key: string;
+  created_at: EpochMs;
+  expires_at: EpochMs;
+  end_other_sessions: Flag;
+  keep_session_id: string | null;
+}
+
 /** The tables of the SQL store, as created by `migrations/`. Column names are snake_case, as in DESIGN.md. */
 export interface Database {
   users: UsersTable;
@@ -104,4 +122,5 @@ export interface Database {
   role_permissions: RolePermissionsTable;
   user_roles: UserRolesTable;
   outbox: OutboxTable;
+  email_changes: EmailChangesTable;
 }

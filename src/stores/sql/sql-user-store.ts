@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Kysely } from 'kysely';
-import { carriesLink, OUTBOX_KINDS, SUPERSEDED_ERROR } from '../../services/outbox-message';
+import { carriesLink, OUTBOX_KINDS, SUPERSEDED_ERROR, type OutboxKind } from '../../services/outbox-message';
 import {
   AccessAnswer,
   Authorisation,
   ClaimedMessage,
   CreateUserOptions,
   CreateUserResult,
+  EmailChangeMessages,
+  EmailChangeRequestResult,
+  EmailChangeResult,
   ExpiryCutoffs,
   GrantResult,
   NewOutboxMessage,
@@ -15,6 +18,7 @@ import {
   OutboxQuery,
   RetryTarget,
   RoleSummary,
+  StoredEmailChange,
   StoredSession,
   StoredToken,
   StoredUser,
@@ -23,9 +27,11 @@ import {
 } from '../../services/user-store';
 import {
   claimedFromOutboxRow,
+  fromEmailChangeRow,
   fromOutboxRow,
   fromSessionRow,
   fromUserRow,
+  toEmailChangeRow,
   toOutboxRow,
   toSessionRow,
   toTokenRow,
@@ -160,7 +166,7 @@ export class SqlUserStore implements UserStore {
       const recipient = await recipientOf(trx, token.userId);
       // The token insert above has already failed for an unknown user; this only narrows the type.
       if (!recipient) throw new Error('SqlUserStore: no user with that id');
-      await supersedeMessages(trx, token.userId, message);
+      await supersedeMessages(trx, token.userId, message.kind, message.createdAt);
       await insertMessage(trx, message, recipient);
     });
   }
@@ -260,7 +266,17 @@ export class SqlUserStore implements UserStore {
     const result = await this.write((trx) =>
       trx
         .insertInto('sessions')
-        .columns(['token_hash', 'user_id', 'created_at', 'expires_at', 'last_seen_at'])
+        .columns([
+          'token_hash',
+          'user_id',
+          'created_at',
+          'expires_at',
+          'last_seen_at',
+          'id',
+          'authenticated_at',
+          'ip',
+          'user_agent',
+        ])
         .expression((eb) =>
           eb
             .selectFrom('users')
@@ -270,6 +286,10 @@ export class SqlUserStore implements UserStore {
               eb.cast<number>(eb.val(row.created_at), 'bigint').as('created_at'),
               eb.cast<number>(eb.val(row.expires_at), 'bigint').as('expires_at'),
               eb.cast<number>(eb.val(row.last_seen_at), 'bigint').as('last_seen_at'),
+              eb.cast<string>(eb.val(row.id), 'text').as('id'),
+              eb.cast<number>(eb.val(row.authenticated_at), 'bigint').as('authenticated_at'),
+              eb.cast<string | null>(eb.val(row.ip ?? null), 'text').as('ip'),
+              eb.cast<string | null>(eb.val(row.user_agent ?? null), 'text').as('user_agent'),
             ])
             .where('id', '=', session.userId)
             .where('password_hash', '=', passwordHash)
@@ -289,6 +309,10 @@ export class SqlUserStore implements UserStore {
       created_at: row.session_created_at,
       expires_at: row.session_expires_at,
       last_seen_at: row.session_last_seen_at,
+      id: row.session_id,
+      authenticated_at: row.session_authenticated_at,
+      ip: row.session_ip,
+      user_agent: row.session_user_agent,
     });
     return { session, user: fromUserRow(row) };
   }
@@ -309,6 +333,127 @@ export class SqlUserStore implements UserStore {
 
   async deleteUserSessions(userId: string): Promise<void> {
     await this.write((trx) => trx.deleteFrom('sessions').where('user_id', '=', userId).execute());
+  }
+
+  async listSessions(userId: string): Promise<StoredSession[]> {
+    const rows = await this.db.selectFrom('sessions').selectAll().where('user_id', '=', userId).execute();
+    // Sorted in JS, so that ties on `createdAt` never depend on a database collation (see `sortNames`).
+    return rows.map(fromSessionRow).sort(newestSessionFirst);
+  }
+
+  async deleteSessionById(userId: string, sessionId: string): Promise<boolean> {
+    // The id comes from a URL: PostgreSQL text cannot hold NUL, so no stored id has one (see `findUserWith`).
+    if (sessionId.includes('\u0000')) return false;
+    const result = await this.write((trx) =>
+      trx.deleteFrom('sessions').where('id', '=', sessionId).where('user_id', '=', userId).executeTakeFirst(),
+    );
+    return result.numDeletedRows > 0n;
+  }
+
+  async deleteOtherSessions(userId: string, keepTokenHash: string): Promise<number> {
+    // A login committing meanwhile keeps its session, as if it had come just after: the one order that can be.
+    const result = await this.write((trx) =>
+      trx
+        .deleteFrom('sessions')
+        .where('user_id', '=', userId)
+        .where('token_hash', '<>', keepTokenHash)
+        .executeTakeFirst(),
+    );
+    return Number(result.numDeletedRows);
+  }
+
+  async markSessionAuthenticated(tokenHash: string, passwordHash: string, at: Date): Promise<boolean> {
+    return this.write(async (trx) => {
+      // The user row first (the lock order), FOR SHARE: a password change or reset under way finishes first, and
+      // the hash is then judged as it left it (and the session is gone with it).
+      const holder = await trx
+        .selectFrom('sessions as s')
+        .innerJoin('users as u', 'u.id', 's.user_id')
+        .select('u.id')
+        .where('s.token_hash', '=', tokenHash)
+        .where('u.password_hash', '=', passwordHash)
+        .$if(this.capabilities.rowLocks, (query) => query.forShare('u'))
+        .executeTakeFirst();
+      if (!holder) return false;
+      const result = await trx
+        .updateTable('sessions')
+        .set({ authenticated_at: at.getTime() })
+        .where('token_hash', '=', tokenHash)
+        .where('user_id', '=', holder.id)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    });
+  }
+
+  async requestEmailChange(
+    change: StoredEmailChange,
+    messages: EmailChangeMessages,
+    sessionTokenHash: string,
+  ): Promise<EmailChangeRequestResult> {
+    return this.write(async (trx): Promise<EmailChangeRequestResult> => {
+      // The user row first: concurrent requests of one user queue here (one pending change each), and a deletion,
+      // reset or change that ends the asking session finishes first.
+      const user = await trx
+        .selectFrom('users')
+        .select(['id', 'username', 'email'])
+        .where('id', '=', change.userId)
+        .$if(this.capabilities.rowLocks, (query) => query.forNoKeyUpdate())
+        .executeTakeFirst();
+      if (!user) return { ok: false };
+      if (!(await sessionStillOpen(trx, sessionTokenHash, user.id, this.capabilities.rowLocks))) return { ok: false };
+
+      await trx.deleteFrom('email_changes').where('user_id', '=', user.id).execute();
+      await trx.insertInto('email_changes').values(toEmailChangeRow(change)).execute();
+      // The earlier change's link died with its row, whichever path this request takes.
+      await supersedeMessages(trx, user.id, 'emailChange', change.createdAt);
+      const owner = await verifiedOwnerOf(trx, change.newEmailKey, user.id);
+      if (owner) await insertMessage(trx, messages.ownerNotice, owner);
+      else await insertMessage(trx, messages.link, { ...user, email: change.newEmail });
+      await insertMessage(trx, messages.requestedNotice, user);
+      return { ok: true, addressOwned: owner !== undefined };
+    });
+  }
+
+  async findEmailChange(tokenHash: string, now: Date): Promise<{ change: StoredEmailChange; user: StoredUser } | null> {
+    const row = await this.db
+      .selectFrom('email_changes as c')
+      .innerJoin('users as u', 'u.id', 'c.user_id')
+      .select(USER_COLUMNS.map((column) => `u.${column}` as const))
+      .select([
+        'c.new_email as change_new_email',
+        'c.new_email_key as change_new_email_key',
+        'c.created_at as change_created_at',
+        'c.expires_at as change_expires_at',
+        'c.end_other_sessions as change_end_other_sessions',
+        'c.keep_session_id as change_keep_session_id',
+      ])
+      .where('c.token_hash', '=', tokenHash)
+      .where('c.expires_at', '>', now.getTime())
+      .executeTakeFirst();
+    if (!row) return null;
+    const change = fromEmailChangeRow({
+      token_hash: tokenHash,
+      user_id: row.id,
+      new_email: row.change_new_email,
+      new_email_key: row.change_new_email_key,
+      created_at: row.change_created_at,
+      expires_at: row.change_expires_at,
+      end_other_sessions: row.change_end_other_sessions,
+      keep_session_id: row.change_keep_session_id,
+    });
+    return { change, user: fromUserRow(row) };
+  }
+
+  async confirmEmailChange(tokenHash: string, now: Date, message?: NewOutboxMessage): Promise<EmailChangeResult> {
+    // A unique violation means another account became the verified owner of the address while we ran (PostgreSQL,
+    // where that account's transaction locked other rows than ours); the next attempt finds that owner: `taken`.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.write((trx) => this.changeAddress(trx, tokenHash, now, message));
+      } catch (error) {
+        if (attempt >= 3 || !this.capabilities.isUniqueViolation(error)) throw error;
+      }
+    }
   }
 
   async deleteExpired(cutoffs: ExpiryCutoffs): Promise<number> {
@@ -360,6 +505,23 @@ export class SqlUserStore implements UserStore {
         deleted += Number(batch.numDeletedRows);
         if (batch.numDeletedRows < BigInt(CLEANUP_BATCH_SIZE)) break;
       }
+    }
+    for (;;) {
+      const batch = await this.write((trx) =>
+        trx
+          .deleteFrom('email_changes')
+          .where('token_hash', 'in', (eb) =>
+            eb
+              .selectFrom('email_changes')
+              .select('token_hash')
+              .where('expires_at', '<=', now.getTime())
+              .limit(CLEANUP_BATCH_SIZE)
+              .$if(this.capabilities.rowLocks, (query) => query.forUpdate().skipLocked()),
+          )
+          .executeTakeFirst(),
+      );
+      deleted += Number(batch.numDeletedRows);
+      if (batch.numDeletedRows < BigInt(CLEANUP_BATCH_SIZE)) break;
     }
     while (outboxChangedBefore) {
       const batch = await this.write((trx) =>
@@ -669,21 +831,86 @@ export class SqlUserStore implements UserStore {
       .where('email_key', '=', emailKey)
       .where('verified', '=', 0)
       .execute();
-    const ended = others.map((other) => other.id);
-    if (ended.length > 0) {
-      // Their links died with their tokens.
-      await trx
-        .updateTable('outbox')
-        .set({ status: 'failed', sealed_token: null, last_error: SUPERSEDED_ERROR, updated_at: now.getTime() })
-        .where('user_id', 'in', ended)
-        .where('status', '=', 'pending')
-        .where('claim_id', 'is', null)
-        .where('sealed_token', 'is not', null)
-        .execute();
-      await deleteUsersWithDependents(trx, ended);
-    }
+    await endRegistrations(
+      trx,
+      others.map((other) => other.id),
+      now,
+    );
     await insertMessage(trx, message, row);
     return fromUserRow(row);
+  }
+
+  /** `confirmEmailChange`'s transaction: the change's address becomes its user's, unless another owns it by now. */
+  private async changeAddress(
+    trx: Kysely<Database>,
+    tokenHash: string,
+    now: Date,
+    message: NewOutboxMessage | undefined,
+  ): Promise<EmailChangeResult> {
+    const pending = await trx
+      .selectFrom('email_changes')
+      .select(['user_id', 'new_email_key'])
+      .where('token_hash', '=', tokenHash)
+      .executeTakeFirst();
+    if (!pending) return { outcome: 'invalid' };
+    const { user_id: userId, new_email_key: emailKey } = pending;
+    if (this.capabilities.rowLocks) {
+      // The user and every registration of the new address, in one order (by id, as `verifyEmail` takes them),
+      // before the change itself: a confirmation of the same token, another account's confirmation of the same
+      // address and a verification of a registration of it queue here instead of deadlocking, and the later one then
+      // finds the change gone, or the owner.
+      await trx
+        .selectFrom('users')
+        .select('id')
+        .where((eb) => eb.or([eb('id', '=', userId), eb('email_key', '=', emailKey)]))
+        .orderBy('id')
+        .forUpdate()
+        .execute();
+    }
+    const consumed = await trx
+      .deleteFrom('email_changes')
+      .where('token_hash', '=', tokenHash)
+      .where('expires_at', '>', now.getTime())
+      .returningAll()
+      .executeTakeFirst();
+    if (!consumed) return { outcome: 'invalid' };
+    const change = fromEmailChangeRow(consumed);
+    if (await verifiedOwnerOf(trx, change.newEmailKey, change.userId)) return { outcome: 'taken' };
+
+    const previous = await recipientOf(trx, change.userId);
+    // The change went with its user, so a consumed change always has one; this only narrows the type.
+    if (!previous) return { outcome: 'invalid' };
+    const row = await trx
+      .updateTable('users')
+      .set({ email: change.newEmail, email_key: change.newEmailKey, updated_at: now.getTime() })
+      .where('id', '=', change.userId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const others = await trx
+      .selectFrom('users')
+      .select('id')
+      .where('email_key', '=', change.newEmailKey)
+      .where('verified', '=', 0)
+      .where('id', '<>', change.userId)
+      .execute();
+    await endRegistrations(
+      trx,
+      others.map((other) => other.id),
+      now,
+    );
+    // Reset links went to the old address.
+    await deleteTokensOf(trx, change.userId, 'reset_password');
+    let endedSessions = 0;
+    if (change.endOtherSessions) {
+      const ended = await trx
+        .deleteFrom('sessions')
+        .where('user_id', '=', change.userId)
+        .$if(change.keepSessionId !== null, (query) => query.where('id', '<>', change.keepSessionId!))
+        .executeTakeFirst();
+      endedSessions = Number(ended.numDeletedRows);
+    }
+    await insertMessage(trx, message, previous);
+    return { outcome: 'changed', user: fromUserRow(row), previousEmail: previous.email, endedSessions };
   }
 
   private write<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
@@ -790,17 +1017,17 @@ async function insertMessage(
  * A new link supersedes the pending messages of the same kind to the user: their tokens were just deleted, so their
  * links are dead. Messages a worker holds right now are left to finish.
  */
-async function supersedeMessages(trx: Kysely<Database>, userId: string, message: NewOutboxMessage): Promise<void> {
+async function supersedeMessages(trx: Kysely<Database>, userId: string, kind: OutboxKind, at: Date): Promise<void> {
   await trx
     .updateTable('outbox')
     .set({
       status: 'failed',
       sealed_token: null,
       last_error: SUPERSEDED_ERROR,
-      updated_at: message.createdAt.getTime(),
+      updated_at: at.getTime(),
     })
     .where('user_id', '=', userId)
-    .where('kind', '=', message.kind)
+    .where('kind', '=', kind)
     .where('status', '=', 'pending')
     .where('claim_id', 'is', null)
     .execute();
@@ -837,10 +1064,51 @@ async function sessionStillOpen(
   return row !== undefined;
 }
 
-/** What every password replacement must do in the same transaction: end all sessions and outstanding resets. */
+/**
+ * What every password replacement must do in the same transaction: end all sessions, outstanding resets and the
+ * pending change of address (asked for under the old password).
+ */
 async function endSessionsAndResets(trx: Kysely<Database>, userId: string): Promise<void> {
   await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
   await deleteTokensOf(trx, userId, 'reset_password');
+  await trx.deleteFrom('email_changes').where('user_id', '=', userId).execute();
+}
+
+/** The verified account that owns the address, other than `exceptUserId`, as a recipient. */
+async function verifiedOwnerOf(
+  trx: Kysely<Database>,
+  emailKey: string,
+  exceptUserId: string,
+): Promise<Recipient | undefined> {
+  return trx
+    .selectFrom('users')
+    .select(['id', 'username', 'email'])
+    .where('email_key', '=', emailKey)
+    .where('verified', '=', 1)
+    .where('id', '<>', exceptUserId)
+    .executeTakeFirst();
+}
+
+/**
+ * Another account proved the address these unverified registrations claimed: they go, with everything of theirs, and
+ * their pending links (which died with their tokens) fail as superseded.
+ */
+async function endRegistrations(trx: Kysely<Database>, userIds: string[], now: Date): Promise<void> {
+  if (userIds.length === 0) return;
+  await trx
+    .updateTable('outbox')
+    .set({ status: 'failed', sealed_token: null, last_error: SUPERSEDED_ERROR, updated_at: now.getTime() })
+    .where('user_id', 'in', userIds)
+    .where('status', '=', 'pending')
+    .where('claim_id', 'is', null)
+    .where('sealed_token', 'is not', null)
+    .execute();
+  await deleteUsersWithDependents(trx, userIds);
+}
+
+/** Newest first: `createdAt`, then `id`, both descending (ids by UTF-16 code units, as `Array#sort`). */
+function newestSessionFirst(a: StoredSession, b: StoredSession): number {
+  return b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }
 
 async function deleteTokensOf(trx: Kysely<Database>, userId: string, purpose: TokenPurpose): Promise<void> {
@@ -848,7 +1116,8 @@ async function deleteTokensOf(trx: Kysely<Database>, userId: string, purpose: To
 }
 
 /**
- * Deletes the users with every session, token and grant of theirs; returns how many users went. The user rows go
+ * Deletes the users with every session, token, pending change of address and grant of theirs; returns how many users
+ * went. The user rows go
  * first (see `lockUser` for the lock order); the foreign keys cascade, and the dependents are deleted explicitly as
  * well so that this stays right on a connection where foreign key enforcement is off (SQLite's default).
  */
@@ -857,6 +1126,7 @@ async function deleteUsersWithDependents(trx: Kysely<Database>, userIds: string[
   const result = await trx.deleteFrom('users').where('id', 'in', userIds).executeTakeFirst();
   await trx.deleteFrom('sessions').where('user_id', 'in', userIds).execute();
   await trx.deleteFrom('tokens').where('user_id', 'in', userIds).execute();
+  await trx.deleteFrom('email_changes').where('user_id', 'in', userIds).execute();
   await trx.deleteFrom('user_roles').where('user_id', 'in', userIds).execute();
   return Number(result.numDeletedRows);
 }

@@ -2,14 +2,19 @@ import type { ConformanceSuite } from '../support';
 import { describeAddresses } from './addresses';
 import { describeCouplings } from './couplings';
 import { describeDeleteUser } from './delete-user';
+import { describeEmailChange } from './email-change';
 import { describePasswords } from './passwords';
 import { describeRaces } from './races';
 import { describeRoles } from './roles';
+import { describeSessionDetails } from './session-details';
 import { describeSessions } from './sessions';
 import { describeTokens } from './tokens';
 import { describeUsers } from './users';
 
-/** Every area of the account store contract: users, tokens, addresses, passwords, deletion, sessions, roles. */
+/**
+ * Every area of the account store contract: users, tokens, addresses, passwords, deletion, sessions (and what a person
+ * sees and ends of them), email changes, roles.
+ */
 export function describeAccountStoreAreas(suite: ConformanceSuite): void {
   describeUsers(suite);
   describeTokens(suite);
@@ -17,6 +22,8 @@ export function describeAccountStoreAreas(suite: ConformanceSuite): void {
   describePasswords(suite);
   describeDeleteUser(suite);
   describeSessions(suite);
+  describeSessionDetails(suite);
+  describeEmailChange(suite);
   describeRoles(suite);
   describeCouplings(suite);
   describeRaces(suite);
