@@ -35,6 +35,7 @@ describe('AccountService: sessions you can see and end', () => {
     const h = makeHarness();
     await h.createVerifiedUser('alice');
     const long = await h.accounts.login('alice', STRONG_PASSWORD, { userAgent: `A\u0000B\r\n${'x'.repeat(2000)}` });
+    h.clock.advance(1000);
     const bare = await h.accounts.login('alice', STRONG_PASSWORD);
     const [newest, oldest] = await h.accounts.listSessions(long);
     expect(newest.userAgent).to.equal(null);
@@ -74,6 +75,7 @@ describe('AccountService: sessions you can see and end', () => {
     const h = makeHarness();
     await h.createVerifiedUser('alice');
     const first = await h.accounts.login('alice', STRONG_PASSWORD);
+    h.clock.advance(1000);
     const second = await h.accounts.login('alice', STRONG_PASSWORD);
     h.clock.advance(10 * MINUTE);
     const [secondView, firstView] = await h.accounts.listSessions(first);
@@ -121,6 +123,7 @@ describe('AccountService: sessions you can see and end', () => {
   it('an operator lists and ends the sessions of a user by username', async () => {
     const h = makeHarness();
     const first = await h.loginNewUser('alice');
+    h.clock.advance(1000);
     const second = await h.accounts.login('alice', STRONG_PASSWORD, { ip: '192.0.2.1' });
     const listed = await h.accounts.listUserSessions('ALICE');
     expect(listed.map((s) => [s.ip, s.current])).to.deep.equal([
