@@ -2,7 +2,7 @@ import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { getMetadataArgsStorage } from 'routing-controllers';
 import { getPaths, OpenAPI, parseRoutes } from 'routing-controllers-openapi';
 import { API_TAG, documentedActions } from '../openapi/api-doc';
-import { AccountController } from '../controllers/account-controller';
+import { ACCOUNT_CONTROLLERS } from './account-controllers';
 import { ACCOUNT_ERROR_CODES } from '../errors/account-error';
 import { httpErrorCodes, routingResponses } from '../openapi/error-responses';
 import {
@@ -38,8 +38,9 @@ export interface AccountApiDocumentOptions {
   apiDocs?: boolean;
 }
 
-const DESCRIPTION = `Account management: registration, email verification, login with opaque bearer sessions, logout,
-password reset and change, account deletion.
+const DESCRIPTION = `Account management: registration, email verification, login with opaque bearer sessions that
+their user can list and end, logout, re-authentication, password reset and change, email address change, account
+deletion.
 
 - Bodies are JSON objects (\`application/json\`, UTF-8, at most 16 KiB by default); unknown fields are ignored, but
   a \`__proto__\` key is refused (400 \`bad_request\`).
@@ -53,7 +54,7 @@ password reset and change, account deletion.
 
 /**
  * The OpenAPI 3.1 document of the account routes. Paths, methods, request bodies and success statuses are read
- * from routing-controllers' metadata of `AccountController` and from the DTOs' class-validator rules; summaries,
+ * from routing-controllers' metadata of the `ACCOUNT_CONTROLLERS` and from the DTOs' class-validator rules; summaries,
  * response bodies, error answers (statuses and codes from the errors' own table) and the bearer requirement come
  * from each action's `@ApiDoc`. Paths are relative to the server URL, which is the prefix.
  *
@@ -62,8 +63,8 @@ password reset and change, account deletion.
  */
 export function accountApiDocument(options: AccountApiDocumentOptions = {}): JsonObject {
   applyApiDocs();
-  const routes = parseRoutes(getMetadataArgsStorage()).filter(
-    (route) => route.controller?.target === AccountController,
+  const routes = parseRoutes(getMetadataArgsStorage()).filter((route) =>
+    (ACCOUNT_CONTROLLERS as readonly unknown[]).includes(route.controller?.target),
   );
   const dtoSchemas = validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/' }) as Schemas;
   const paths = getPaths(routes, dtoSchemas) as Paths;
