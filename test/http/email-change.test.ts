@@ -37,7 +37,7 @@ function expectStatus(response: Response, status: number, body?: unknown): void 
 function linkTokenOf(mail: Mail): string {
   const links = mail.text.match(/https?:\/\/\S+/g) ?? [];
   expect(links, mail.text).to.have.length(1);
-  const token = CONFIRM_LINK.exec(links[0])?.[1];
+  const token = CONFIRM_LINK.exec(links[0] ?? '')?.[1];
   if (!token) throw new Error(`not an email-change link: ${links[0]}`);
   return token;
 }
