@@ -3,6 +3,7 @@ import { getMetadataArgsStorage } from 'routing-controllers';
 import { getPaths, OpenAPI, parseRoutes } from 'routing-controllers-openapi';
 import { API_TAG, documentedActions } from '../openapi/api-doc';
 import { ACCOUNT_CONTROLLERS } from './account-controllers';
+import { addShadowedOperations } from './shadowed-operations';
 import { ACCOUNT_ERROR_CODES } from '../errors/account-error';
 import { httpErrorCodes, routingResponses } from '../openapi/error-responses';
 import {
@@ -77,6 +78,7 @@ export function accountApiDocument(options: AccountApiDocumentOptions = {}): Jso
     options.pages || options.apiDocs ? assetPaths() : {},
     options.apiDocs ? documentPaths() : {},
   );
+  addShadowedOperations(allPaths);
   addHeadOperations(allPaths);
   // The assets are tagged as pages: that tag is listed whenever they are.
   const tags = [
