@@ -28,7 +28,8 @@ export interface ApiDocOptions {
   bearer?: boolean;
   /**
    * What each parameter of the path means, by name (`{ id: 'The session id' }` for `/sessions/:id`). The parameters
-   * themselves, required strings, are read from the route's path; a name the path lacks fails the document's build.
+   * themselves, required strings (any one path segment), are read from the route's path; a name the path lacks
+   * fails the document's build.
    */
   pathParameters?: Record<string, string>;
 }
@@ -100,7 +101,9 @@ function describePathParameters(operation: Operation, descriptions: Record<strin
     );
     if (index === -1)
       throw new Error(`Gatehouse: @ApiDoc describes a path parameter "${name}" its route does not have`);
-    parameters[index] = { ...parameters[index], description };
+    // The generator copies the router's own segment pattern (`[^\/#\?]+?`) into the schema: any one segment is
+    // taken, which a plain string says without a regular expression of one router's dialect.
+    parameters[index] = { ...parameters[index], schema: { type: 'string' }, description };
   }
   return parameters;
 }
