@@ -2,7 +2,8 @@ import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { getMetadataArgsStorage } from 'routing-controllers';
 import { getPaths, OpenAPI, parseRoutes } from 'routing-controllers-openapi';
 import { API_TAG, documentedActions } from '../openapi/api-doc';
-import { AccountController } from '../controllers/account-controller';
+import { ACCOUNT_CONTROLLERS } from './account-controllers';
+import { addShadowedOperations } from './shadowed-operations';
 import { ACCOUNT_ERROR_CODES } from '../errors/account-error';
 import { httpErrorCodes, routingResponses } from '../openapi/error-responses';
 import {
@@ -38,8 +39,9 @@ export interface AccountApiDocumentOptions {
   apiDocs?: boolean;
 }
 
-const DESCRIPTION = `Account management: registration, email verification, login with opaque bearer sessions, logout,
-password reset and change, account deletion.
+const DESCRIPTION = `Account management: registration, email verification, login with opaque bearer sessions that
+their user can list and end, logout, re-authentication, password reset and change, email address change, account
+deletion.
 
 - Bodies are JSON objects (\`application/json\`, UTF-8, at most 16 KiB by default); unknown fields are ignored, but
   a \`__proto__\` key is refused (400 \`bad_request\`).
@@ -53,7 +55,7 @@ password reset and change, account deletion.
 
 /**
  * The OpenAPI 3.1 document of the account routes. Paths, methods, request bodies and success statuses are read
- * from routing-controllers' metadata of `AccountController` and from the DTOs' class-validator rules; summaries,
+ * from routing-controllers' metadata of the `ACCOUNT_CONTROLLERS` and from the DTOs' class-validator rules; summaries,
  * response bodies, error answers (statuses and codes from the errors' own table) and the bearer requirement come
  * from each action's `@ApiDoc`. Paths are relative to the server URL, which is the prefix.
  *
@@ -62,8 +64,8 @@ password reset and change, account deletion.
  */
 export function accountApiDocument(options: AccountApiDocumentOptions = {}): JsonObject {
   applyApiDocs();
-  const routes = parseRoutes(getMetadataArgsStorage()).filter(
-    (route) => route.controller?.target === AccountController,
+  const routes = parseRoutes(getMetadataArgsStorage()).filter((route) =>
+    (ACCOUNT_CONTROLLERS as readonly unknown[]).includes(route.controller?.target),
   );
   const dtoSchemas = validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/' }) as Schemas;
   const paths = getPaths(routes, dtoSchemas) as Paths;
@@ -76,6 +78,7 @@ export function accountApiDocument(options: AccountApiDocumentOptions = {}): Jso
     options.pages || options.apiDocs ? assetPaths() : {},
     options.apiDocs ? documentPaths() : {},
   );
+  addShadowedOperations(allPaths);
   addHeadOperations(allPaths);
   // The assets are tagged as pages: that tag is listed whenever they are.
   const tags = [

@@ -1,5 +1,5 @@
 import type { RoutingControllersOptions } from 'routing-controllers';
-import { AccountController } from '../controllers/account-controller';
+import { ACCOUNT_CONTROLLERS } from './account-controllers';
 import { accountGuards } from '../guards/account-guards';
 import type { AccountApiDocumentOptions } from './account-api-document';
 import type { GatehouseHttpOptions } from '../http/gatehouse-http-options';
@@ -12,7 +12,8 @@ import type { GatehouseHttpOptions } from '../http/gatehouse-http-options';
 class NoGlobalClasses {}
 
 /**
- * The routing-controllers options of the account routes (spec section 4): `AccountController` only, validation
+ * The routing-controllers options of the account routes (spec section 4, and the sessions and email-change routes):
+ * the `ACCOUNT_CONTROLLERS` only, validation
  * that strips unknown fields and never copies submitted values into errors, errors left to `gatehouseHttp()`'s
  * renderer, and the account guards. The same options serve both drivers.
  *
@@ -22,7 +23,7 @@ class NoGlobalClasses {}
  */
 export function accountRoutes(): RoutingControllersOptions {
   return {
-    controllers: [AccountController],
+    controllers: [...ACCOUNT_CONTROLLERS],
     middlewares: [NoGlobalClasses],
     interceptors: [NoGlobalClasses],
     defaultErrorHandler: false,

@@ -3,10 +3,12 @@ import { instanceToPlain } from 'class-transformer';
 import { Service } from 'typedi';
 import { resolveAccountService, resolveSerializer } from '../di/resolve';
 import { BearerToken } from '../guards/bearer-token';
+import { SessionClientInfo } from '../guards/session-client';
 import { hashingCapacity } from '../http/hashing-capacity';
 import { rateLimit } from '../http/rate-limit';
 import { ApiDoc } from '../openapi/api-doc';
 import type { AccountService } from '../services/account-service';
+import type { SessionClient } from '../services/types';
 import { EmailBody } from './dto/email-body';
 import { LoginBody } from './dto/login-body';
 import { PasswordBody } from './dto/password-body';
@@ -15,22 +17,13 @@ import { PasswordResetConfirmBody } from './dto/password-reset-confirm-body';
 import { RegisterBody } from './dto/register-body';
 import { TokenBody } from './dto/token-body';
 import { jsonObjectBody } from './json-object-body';
-
-/**
- * Every answer here is a plain object already (and `/me`'s is what USER_SERIALIZER made of the user, sent as JSON),
- * so routing-controllers' class-transformer pass over it (`instanceToPlain`, a deep copy) is skipped: it costs a
- * measurable share of `GET /me`, the hot path of every protected request, and changes nothing.
- */
-const PLAIN_ANSWER = { transformResponse: false };
+import { done, PLAIN_ANSWER } from './plain-answer';
 
 function isPlain(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return true;
   const prototype = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
 }
-
-/** A `{ detail }` confirmation; answers that could reveal whether an address has an account are worded alike. */
-const done = (detail: string) => ({ detail });
 
 /**
  * The account routes of spec section 4. Each action is one call to the account core; bodies are validated by
@@ -105,8 +98,9 @@ export class AccountController {
     errors: ['invalid_credentials', 'unverified_user'],
   })
   @UseBefore(rateLimit('login.ip'), hashingCapacity)
-  async login(@Body() body: LoginBody) {
-    const token = await this.accounts.login(body.username, body.password);
+  async login(@Body() body: LoginBody, @SessionClientInfo() client: SessionClient) {
+    // Recorded on the session for its owner's list of sessions: display only, never a check.
+    const token = await this.accounts.login(body.username, body.password, client);
     return { access_token: token, token_type: 'bearer' };
   }
 

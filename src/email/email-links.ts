@@ -1,11 +1,13 @@
 /**
- * Where the links in account emails point. Either `publicUrl` (with `prefix` and the two paths) builds both links
- * against the Gatehouse routes, or `verifyUrl` / `resetUrl` point one or both at the host's own front end.
+ * Where the links in account emails point. Either `publicUrl` (with `prefix` and the paths) builds the links
+ * against the Gatehouse routes, or `verifyUrl` / `resetUrl` / `emailChangeUrl` point some or all of them at the
+ * host's own front end.
  */
 export interface EmailLinksOptions {
   /**
    * Absolute http(s) URL at which clients reach this server, e.g. `https://accounts.example.com`. May carry a path;
-   * a trailing slash is dropped. Required unless both `verifyUrl` and `resetUrl` are given.
+   * a trailing slash is dropped. Required unless both `verifyUrl` and `resetUrl` are given. Without it, email-change
+   * links need `emailChangeUrl`; with neither, the senders do not offer email change (`email_change_unavailable`).
    */
   publicUrl?: string;
   /** The route prefix the account routes are mounted under: `''` or a path such as `/auth`. Default `''`. */
@@ -14,6 +16,8 @@ export interface EmailLinksOptions {
   verifyPath?: string;
   /** Path of the password-reset page after the prefix. Default `/password-reset`. */
   resetPath?: string;
+  /** Path of the page confirming a new email address, after the prefix. Default `/email-change/confirm`. */
+  emailChangePath?: string;
   /**
    * Full base of verification links, used instead of publicUrl + prefix + verifyPath when the host's front end
    * handles them, e.g. `https://app.example.com/verify`. `token=` is appended with `?`, or with `&` when the base
@@ -23,10 +27,13 @@ export interface EmailLinksOptions {
   verifyUrl?: string;
   /** Full base of password-reset links, as `verifyUrl`. */
   resetUrl?: string;
+  /** Full base of email-change links, as `verifyUrl`. */
+  emailChangeUrl?: string;
 }
 
 export const DEFAULT_VERIFY_PATH = '/verify-email';
 export const DEFAULT_RESET_PATH = '/password-reset';
+export const DEFAULT_EMAIL_CHANGE_PATH = '/email-change/confirm';
 
 /**
  * Builds the links of account emails from configuration only: never from a request's Host or X-Forwarded-Host,
@@ -40,6 +47,7 @@ export const DEFAULT_RESET_PATH = '/password-reset';
 export class EmailLinks {
   private readonly verifyBase: string;
   private readonly resetBase: string;
+  private readonly emailChangeBase: string | null;
 
   constructor(options: EmailLinksOptions) {
     if (!options || typeof options !== 'object') {
@@ -47,14 +55,20 @@ export class EmailLinks {
     }
     const verifyUrl = options.verifyUrl === undefined ? undefined : checkLinkBase('verifyUrl', options.verifyUrl);
     const resetUrl = options.resetUrl === undefined ? undefined : checkLinkBase('resetUrl', options.resetUrl);
+    const emailChangeUrl =
+      options.emailChangeUrl === undefined ? undefined : checkLinkBase('emailChangeUrl', options.emailChangeUrl);
     if (verifyUrl !== undefined && resetUrl !== undefined && options.publicUrl === undefined) {
       this.verifyBase = verifyUrl;
       this.resetBase = resetUrl;
+      // A front end configured before email change existed has no page for it: the feature is off, the boot is not.
+      this.emailChangeBase = emailChangeUrl ?? null;
       return;
     }
     const root = checkPublicUrl(options.publicUrl) + checkPrefix(options.prefix ?? '');
     this.verifyBase = verifyUrl ?? root + checkPath('verifyPath', options.verifyPath ?? DEFAULT_VERIFY_PATH);
     this.resetBase = resetUrl ?? root + checkPath('resetPath', options.resetPath ?? DEFAULT_RESET_PATH);
+    this.emailChangeBase =
+      emailChangeUrl ?? root + checkPath('emailChangePath', options.emailChangePath ?? DEFAULT_EMAIL_CHANGE_PATH);
   }
 
   /** The link of the verification email: `<verify base>?token=<token>`. */
@@ -65,6 +79,19 @@ export class EmailLinks {
   /** The link of the password-reset email: `<reset base>?token=<token>`. */
   passwordReset(token: string): string {
     return withToken(this.resetBase, token);
+  }
+
+  /** Whether email-change links can be built: `publicUrl` or `emailChangeUrl` was given. */
+  get hasEmailChange(): boolean {
+    return this.emailChangeBase !== null;
+  }
+
+  /** The link of the email-change message, sent to the new address: `<email-change base>?token=<token>`. */
+  emailChange(token: string): string {
+    if (this.emailChangeBase === null) {
+      throw new TypeError('Gatehouse: email-change links need publicUrl or emailChangeUrl in EmailLinks');
+    }
+    return withToken(this.emailChangeBase, token);
   }
 }
 

@@ -1,6 +1,12 @@
 /** The email side of Gatehouse: link building, message templates, and the console and SMTP senders. */
 export type { EmailContext, EmailSender } from '../services/email-sender';
-export { EmailLinks, DEFAULT_RESET_PATH, DEFAULT_VERIFY_PATH, type EmailLinksOptions } from './email-links';
+export {
+  EmailLinks,
+  DEFAULT_EMAIL_CHANGE_PATH,
+  DEFAULT_RESET_PATH,
+  DEFAULT_VERIFY_PATH,
+  type EmailLinksOptions,
+} from './email-links';
 export { EmailDeliveryError, type EmailDeliveryFailure } from './email-delivery-error';
 export { TemplatedEmailSender, DEFAULT_APP_NAME, type TemplatedEmailSenderOptions } from './templated-email-sender';
 export { ConsoleEmailSender, type ConsoleEmailSenderOptions, type TextSink } from './console-email-sender';

@@ -15,7 +15,7 @@ import {
 
 /** Options shared by the built-in senders: what the messages say and where their links point. */
 export interface TemplatedEmailSenderOptions {
-  /** Builds the verification and reset links, from configuration only. */
+  /** Builds the verification, reset and email-change links, from configuration only. */
   links: EmailLinks;
   /** Product name used in subjects and bodies. Default `'Gatehouse'`. */
   appName?: string;
@@ -31,12 +31,14 @@ export interface TemplatedEmailSenderOptions {
   verificationTokenTtlMs?: number;
   /** Lifetime stated in the reset email; keep equal to AccountOptions.resetTokenTtlMs. Default 1 h. */
   resetTokenTtlMs?: number;
+  /** Lifetime stated in the email-change link; keep equal to AccountOptions.emailChangeTokenTtlMs. Default 1 h. */
+  emailChangeTokenTtlMs?: number;
 }
 
 export const DEFAULT_APP_NAME = 'Gatehouse';
 
 /**
- * Implements the six EmailSender operations once: it builds each message from the templates and hands it, with a
+ * Implements the EmailSender operations (all ten, the optional ones included) once: it builds each message from the templates and hands it, with a
  * recipient already checked for header injection, to `deliver`. A new transport only writes `deliver`.
  */
 export abstract class TemplatedEmailSender implements EmailSender {
@@ -46,6 +48,7 @@ export abstract class TemplatedEmailSender implements EmailSender {
   private readonly locales: ReadonlyMap<string, EmailTemplates>;
   private readonly verificationTokenTtlMs: number;
   private readonly resetTokenTtlMs: number;
+  private readonly emailChangeTokenTtlMs: number;
 
   protected constructor(options: TemplatedEmailSenderOptions) {
     if (!options?.links || typeof options.links.verification !== 'function') {
@@ -57,6 +60,11 @@ export abstract class TemplatedEmailSender implements EmailSender {
     this.locales = resolveLocales(options.locales, this.templates);
     this.verificationTokenTtlMs = checkTtl(options, 'verificationTokenTtlMs');
     this.resetTokenTtlMs = checkTtl(options, 'resetTokenTtlMs');
+    this.emailChangeTokenTtlMs = checkTtl(options, 'emailChangeTokenTtlMs');
+    // Links that cannot point at an email-change page (a front end configured without one) leave the sender without
+    // the operation, so the core refuses the request (`email_change_unavailable`) instead of queuing a link that
+    // could never be built.
+    if (!canLinkEmailChange(this.links)) Object.defineProperty(this, 'sendEmailChange', { value: undefined });
   }
 
   /**
@@ -117,6 +125,34 @@ export abstract class TemplatedEmailSender implements EmailSender {
     );
   }
 
+  sendEmailChange(username: string, newEmail: string, changeToken: string, context: EmailContext = {}): Promise<void> {
+    return this.send('emailChange', username, newEmail, context, (templates, notice) =>
+      templates.emailChange({
+        ...notice,
+        link: this.links.emailChange(changeToken),
+        expiresInMs: this.emailChangeTokenTtlMs,
+      }),
+    );
+  }
+
+  sendEmailChangeRequested(username: string, email: string, context: EmailContext = {}): Promise<void> {
+    return this.send('emailChangeRequested', username, email, context, (templates, notice) =>
+      templates.emailChangeRequested(notice),
+    );
+  }
+
+  sendEmailChanged(username: string, previousEmail: string, context: EmailContext = {}): Promise<void> {
+    return this.send('emailChanged', username, previousEmail, context, (templates, notice) =>
+      templates.emailChanged(notice),
+    );
+  }
+
+  sendEmailChangeAttempt(username: string, email: string, context: EmailContext = {}): Promise<void> {
+    return this.send('emailChangeAttempt', username, email, context, (templates, notice) =>
+      templates.emailChangeAttempt(notice),
+    );
+  }
+
   private async send(
     operation: EmailOperation,
     username: string,
@@ -136,11 +172,20 @@ export abstract class TemplatedEmailSender implements EmailSender {
   }
 }
 
-function checkTtl(options: TemplatedEmailSenderOptions, name: 'verificationTokenTtlMs' | 'resetTokenTtlMs'): number {
+function checkTtl(
+  options: TemplatedEmailSenderOptions,
+  name: 'verificationTokenTtlMs' | 'resetTokenTtlMs' | 'emailChangeTokenTtlMs',
+): number {
   const value = options[name];
   if (value === undefined) return DEFAULT_ACCOUNT_OPTIONS[name];
   if (!Number.isFinite(value) || value <= 0) {
     throw new TypeError(`Gatehouse: ${name} must be a positive number of milliseconds`);
   }
   return value;
+}
+
+/** A host may pass its own links object shaped like EmailLinks from before email change: it has no such link. */
+function canLinkEmailChange(links: EmailLinks): boolean {
+  const candidate = links as Partial<EmailLinks>;
+  return typeof candidate.emailChange === 'function' && candidate.hasEmailChange !== false;
 }

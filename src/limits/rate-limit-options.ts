@@ -10,6 +10,11 @@ export const IP_LIMITS = [
   'reset-request.ip',
   'reset-confirm.ip',
   'password-change.ip',
+  'reauthenticate.ip',
+  'email-change.ip',
+  'email-change-confirm.ip',
+  // Listing and ending sessions (one budget for the three routes): cheap, but each reads the store.
+  'sessions.ip',
 ] as const;
 export type IpLimit = (typeof IP_LIMITS)[number];
 
@@ -18,6 +23,7 @@ export const ACCOUNT_LIMITS = [
   'register.email',
   'resend-verification.email',
   'reset-request.email',
+  'email-change.email',
 ] as const satisfies readonly AccountLimit[];
 
 export type LimitName = IpLimit | AccountLimit;
@@ -98,10 +104,16 @@ export const DEFAULT_LIMITS: Readonly<Record<LimitName, Limit>> = {
   'reset-request.ip': { points: 60, duration: HOUR },
   'reset-confirm.ip': { points: 60, duration: HOUR },
   'password-change.ip': { points: 60, duration: HOUR },
+  'reauthenticate.ip': { points: 60, duration: HOUR },
+  'email-change.ip': { points: 60, duration: HOUR },
+  'email-change-confirm.ip': { points: 60, duration: HOUR },
+  // A security page lists the sessions on every visit and after each End: room for that, not for a scraper.
+  'sessions.ip': { points: 120, duration: MINUTE },
   'login.account': { points: 50, duration: HOUR },
   'register.email': { points: 5, duration: HOUR },
   'resend-verification.email': { points: 5, duration: HOUR },
   'reset-request.email': { points: 5, duration: HOUR },
+  'email-change.email': { points: 5, duration: HOUR },
 };
 
 export const DEFAULT_LOGIN_BACKOFF: Readonly<LoginBackoff> = {

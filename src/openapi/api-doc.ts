@@ -26,6 +26,12 @@ export interface ApiDocOptions {
   errors?: AccountErrorCode[];
   /** The action reads `Authorization: Bearer` (its `@BearerToken()` parameter). */
   bearer?: boolean;
+  /**
+   * What each parameter of the path means, by name (`{ id: 'The session id' }` for `/sessions/:id`). The parameters
+   * themselves, required strings (any one path segment), are read from the route's path; a name the path lacks
+   * fails the document's build.
+   */
+  pathParameters?: Record<string, string>;
 }
 
 type Transform = Extract<OpenAPIParam, (...args: never[]) => unknown>;
@@ -70,6 +76,7 @@ function withDocumentation(operation: Operation, route: Route, doc: ApiDocOption
   ];
   return {
     ...operation,
+    ...(doc.pathParameters ? { parameters: describePathParameters(operation, doc.pathParameters) } : {}),
     operationId: route.action.method,
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
@@ -84,4 +91,19 @@ function withDocumentation(operation: Operation, route: Route, doc: ApiDocOption
       ...errorResponses(cases),
     },
   };
+}
+
+function describePathParameters(operation: Operation, descriptions: Record<string, string>): Operation['parameters'] {
+  const parameters = [...(operation.parameters ?? [])];
+  for (const [name, description] of Object.entries(descriptions)) {
+    const index = parameters.findIndex(
+      (parameter) => 'in' in parameter && parameter.in === 'path' && parameter.name === name,
+    );
+    if (index === -1)
+      throw new Error(`Gatehouse: @ApiDoc describes a path parameter "${name}" its route does not have`);
+    // The generator copies the router's own segment pattern (`[^\/#\?]+?`) into the schema: any one segment is
+    // taken, which a plain string says without a regular expression of one router's dialect.
+    parameters[index] = { ...parameters[index], schema: { type: 'string' }, description };
+  }
+  return parameters;
 }

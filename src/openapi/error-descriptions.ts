@@ -22,4 +22,12 @@ export const ACCOUNT_ERROR_DESCRIPTIONS: Record<AccountErrorCode, string> = {
   account_error: 'Any other failure of the account core, such as granting a role to an unknown user.',
   rate_limited: 'Too many requests of this kind; `Retry-After` says how many seconds to wait.',
   service_unavailable: 'The store or the password hashing is overloaded or down; retry after `Retry-After` seconds.',
+  reauthentication_required:
+    'The session is valid, but the password was not proved on it recently enough (at login or by ' +
+    '`POST /reauthenticate`, within the re-authentication window, 10 minutes by default); confirm it and retry.',
+  session_not_found: 'No session of yours has this id: an unknown id and another user’s session get the same answer.',
+  invalid_email_change_token:
+    'The email-change token is unknown, used, expired or superseded, or the address was taken since.',
+  email_change_unavailable:
+    'This server’s email sender cannot send the email-change messages, so the address cannot be changed.',
 };

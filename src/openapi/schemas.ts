@@ -9,7 +9,8 @@ export function ref(name: string, kind: 'schemas' | 'headers' | 'responses' = 's
 }
 
 /** Names of the success bodies an action can declare in `@ApiDoc({ response })`. */
-export type SuccessSchemaName = 'Detail' | 'AccessToken' | 'User';
+export type SuccessSchemaName =
+  'Detail' | 'AccessToken' | 'User' | 'SessionList' | 'OtherSessionsEnded' | 'Reauthenticated';
 
 /** The default public form of a user (`defaultUserSerializer`); `accountApiDocument({ userSchema })` replaces it. */
 export const DEFAULT_USER_SCHEMA: JsonObject = {
@@ -46,6 +47,7 @@ export function responseSchemas(userSchema: JsonObject): Record<string, JsonObje
       },
     },
     User: userSchema,
+    ...sessionSchemas(),
     Error: errorBodySchema(ref('ErrorCode')),
     FieldError: {
       type: 'object',
@@ -57,6 +59,80 @@ export function responseSchemas(userSchema: JsonObject): Record<string, JsonObje
       required: ['detail'],
       description: 'The answer when no bearer token is sent: `detail` is a plain string, as the specification says.',
       properties: { detail: { type: 'string', const: new NotAuthenticatedError().message } },
+    },
+  };
+}
+
+const ISO_INSTANT = { type: 'string', format: 'date-time' };
+
+/** A browser or an operating system read from the user agent; null when it names none. */
+const SOFTWARE: JsonObject = {
+  type: ['object', 'null'],
+  required: ['name', 'version'],
+  properties: { name: { type: 'string' }, version: { type: ['string', 'null'] } },
+};
+
+/** The answers of the sessions routes (`http/session-answer.ts` writes them). */
+function sessionSchemas(): Record<string, JsonObject> {
+  return {
+    Session: {
+      type: 'object',
+      description:
+        'One live session. Address and user agent are what the client presented at login, for recognising the ' +
+        'session only; browser, os and device are read from the user agent and are as trustworthy as it.',
+      required: [
+        'id',
+        'current',
+        'created_at',
+        'last_used_at',
+        'expires_at',
+        'ip_address',
+        'user_agent',
+        'browser',
+        'os',
+        'device',
+      ],
+      properties: {
+        id: { type: 'string', description: 'The session’s public id, for `DELETE /sessions/{id}`; not its token.' },
+        current: { type: 'boolean', description: 'True for the session that asked.' },
+        created_at: { ...ISO_INSTANT, description: 'When it logged in.' },
+        last_used_at: { ...ISO_INSTANT, description: 'When it was last used, to the minute or so.' },
+        expires_at: { ...ISO_INSTANT, description: 'When it ends if not used again.' },
+        ip_address: { type: ['string', 'null'], description: 'The client address at login; null when unknown.' },
+        user_agent: {
+          type: ['string', 'null'],
+          description: 'The `User-Agent` sent at login, cut to 512 characters; null when none was sent.',
+        },
+        browser: SOFTWARE,
+        os: SOFTWARE,
+        device: { enum: ['desktop', 'mobile', 'tablet', 'tv', null] },
+      },
+    },
+    SessionList: {
+      type: 'object',
+      required: ['sessions'],
+      properties: {
+        sessions: { type: 'array', description: 'Newest first.', items: ref('Session') },
+      },
+    },
+    OtherSessionsEnded: {
+      type: 'object',
+      required: ['detail', 'ended'],
+      properties: {
+        detail: { type: 'string', description: 'A short confirmation in words.' },
+        ended: { type: 'integer', minimum: 0, description: 'How many sessions ended.' },
+      },
+    },
+    Reauthenticated: {
+      type: 'object',
+      required: ['detail', 'reauthenticated_until'],
+      properties: {
+        detail: { type: 'string', description: 'A short confirmation in words.' },
+        reauthenticated_until: {
+          ...ISO_INSTANT,
+          description: 'Until when this session may end other sessions and change the email address.',
+        },
+      },
     },
   };
 }

@@ -211,6 +211,19 @@ export class OutboxWorker {
       case 'registrationAttempt':
         if (!this.sender.sendRegistrationAttempt) return Promise.reject(new UnsupportedMessageError());
         return this.sender.sendRegistrationAttempt(username, email, context);
+      // The email-change operations are optional too: a message queued while another sender ran fails, not throws.
+      case 'emailChange':
+        if (!this.sender.sendEmailChange) return Promise.reject(new UnsupportedMessageError());
+        return this.sender.sendEmailChange(username, email, token!, context);
+      case 'emailChangeRequested':
+        if (!this.sender.sendEmailChangeRequested) return Promise.reject(new UnsupportedMessageError());
+        return this.sender.sendEmailChangeRequested(username, email, context);
+      case 'emailChanged':
+        if (!this.sender.sendEmailChanged) return Promise.reject(new UnsupportedMessageError());
+        return this.sender.sendEmailChanged(username, email, context);
+      case 'emailChangeAttempt':
+        if (!this.sender.sendEmailChangeAttempt) return Promise.reject(new UnsupportedMessageError());
+        return this.sender.sendEmailChangeAttempt(username, email, context);
     }
   }
 
@@ -320,7 +333,7 @@ export class OutboxWorker {
   }
 }
 
-/** The sender has no `sendRegistrationAttempt`: that message cannot be sent by it, ever. */
+/** The sender lacks the optional operation of this kind (`sendRegistrationAttempt`, the email-change ones): it can never send it. */
 class UnsupportedMessageError extends Error {
   override name = 'UnsupportedMessageError';
   readonly code = 'EINVALIDMESSAGE';

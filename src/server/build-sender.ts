@@ -15,6 +15,8 @@ export function buildSender(config: ServerConfig): EmailSender & { close?(): Pro
     verifyUrl: config.verifyUrl,
     resetUrl: config.resetUrl,
   });
-  if (config.smtpUrl) return new SmtpEmailSender({ url: config.smtpUrl, from: config.emailFrom, links });
-  return new ConsoleEmailSender({ links });
+  // The email-change message states how long its link works: the configured lifetime, not the default.
+  const lifetimes = { emailChangeTokenTtlMs: config.emailChangeTokenTtlMs };
+  if (config.smtpUrl) return new SmtpEmailSender({ url: config.smtpUrl, from: config.emailFrom, links, ...lifetimes });
+  return new ConsoleEmailSender({ links, ...lifetimes });
 }

@@ -25,6 +25,13 @@ export interface ServerConfig {
   cleanupIntervalMs: number;
   /** `GATEHOUSE_UNVERIFIED_TTL` in ms: how long a registration may stay unconfirmed before it expires. */
   unverifiedRegistrationTtlMs: number;
+  /**
+   * `GATEHOUSE_REAUTH_WINDOW` in ms: how long a password proved at login or by re-authentication lets a session end
+   * other sessions and change the email address.
+   */
+  reauthenticationWindowMs: number;
+  /** `GATEHOUSE_EMAIL_CHANGE_TTL` in ms: how long the link confirming a new email address works. */
+  emailChangeTokenTtlMs: number;
   smtpUrl?: string;
   emailFrom: string;
   publicUrl: string;
@@ -62,6 +69,8 @@ export function accountOptionsOf(config: ServerConfig): AccountOptions {
     secretKey: config.secretKey,
     outbox: config.outbox,
     unverifiedRegistrationTtlMs: config.unverifiedRegistrationTtlMs,
+    reauthenticationWindowMs: config.reauthenticationWindowMs,
+    emailChangeTokenTtlMs: config.emailChangeTokenTtlMs,
   };
 }
 
@@ -104,6 +113,21 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerCon
       DEFAULT_ACCOUNT_OPTIONS.unverifiedRegistrationTtlMs,
       SECOND,
       365 * DAY,
+    ),
+    // A day at most: the window is how long a stolen, unattended session can act as if its password were just typed.
+    reauthenticationWindowMs: parseDuration(
+      'GATEHOUSE_REAUTH_WINDOW',
+      env.GATEHOUSE_REAUTH_WINDOW,
+      DEFAULT_ACCOUNT_OPTIONS.reauthenticationWindowMs,
+      SECOND,
+      DAY,
+    ),
+    emailChangeTokenTtlMs: parseDuration(
+      'GATEHOUSE_EMAIL_CHANGE_TTL',
+      env.GATEHOUSE_EMAIL_CHANGE_TTL,
+      DEFAULT_ACCOUNT_OPTIONS.emailChangeTokenTtlMs,
+      MINUTE,
+      7 * DAY,
     ),
     smtpUrl: parseSmtpUrl(env.GATEHOUSE_SMTP_URL),
     emailFrom: parseEmailFrom(env.GATEHOUSE_EMAIL_FROM),
@@ -365,6 +389,7 @@ function parseSwitch(name: string, raw: string | undefined, fallback: boolean): 
 }
 
 const SECOND = 1000;
+const MINUTE = 60 * SECOND;
 const DAY = 86_400 * SECOND;
 
 /** `GATEHOUSE_OUTBOX_*`, each a duration: `500ms`, `5s`, `30m`, `24h`, `7d`, or whole seconds. */

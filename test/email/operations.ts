@@ -6,14 +6,14 @@ export const APP_NAME = 'Acme';
 /** Shaped like the core's tokens (base64url), so it needs no encoding in a link. */
 export const TOKEN = 'Zx3_kP9-qLm2Vb7nR4tY8wE1uI6oA5sD0fG2hJ4kL6c';
 
-/** The six sender operations, with what each message must say. */
+/** The ten sender operations (the optional ones included), with what each message must say. */
 export interface OperationCase {
   name: string;
   /** The operation's name in EmailDeliveryError messages. */
   key: string;
   send: (sender: EmailSender, username: string, email: string) => Promise<void>;
   subject: string;
-  /** The exact link the message must carry, for the two operations with one. */
+  /** The exact link the message must carry, for the three operations with one. */
   link?: string;
 }
 
@@ -55,6 +55,31 @@ export const OPERATIONS: OperationCase[] = [
     key: 'registrationAttempt',
     send: (sender, username, email) => sender.sendRegistrationAttempt!(username, email),
     subject: 'Someone tried to sign up to Acme with your email address',
+  },
+  {
+    name: 'email change',
+    key: 'emailChange',
+    send: (sender, username, email) => sender.sendEmailChange!(username, email, TOKEN),
+    subject: 'Confirm your new email address for Acme',
+    link: `${PUBLIC_URL}${PREFIX}/email-change/confirm?token=${TOKEN}`,
+  },
+  {
+    name: 'email change requested',
+    key: 'emailChangeRequested',
+    send: (sender, username, email) => sender.sendEmailChangeRequested!(username, email),
+    subject: 'A change of your Acme email address was requested',
+  },
+  {
+    name: 'email changed',
+    key: 'emailChanged',
+    send: (sender, username, email) => sender.sendEmailChanged!(username, email),
+    subject: 'Your Acme email address was changed',
+  },
+  {
+    name: 'email change attempt',
+    key: 'emailChangeAttempt',
+    send: (sender, username, email) => sender.sendEmailChangeAttempt!(username, email),
+    subject: 'Someone tried to use your email address on Acme',
   },
 ];
 

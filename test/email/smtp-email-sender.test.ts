@@ -39,7 +39,7 @@ describe('SmtpEmailSender (real SMTP server on loopback)', () => {
     await server?.close();
   });
 
-  describe('delivers each of the six messages', () => {
+  describe('delivers each of the messages', () => {
     beforeEach(async () => {
       server = await startSmtpServer();
       sender = senderFor(server);
@@ -96,7 +96,7 @@ describe('SmtpEmailSender (real SMTP server on loopback)', () => {
     });
 
     for (const { username, escaped, raw } of hostile) {
-      it(`username ${username} in all six messages`, async () => {
+      it(`username ${username} in every message`, async () => {
         const before = server.received.length;
         for (const operation of OPERATIONS) await operation.send(sender, username, EMAIL);
         const mails = server.received.slice(before);
@@ -148,7 +148,8 @@ describe('SmtpEmailSender (real SMTP server on loopback)', () => {
         rejectRecipient: (address) => smtpError(550, `5.1.1 <${address}>: mailbox unavailable`),
       });
       sender = senderFor(server);
-      for (const operation of OPERATIONS.filter((candidate) => candidate.link)) {
+      const withLinks = OPERATIONS.filter((candidate) => candidate.link);
+      for (const operation of withLinks) {
         const error = await rejectionOf(operation.send(sender, USERNAME, EMAIL));
         expect(error.code).to.equal('EENVELOPE');
         expect(error.command).to.equal('RCPT TO');
@@ -161,7 +162,8 @@ describe('SmtpEmailSender (real SMTP server on loopback)', () => {
         expect(all).to.not.contain(EMAIL);
         expect(all).to.not.contain('mailbox unavailable');
       }
-      expect(server.recipientsOffered).to.deep.equal([EMAIL, EMAIL]);
+      expect(server.recipientsOffered).to.deep.equal(withLinks.map(() => EMAIL));
+      expect(withLinks).to.have.length(3);
       expect(server.received).to.deep.equal([]);
     });
 

@@ -29,6 +29,10 @@ const SPEC_STATUS: Record<string, number> = {
   // Ours, beyond the spec's table.
   rate_limited: 429,
   service_unavailable: 503,
+  reauthentication_required: 403,
+  session_not_found: 404,
+  invalid_email_change_token: 400,
+  email_change_unavailable: 501,
 };
 
 const SECURITY_HEADERS = {

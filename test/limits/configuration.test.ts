@@ -29,10 +29,15 @@ describe('rate limits: options, GATEHOUSE_RATE_LIMITS and the other variables', 
       'reset-request.ip': { points: 60, duration: 3600 },
       'reset-confirm.ip': { points: 60, duration: 3600 },
       'password-change.ip': { points: 60, duration: 3600 },
+      'reauthenticate.ip': { points: 60, duration: 3600 },
+      'email-change.ip': { points: 60, duration: 3600 },
+      'email-change-confirm.ip': { points: 60, duration: 3600 },
+      'sessions.ip': { points: 120, duration: 60 },
       'login.account': { points: 50, duration: 3600 },
       'register.email': { points: 5, duration: 3600 },
       'resend-verification.email': { points: 5, duration: 3600 },
       'reset-request.email': { points: 5, duration: 3600 },
+      'email-change.email': { points: 5, duration: 3600 },
     });
     expect(resolved.loginBackoff).to.deep.equal({ freeFailures: 10, initialDelay: 1, maxDelay: 300 });
   });

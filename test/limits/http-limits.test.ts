@@ -27,6 +27,24 @@ const ROUTES: Record<IpLimit, (t: TestApp, i: number) => Promise<Response>> = {
       .post(`${PREFIX}/password/change`)
       .set(bearer('x'.repeat(43)))
       .send({ old_password: 'violet staircase 42 umbrella', new_password: 'quiet lantern over 7 rivers' }),
+  'reauthenticate.ip': (t) =>
+    t.http
+      .post(`${PREFIX}/reauthenticate`)
+      .set(bearer('x'.repeat(43)))
+      .send({ password: 'violet staircase 42 umbrella' }),
+  'email-change.ip': (t, i) =>
+    t.http
+      .post(`${PREFIX}/email-change`)
+      .set(bearer('x'.repeat(43)))
+      .send({ new_email: `n${i}@example.com` }),
+  'email-change-confirm.ip': (t) => t.http.post(`${PREFIX}/email-change/confirm`).send({ token: 'x'.repeat(43) }),
+  // One budget for listing, ending one and ending the others.
+  'sessions.ip': (t, i) => {
+    const token = bearer('x'.repeat(43));
+    if (i % 3 === 0) return t.http.get(`${PREFIX}/sessions`).set(token);
+    if (i % 3 === 1) return t.http.delete(`${PREFIX}/sessions/00000000-0000-4000-8000-000000000000`).set(token);
+    return t.http.post(`${PREFIX}/sessions/end-others`).set(token).send({});
+  },
 };
 
 for (const driver of DRIVERS)

@@ -79,4 +79,40 @@ export const englishTemplates: EmailTemplates = {
       'If that was you and you forgot your password, reset it with the "forgot password" option on the sign-in page.',
       'If it was not you, you can ignore this message: nothing has changed.',
     ]),
+
+  // Names the account and the address: whoever opens it must be able to tell whether it is their own account whose
+  // address is to become this one, as anyone signed in can type any address.
+  emailChange: ({ appName, username, email, link, expiresInMs }) =>
+    render(`Confirm your new email address for ${appName}`, [
+      `Hello ${username},`,
+      `Someone signed in to the ${appName} account ${username} asked to make ${email} its email address. ` +
+        'If that was you, open this link and confirm the change:',
+      { label: `Use this address for ${username}`, url: link },
+      `The link expires in ${englishDuration(expiresInMs)} and works once. ` +
+        `If you do not know the account ${username}, ignore this message and nothing changes.`,
+    ]),
+
+  emailChangeRequested: ({ appName, username }) =>
+    render(`A change of your ${appName} email address was requested`, [
+      `Hello ${username},`,
+      `Someone signed in to your ${appName} account asked to change its email address. ` +
+        'Nothing changes unless the link sent to the new address is opened.',
+      "If this wasn't you, someone knows your password: change it right away, which also cancels the request.",
+    ]),
+
+  emailChanged: ({ appName, username, email }) =>
+    render(`Your ${appName} email address was changed`, [
+      `Hello ${username},`,
+      `The email address of your ${appName} account is no longer ${email}: the change was confirmed from the new ` +
+        'address, and messages about the account now go there.',
+      "If this wasn't you, contact the service right away: someone who knew your password changed it.",
+    ]),
+
+  emailChangeAttempt: ({ appName, username }) =>
+    render(`Someone tried to use your email address on ${appName}`, [
+      `Hello ${username},`,
+      `Someone signed in to another ${appName} account asked to make this address its own. ` +
+        `It already belongs to your account, ${username}, so the change cannot happen.`,
+      'If it was not you, you can ignore this message: nothing has changed.',
+    ]),
 };

@@ -38,6 +38,14 @@ export interface EmailTemplates {
   accountDeleted(context: NoticeContext): EmailMessage;
   /** Someone tried to register with an address that already has an account. */
   registrationAttempt(context: NoticeContext): EmailMessage;
+  /** The link that confirms a new address; `email` is that new address, the recipient. */
+  emailChange(context: LinkContext): EmailMessage;
+  /** To the current address: a change of address was asked for; carries no link. */
+  emailChangeRequested(context: NoticeContext): EmailMessage;
+  /** To the previous address, once the change is made. */
+  emailChanged(context: NoticeContext): EmailMessage;
+  /** To the owner of an address another account asked to take as its own; `username` is the owner's. */
+  emailChangeAttempt(context: NoticeContext): EmailMessage;
 }
 
 /** The name of an EmailSender operation, as the key of its template. */

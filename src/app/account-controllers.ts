@@ -1,0 +1,13 @@
+import { AccountController } from '../controllers/account-controller';
+import { EmailChangeController } from '../controllers/email-change-controller';
+import { SessionsController } from '../controllers/sessions-controller';
+
+/**
+ * The controllers of the account routes, in the order their paths are listed: what `accountRoutes()` mounts and the
+ * API document describes, from this one list so neither can miss one.
+ */
+export const ACCOUNT_CONTROLLERS: readonly (new () => object)[] = [
+  AccountController,
+  SessionsController,
+  EmailChangeController,
+];
