@@ -28,7 +28,10 @@ const PAGE_SUMMARIES: Record<string, string> = {
   '/login': 'The sign-in page',
   '/password-reset': 'The page of the password reset link: request a link, or set the new password',
   '/account': 'The account page: who is signed in, password change, logout, deletion',
+  '/security': 'The security page: sessions (each can be ended), re-authentication, email change',
   '/verify-email': 'The page of the verification link: confirms the address when the person presses the button',
+  '/email-change/confirm':
+    'The page of the email-change link: names the account and the new address; the button confirms the change',
 };
 
 /** The hosted pages' GETs, and the bare prefix, which redirects to the account page. */
@@ -39,21 +42,8 @@ export function pagePaths(): Paths {
     if (!summary) throw new Error(`The hosted page ${path} has no summary in the API document`);
     paths[path] = { get: publicGet(`${camel(path)}Page`, PAGES_TAG, summary, 'text/html') };
   }
-  const verify = paths['/verify-email'].get;
-  verify.parameters = [
-    {
-      name: 'token',
-      in: 'query',
-      required: false,
-      description: 'The token of the emailed link; the GET only names the registration, it never spends the token.',
-      schema: { type: 'string' },
-    },
-  ];
-  (verify.responses as Record<string, JsonObject>)['503'] = {
-    description: 'The store is down: the page says so and asks to retry after `Retry-After` seconds.',
-    headers: responseHeaders({ 'Retry-After': true }),
-    content: { 'text/html': { schema: { type: 'string' } } },
-  };
+  linkPage(paths['/verify-email'].get, 'registration');
+  linkPage(paths['/email-change/confirm'].get, 'account and new address');
   paths['/'] = {
     get: withResponses(
       { operationId: 'landingPage', tags: [PAGES_TAG], summary: 'Redirects to the account page', security: [] },
@@ -68,6 +58,27 @@ export function pagePaths(): Paths {
     ),
   };
   return paths;
+}
+
+/**
+ * A link's landing page: its `token` parameter, which the GET only reads to name what it would confirm (`what`), and
+ * the 503 it answers while the store cannot say.
+ */
+function linkPage(operation: JsonObject, what: string): void {
+  operation.parameters = [
+    {
+      name: 'token',
+      in: 'query',
+      required: false,
+      description: `The token of the emailed link; the GET only names the ${what}, it never spends the token.`,
+      schema: { type: 'string' },
+    },
+  ];
+  (operation.responses as Record<string, JsonObject>)['503'] = {
+    description: 'The store is down: the page says so and asks to retry after `Retry-After` seconds.',
+    headers: responseHeaders({ 'Retry-After': true }),
+    content: { 'text/html': { schema: { type: 'string' } } },
+  };
 }
 
 /** The pages' script and stylesheet (served with the pages, and with the document for its reference page). */

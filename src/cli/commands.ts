@@ -1,4 +1,5 @@
 import { OUTBOX_USAGE } from './outbox-commands';
+import { SESSIONS_USAGE } from './session-commands';
 import { AccountService } from '../services/account-service';
 
 /** One admin command: its argument names (for usage) and what it does with the core. */
@@ -113,6 +114,7 @@ export function usage(): string {
   const width = Math.max(
     ...Object.entries(COMMANDS).map(([name, c]) => commandLine(name, c.args).length),
     ...OUTBOX_USAGE.map(([synopsis]) => synopsis.length),
+    ...SESSIONS_USAGE.map(([synopsis]) => synopsis.length),
   );
   return [
     'usage: gatehouse <command> [arguments]',
@@ -126,6 +128,9 @@ export function usage(): string {
       'worker'.padEnd(width) +
       '  deliver queued email until SIGTERM (servers then run GATEHOUSE_OUTBOX_WORKER=off)',
     ...OUTBOX_USAGE.map(([synopsis, summary]) => `  ${synopsis.padEnd(width)}  ${summary}`),
+    '',
+    'Sessions:',
+    ...SESSIONS_USAGE.map(([synopsis, summary]) => `  ${synopsis.padEnd(width)}  ${summary}`),
     '',
     'Roles and permissions:',
     ...Object.entries(COMMANDS).map(([name, c]) => `  ${commandLine(name, c.args).padEnd(width)}  ${c.summary}`),

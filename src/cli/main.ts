@@ -3,23 +3,27 @@ import 'reflect-metadata';
 import { ConfigurationError } from '../errors/configuration-error';
 import { isAccountError } from '../errors/account-error';
 import { AccountService } from '../services/account-service';
-import { silentLogger } from '../services/logger';
-import { accountOptionsOf, loadConfig } from '../server/config';
+import { silentLogger, type Logger } from '../services/logger';
+import { createPinoLogger } from '../logging/pino-logger';
+import { accountOptionsOf, loadConfig, parseLogLevel } from '../server/config';
 import { openStore } from '../server/open-store';
 import { NullEmailSender } from '../email/null-email-sender';
 import { COMMANDS, DATABASE_COMMANDS, usage } from './commands';
 import { runOutboxCommand } from './outbox-commands';
+import { runSessionsCommand, sessionsUsageProblem } from './session-commands';
 import { runWorker } from './worker-command';
 
 /**
  * `gatehouse <command>`: admin work on the same database as the server, configured by the same variables.
- * Exit codes: 0 done, 1 refused (unknown role, invalid name...), 2 usage or configuration error.
+ * Exit codes: 0 done, 1 refused (unknown role, invalid name...), 2 usage or configuration error. `auditLogger`
+ * receives the audit lines of the commands that act on a user's sessions (default: pino on stderr).
  */
 export async function runCli(
   argv: string[],
   env: NodeJS.ProcessEnv,
   out = console.log,
   err = console.error,
+  auditLogger?: Logger,
 ): Promise<number> {
   const [name, ...args] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
@@ -30,7 +34,15 @@ export async function runCli(
   // Own properties only: `gatehouse toString` is an unknown command, not Object.prototype's.
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   const databaseCommand = Object.hasOwn(DATABASE_COMMANDS, name) ? DATABASE_COMMANDS[name] : undefined;
-  if (databaseCommand ? args.length > 0 : !command || args.length !== command.args.length) {
+  const sessions = name === 'sessions';
+  if (sessions) {
+    const problem = sessionsUsageProblem(args);
+    if (problem) {
+      err(`gatehouse: ${problem}`);
+      err(usage());
+      return 2;
+    }
+  } else if (databaseCommand ? args.length > 0 : !command || args.length !== command.args.length) {
     err(
       databaseCommand
         ? `gatehouse: ${name} takes no arguments`
@@ -55,13 +67,20 @@ export async function runCli(
   // Opening the store runs the migrations.
   const store = await openStore(config.database);
   try {
-    // The CLI sends no mail: no command it offers triggers any.
+    // The CLI sends no mail: no command it offers triggers any. Ending a user's sessions is an audit event (who was
+    // signed out, and when), so those commands log; the others stay quiet.
     const accounts = new AccountService({
       store,
       sender: new NullEmailSender(),
       options: accountOptionsOf(config),
-      logger: silentLogger,
+      logger: sessions
+        ? (auditLogger ?? createPinoLogger({ level: parseLogLevel(env.GATEHOUSE_LOG_LEVEL) }))
+        : silentLogger,
     });
+    if (sessions) {
+      await runSessionsCommand(args, { accounts, out, err });
+      return 0;
+    }
     if (!command) {
       await databaseCommand!.run(accounts, out);
       return 0;

@@ -9,8 +9,10 @@ import { SCRIPT_PATH, STYLES_PATH } from './layout';
 import { assetAnswer, pageAnswer } from './page-headers';
 import { seeOther, type PageAnswer, type PageRoute } from './page-answer';
 import { accountPage } from './views/account-page';
+import { emailChangePage, type EmailChangeLink } from './views/email-change-page';
 import type { PageContext } from './views/page-context';
 import { passwordResetPage } from './views/password-reset-page';
+import { securityPage } from './views/security-page';
 import { signInPage } from './views/sign-in-page';
 import { signUpPage } from './views/sign-up-page';
 import { verifyEmailPage, type VerificationLink } from './views/verify-email-page';
@@ -26,14 +28,15 @@ const PAGES: Record<string, (context: PageContext) => string> = {
   '/login': signInPage,
   '/password-reset': passwordResetPage,
   '/account': accountPage,
+  '/security': securityPage,
 };
 
 /** The paths below the prefix that answer a page on GET and HEAD (the API document lists them). */
-export const PAGE_PATHS: readonly string[] = [...Object.keys(PAGES), '/verify-email'];
+export const PAGE_PATHS: readonly string[] = [...Object.keys(PAGES), '/verify-email', '/email-change/confirm'];
 
 /**
- * The routes of the hosted pages, below `prefix`: sign-up, sign-in, the landing pages of the verification and reset
- * links, and the account page, as server-rendered HTML with one same-origin script and stylesheet. A GET only
+ * The routes of the hosted pages, below `prefix`: sign-up, sign-in, the landing pages of the verification, reset
+ * and email-change links, the account page and the security page (sessions, email change), as server-rendered HTML with one same-origin script and stylesheet. A GET only
  * renders a page: tokens in links are spent by the POST the page sends when the person confirms. Each driver
  * serves them as middleware (`accountPages()` of `gatehouse` or `gatehouse/express`).
  */
@@ -50,13 +53,21 @@ export function accountPageRoutes(options: AccountPagesOptions = {}): Record<str
   routes['/verify-email'] = async ({ query }): Promise<PageAnswer> => {
     const context = pageContext(prefix);
     const link = await verificationLinkOf(tokenOf(query));
-    if (link.state === 'unavailable') {
-      const answer = pageAnswer(verifyEmailPage(context, link), 503);
-      return { ...answer, headers: { ...answer.headers, 'Retry-After': String(UNAVAILABLE_RETRY_SECONDS) } };
-    }
+    if (link.state === 'unavailable') return unavailable(pageAnswer(verifyEmailPage(context, link), 503));
     return pageAnswer(verifyEmailPage(context, link));
   };
+  routes['/email-change/confirm'] = async ({ query }): Promise<PageAnswer> => {
+    const context = pageContext(prefix);
+    const link = await emailChangeLinkOf(tokenOf(query));
+    if (link.state === 'unavailable') return unavailable(pageAnswer(emailChangePage(context, link), 503));
+    return pageAnswer(emailChangePage(context, link));
+  };
   return routes;
+}
+
+/** A page that could not look its link up: the person is asked to reload, and clients when. */
+function unavailable(answer: PageAnswer): PageAnswer {
+  return { ...answer, headers: { ...answer.headers, 'Retry-After': String(UNAVAILABLE_RETRY_SECONDS) } };
 }
 
 /** The link's `token` parameter as a query parser gives it: absent, one value, or several. */
@@ -74,6 +85,18 @@ async function verificationLinkOf(token: string | string[] | undefined): Promise
   try {
     const pending = await resolveAccountService().pendingVerification(token);
     return pending ? { state: 'pending', username: pending.username } : { state: 'none', tokenGiven: true };
+  } catch (error) {
+    if (isStoreUnavailable(error)) return { state: 'unavailable' };
+    throw error;
+  }
+}
+
+/** The change the link's token would make, read without spending it; a failed lookup is said as such. */
+async function emailChangeLinkOf(token: string | string[] | undefined): Promise<EmailChangeLink> {
+  if (typeof token !== 'string' || token === '') return { state: 'none', tokenGiven: token !== undefined };
+  try {
+    const pending = await resolveAccountService().pendingEmailChange(token);
+    return pending ? { state: 'pending', ...pending } : { state: 'none', tokenGiven: true };
   } catch (error) {
     if (isStoreUnavailable(error)) return { state: 'unavailable' };
     throw error;
@@ -98,5 +121,7 @@ function pageContext(prefix: string): PageContext {
     passwordPolicy: options.password,
     verificationTokenTtlMs: options.verificationTokenTtlMs,
     resetTokenTtlMs: options.resetTokenTtlMs,
+    emailChangeTokenTtlMs: options.emailChangeTokenTtlMs,
+    reauthenticationWindowMs: options.reauthenticationWindowMs,
   };
 }

@@ -56,6 +56,28 @@ function sameAs(other: FieldOptions['sameAs']): SafeHtml | '' {
   return other ? html` data-same-as="${other.name}" data-mismatch="${other.message}"` : '';
 }
 
+export interface CheckboxOptions {
+  form: string;
+  /** The JSON field the box is sent as: `true` when ticked, `false` when not. */
+  name: string;
+  label: string;
+  hint?: HtmlValue;
+  checked: boolean;
+}
+
+/** A box to tick, its label beside it; the script sends it as a boolean, never as the text "on". */
+export function checkbox(options: CheckboxOptions): SafeHtml {
+  const id = `${options.form}-${options.name}`;
+  const hintId = `${id}-hint`;
+  return html`<div class="field check">
+<input id="${id}" name="${options.name}" type="checkbox"${options.checked ? html` checked` : ''}${
+    options.hint ? html` aria-describedby="${hintId}"` : ''
+  }>
+<label for="${id}">${options.label}</label>
+${options.hint ? html`<p class="hint" id="${hintId}">${options.hint}</p>` : ''}
+</div>`;
+}
+
 export interface FormOptions {
   id: string;
   /**

@@ -14,7 +14,17 @@ import type { MountAccountRoutesOptions } from '../../src/app/account-routes';
 import { DRIVERS, handlerOf, HostApp, PASSWORD, resetContainer, TEST_SECRET } from '../support/test-app';
 import { buildPagesAppOn } from './pages-app';
 
-const PAGES = ['/register', '/login', '/verify-email', '/password-reset', '/account'];
+const PAGES = [
+  '/register',
+  '/login',
+  '/verify-email',
+  '/password-reset',
+  '/account',
+  '/security',
+  '/email-change/confirm',
+];
+/** The pages with forms; the email-change link's page has a button only. */
+const FORM_PAGES = PAGES.filter((path) => path !== '/email-change/confirm');
 
 /** The values of every src and href attribute of a page. */
 function linkedUrls(page: string): string[] {
@@ -35,7 +45,7 @@ for (const driver of DRIVERS)
         expect(response.headers['x-content-type-options']).to.equal('nosniff');
         expect(response.headers['referrer-policy']).to.equal('no-referrer');
         expect(response.headers['cross-origin-opener-policy']).to.equal('same-origin');
-        expect(response.text).to.include(`data-page="${path.slice(1)}"`);
+        expect(response.text).to.include(`data-page="${path.slice(1).replace('/', '-')}"`);
         expect(response.text).to.include('<script src="/auth/assets/gatehouse-pages.js" defer></script>');
         // Everything the page loads, links to or posts to is Gatehouse's own, under the prefix.
         for (const url of linkedUrls(response.text)) expect(url, url).to.match(/^\/auth\//);
@@ -44,12 +54,14 @@ for (const driver of DRIVERS)
 
     it('gives every input a label, an autocomplete token and an error slot read with it; forms post, never GET', async () => {
       const { http } = buildPagesApp();
-      for (const path of PAGES) {
+      for (const path of FORM_PAGES) {
         const page = (await http.get(`/auth${path}`).expect(200)).text;
         const inputs = [...page.matchAll(/<input id="([^"]+)"[^>]*>/g)];
         expect(inputs, path).to.not.be.empty;
         for (const [tag, id] of inputs) {
           expect(page, `${path} label of ${id}`).to.include(`<label for="${id}">`);
+          // A box to tick has nothing to fill in, nothing to autocomplete and nothing to get wrong.
+          if (/type="checkbox"/.test(tag)) continue;
           expect(tag, `${path} ${id}`).to.match(/autocomplete="(username|email|new-password|current-password)"/);
           expect(tag).to.match(new RegExp(`aria-describedby="[^"]*${id}-error`));
           expect(page).to.include(`<p class="field-error" id="${id}-error" hidden></p>`);

@@ -11,7 +11,10 @@ interface PageElement {
   hidden: boolean;
   textContent: string | null;
   readonly name: string;
+  readonly type: string;
   value: string;
+  /** Of a checkbox. */
+  checked: boolean;
   readonly dataset: Record<string, string | undefined>;
   focus(): void;
   getAttribute(name: string): string | null;
@@ -240,10 +243,13 @@ export function pagesScript(): void {
       void busy(form, async () => {
         const inputs = [...form.querySelectorAll('input')];
         const values: Values = {};
-        for (const input of inputs) values[input.name] = input.value;
+        // A checkbox's value is "on" whether ticked or not: what counts is whether it is ticked.
+        for (const input of inputs)
+          values[input.name] = input.type === 'checkbox' ? String(input.checked) : input.value;
         const fields: Record<string, string> = {};
         for (const input of inputs) {
           const other = input.dataset.sameAs;
+          if (input.type === 'checkbox') continue;
           if (input.value === '') fields[input.name] = input.dataset.missing ?? 'Fill in this field';
           else if (other && values[other] !== '' && input.value !== values[other]) {
             fields[input.name] = input.dataset.mismatch ?? 'The values are not the same';
@@ -449,6 +455,228 @@ export function pagesScript(): void {
     });
   }
 
+  interface SessionRow {
+    id: string;
+    current: boolean;
+    created_at: string;
+    last_used_at: string;
+    ip_address: string | null;
+    user_agent: string | null;
+    browser: { name?: string; version?: string } | null;
+    os: { name?: string; version?: string } | null;
+    device: string | null;
+  }
+
+  async function securityPage(): Promise<void> {
+    const token = loadSession();
+    if (!token) {
+      hide('signed-in');
+      return show('signed-out');
+    }
+    /** What to do again once the password is confirmed: the action the API refused for want of it. */
+    let pending: (() => Promise<void>) | null = null;
+
+    const afterFailure = (problem: Problem, form?: PageElement) => {
+      if (sessionEnded(problem)) {
+        endSession();
+        return leave('/login', 'Your session has ended. Sign in again.');
+      }
+      showProblem(problem, form);
+    };
+
+    /**
+     * Sends a request that may need a recent password. On `reauthentication_required` the password form opens and
+     * the same request is sent again once it is confirmed; otherwise `done` takes the answer.
+     */
+    async function guarded(
+      send: () => Promise<ApiResult>,
+      done: (result: ApiResult) => Promise<void> | void,
+      wording?: Wording,
+      form?: PageElement,
+    ): Promise<void> {
+      const result = await send();
+      if (result.status >= 200 && result.status < 300) return done(result);
+      const problem = problemOf(result, wording);
+      if (problem.code !== 'reauthentication_required') return afterFailure(problem, form);
+      pending = () => guarded(send, done, wording, form);
+      clearMessages();
+      show('reauth', 'reauth-form-password');
+    }
+
+    async function loadSessions(): Promise<boolean> {
+      const result = await callApi('GET', '/sessions', undefined, token);
+      const sessions = (result.body as { sessions?: unknown } | null)?.sessions;
+      if (result.status !== 200 || !Array.isArray(sessions)) {
+        const problem = problemOf(result);
+        if (sessionEnded(problem)) {
+          endSession();
+          hide('signed-in');
+          show('signed-out');
+          showNotice('Your session has ended. Sign in again.');
+        } else showProblem(problem);
+        return false;
+      }
+      byId('sessions-body').replaceChildren(...(sessions as SessionRow[]).map(sessionRow));
+      return true;
+    }
+
+    /** "Firefox 128 on Windows 10 (mobile)"; the raw User-Agent when it could not be read; or that it is unknown. */
+    function deviceText(session: SessionRow): string {
+      const named = (part: { name?: string; version?: string } | null) =>
+        part?.name ? [part.name, part.version].filter(Boolean).join(' ') : '';
+      const browser = named(session.browser);
+      const os = named(session.os);
+      const device = session.device && session.device !== 'desktop' ? ` (${session.device})` : '';
+      if (browser || os) return `${browser || 'Unknown browser'}${os ? ` on ${os}` : ''}${device}`;
+      return session.user_agent ?? 'Unknown browser';
+    }
+
+    function timeCell(iso: string): PageElement {
+      const cell = document.createElement('td');
+      const time = document.createElement('time');
+      time.setAttribute('datetime', iso);
+      const date = new Date(iso);
+      time.textContent = Number.isNaN(date.getTime())
+        ? iso
+        : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+      cell.append(time);
+      return cell;
+    }
+
+    function sessionRow(session: SessionRow): PageElement {
+      const row = document.createElement('tr');
+      const what = document.createElement('td');
+      what.append(deviceText(session));
+      if (session.current) {
+        const mark = document.createElement('strong');
+        mark.setAttribute('class', 'tag');
+        mark.textContent = 'This device';
+        what.append(' ', mark);
+      }
+      const ip = document.createElement('td');
+      ip.textContent = session.ip_address ?? 'Unknown';
+      const action = document.createElement('td');
+      const button = document.createElement('button');
+      button.setAttribute('type', 'button');
+      button.setAttribute('class', 'danger');
+      button.setAttribute('data-session', session.id);
+      // Each button says which session it ends, for those who reach it without the row around it.
+      button.setAttribute(
+        'aria-label',
+        session.current ? 'End this session (log out here)' : `End the session of ${deviceText(session)}`,
+      );
+      button.textContent = 'End';
+      button.addEventListener('click', () => void busy(button, () => endOne(session)));
+      action.append(button);
+      row.append(what, ip, timeCell(session.last_used_at), timeCell(session.created_at), action);
+      return row;
+    }
+
+    async function endOne(session: SessionRow): Promise<void> {
+      clearMessages();
+      await guarded(
+        () => callApi('DELETE', `/sessions/${encodeURIComponent(session.id)}`, undefined, token),
+        async () => {
+          if (session.current) {
+            endSession();
+            return leave('/login', 'You are logged out.');
+          }
+          if (await loadSessions()) showNotice('The session has ended.');
+        },
+      );
+    }
+
+    if (!(await loadSessions())) return;
+    hide('signed-out');
+    show('signed-in');
+
+    onSubmit('reauth-form', async ({ password }, form) => {
+      const result = await callApi('POST', '/reauthenticate', { password }, token);
+      if (result.status !== 200) {
+        return afterFailure(
+          problemOf(result, {
+            messages: { invalid_credentials: 'The password is wrong.' },
+            fields: { invalid_credentials: 'password' },
+          }),
+          form,
+        );
+      }
+      form.reset();
+      hide('reauth');
+      const next = pending;
+      pending = null;
+      if (next) await next();
+    });
+    onClick('reauth-cancel', async () => {
+      pending = null;
+      byId('reauth-form').reset();
+      clearMessages();
+      hide('reauth');
+      byId('sessions-title').focus();
+    });
+    onClick('end-others-button', () =>
+      guarded(
+        () => callApi('POST', '/sessions/end-others', {}, token),
+        async (result) => {
+          const ended = Number((result.body as { ended?: unknown } | null)?.ended ?? 0);
+          if (await loadSessions()) {
+            showNotice(
+              ended === 0
+                ? 'No other session was signed in.'
+                : ended === 1
+                  ? 'One other session has ended.'
+                  : `${ended} other sessions have ended.`,
+            );
+          }
+        },
+      ),
+    );
+    onSubmit('email-form', async ({ new_email, end_other_sessions }, form) => {
+      await guarded(
+        () => callApi('POST', '/email-change', { new_email, end_other_sessions: end_other_sessions === 'true' }, token),
+        (result) => {
+          form.reset();
+          showNotice(
+            String(
+              (result.body as { detail?: unknown } | null)?.detail ?? 'Check the new address for a link to confirm.',
+            ),
+          );
+        },
+        {
+          messages: { email_change_unavailable: 'This server cannot change email addresses.' },
+          fields: { invalid_email: 'new_email' },
+        },
+        form,
+      );
+    });
+  }
+
+  function emailChangeConfirmPage(): void {
+    // The server renders the button, naming the account and the address, only for a live token.
+    if (!document.getElementById('email-change-button')) return;
+    onClick('email-change-button', async () => {
+      const result = await callApi('POST', '/email-change/confirm', { token: linkToken });
+      if (result.status === 200) {
+        hide('email-change-confirm');
+        show('email-change-done', 'email-change-done-title');
+        return;
+      }
+      const problem = problemOf(result, {
+        messages: {
+          invalid_email_change_token:
+            'This link does not work: it was already used, has expired, was replaced by a newer request, or the ' +
+            'address now belongs to another account.',
+        },
+      });
+      // Only a refused token is final; after a network failure, a limit or an overload the button works again.
+      if (problem.code === 'invalid_email_change_token' || problem.code === 'validation_error') {
+        hide('email-change-confirm');
+        show('email-change-failed');
+      }
+      showProblem(problem);
+    });
+  }
+
   /** GET /me's answer as a list of terms, whatever the host's serializer puts in it. */
   function showDetails(user: unknown): void {
     const list = byId('me');
@@ -475,6 +703,8 @@ export function pagesScript(): void {
     'verify-email': verifyEmailPage,
     'password-reset': passwordResetPage,
     account: accountPage,
+    security: securityPage,
+    'email-change-confirm': emailChangeConfirmPage,
   };
   void pages[page]?.();
 }

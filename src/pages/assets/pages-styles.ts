@@ -30,6 +30,15 @@ button:hover { background: #073763; border-color: #073763; }
 button[aria-busy="true"] { opacity: 0.7; cursor: progress; }
 button.danger { background: #a4161a; border-color: #a4161a; }
 button.danger:hover { background: #7a1013; border-color: #7a1013; }
+button.secondary { background: #fff; color: #0b5394; }
+button.secondary:hover { background: #eef1f4; color: #073763; }
+td button { padding: 0.3rem 0.8rem; }
+.check { display: grid; grid-template-columns: auto 1fr; gap: 0 0.6rem; align-items: start; }
+.check input { width: 1.25rem; height: 1.25rem; margin: 0.15rem 0 0; }
+.check label { margin: 0; }
+.check .hint { grid-column: 2; }
+.tag { display: inline-block; margin-left: 0.25rem; padding: 0 0.4rem; border: 1px solid #2e7d32; border-radius: 3px; color: #1e5b22; font-size: 0.85rem; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 .actions { display: flex; flex-wrap: wrap; gap: 0.75rem; }
 .notice, .error-summary { padding: 0.75rem 1rem; margin: 0 0 1.25rem; border-left: 6px solid; background: #fff; }
 .notice { border-color: #2e7d32; }

@@ -7,8 +7,8 @@ import type { PageContext } from './page-context';
 
 /**
  * GET {prefix}/account: who is signed in (GET /me, whatever shape the host's serializer gives it), and the actions
- * on the account: change password, log out, log out everywhere, delete the account. Without a session in this tab
- * it offers to sign in.
+ * on the account: change password, log out, log out everywhere, delete the account (the security page lists the
+ * sessions one by one and changes the address). Without a session in this tab it offers to sign in.
  */
 export function accountPage({ prefix, passwordPolicy }: PageContext): string {
   const changeId = 'change-form';
@@ -24,7 +24,8 @@ export function accountPage({ prefix, passwordPolicy }: PageContext): string {
 </section>
 <section aria-labelledby="sessions-title">
 <h2 id="sessions-title">Sessions</h2>
-<p>Log out here, or on every device and browser where you are signed in.</p>
+<p>Log out here, or on every device and browser where you are signed in. To see each of them, end one, or change
+your email address, go to <a href="${prefix}/security">sessions and security</a>.</p>
 <div class="actions">
 <button type="button" id="logout-button">Log out</button>
 <button type="button" id="logout-all-button">Log out everywhere</button>

@@ -6,4 +6,6 @@ export interface PageContext {
   passwordPolicy: PasswordPolicyOptions;
   verificationTokenTtlMs: number;
   resetTokenTtlMs: number;
+  emailChangeTokenTtlMs: number;
+  reauthenticationWindowMs: number;
 }
