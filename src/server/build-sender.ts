@@ -14,6 +14,7 @@ export function buildSender(config: ServerConfig): EmailSender & { close?(): Pro
     prefix: config.prefix,
     verifyUrl: config.verifyUrl,
     resetUrl: config.resetUrl,
+    emailChangeUrl: config.emailChangeUrl,
   });
   // The email-change message states how long its link works: the configured lifetime, not the default.
   const lifetimes = { emailChangeTokenTtlMs: config.emailChangeTokenTtlMs };

@@ -48,9 +48,13 @@ export interface ServerConfig {
   pages: boolean;
   /** `GATEHOUSE_API_DOCS`: serve `{prefix}/openapi.json` and the API reference page. */
   apiDocs: boolean;
-  /** `GATEHOUSE_VERIFY_URL` / `GATEHOUSE_RESET_URL`: the email links lead to the host's own front end instead. */
+  /**
+   * `GATEHOUSE_VERIFY_URL` / `GATEHOUSE_RESET_URL` / `GATEHOUSE_EMAIL_CHANGE_URL`: the email links lead to the host's
+   * own front end instead.
+   */
   verifyUrl?: string;
   resetUrl?: string;
+  emailChangeUrl?: string;
   /** `GATEHOUSE_OUTBOX_*`: how queued email is delivered (see docs/guides/email-delivery.md). */
   outbox: OutboxConfig;
 }
@@ -141,6 +145,7 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerCon
     apiDocs: parseSwitch('GATEHOUSE_API_DOCS', env.GATEHOUSE_API_DOCS, true),
     verifyUrl: parseLinkUrl('GATEHOUSE_VERIFY_URL', env.GATEHOUSE_VERIFY_URL),
     resetUrl: parseLinkUrl('GATEHOUSE_RESET_URL', env.GATEHOUSE_RESET_URL),
+    emailChangeUrl: parseLinkUrl('GATEHOUSE_EMAIL_CHANGE_URL', env.GATEHOUSE_EMAIL_CHANGE_URL),
     outbox: parseOutbox(env),
   };
   // Last, so that a configuration refused for another reason writes no key file and prints no warning.

@@ -22,10 +22,10 @@ export class EmailChanges {
    * an account. `endOtherSessions` (default true): the other sessions end when the change is made.
    */
   async request(token: string, newEmail: string, options: { endOtherSessions?: boolean } = {}): Promise<void> {
+    const { user, session } = await this.core.requireRecentSession(token);
     if (typeof this.core.sender.sendEmailChange !== 'function') {
       throw new AccountError('email_change_unavailable', 'Email change is not available on this server');
     }
-    const { user, session } = await this.core.requireRecentSession(token);
     const address = canonicalEmail(newEmail);
     if (address.emailKey === user.emailKey) {
       throw new AccountError('invalid_email', 'That is already the address of this account');

@@ -27,6 +27,7 @@ describe('pages: configuration of the standalone server', () => {
       apiDocs: true,
       verifyUrl: undefined,
       resetUrl: undefined,
+      emailChangeUrl: undefined,
     });
     const config = loadConfig(
       {
@@ -35,6 +36,7 @@ describe('pages: configuration of the standalone server', () => {
         GATEHOUSE_API_DOCS: ' off ',
         GATEHOUSE_VERIFY_URL: 'https://app.example.com/#/verify',
         GATEHOUSE_RESET_URL: 'https://app.example.com/reset?from=mail',
+        GATEHOUSE_EMAIL_CHANGE_URL: 'https://app.example.com/email',
       },
       { cwd },
     );
@@ -43,6 +45,7 @@ describe('pages: configuration of the standalone server', () => {
       apiDocs: false,
       verifyUrl: 'https://app.example.com/#/verify',
       resetUrl: 'https://app.example.com/reset?from=mail',
+      emailChangeUrl: 'https://app.example.com/email',
     });
     expect(() => loadConfig({ GATEHOUSE_SECRET_KEY: KEY, GATEHOUSE_PAGES: 'yes' }, { cwd })).to.throw(
       ConfigurationError,
