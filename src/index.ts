@@ -34,6 +34,9 @@ export { BearerToken } from './guards/bearer-token';
 export { readBearerToken } from './http/bearer-header';
 export { clientIp } from './http/client-ip';
 export { AccountController } from './controllers/account-controller';
+export { SessionsController } from './controllers/sessions-controller';
+export { EmailChangeController } from './controllers/email-change-controller';
+export { ACCOUNT_CONTROLLERS } from './app/account-controllers';
 
 // The account core, usable without HTTP (scripts, jobs, other frameworks).
 export { AccountService, type AccountServiceDeps, type RegisterInput } from './services/account-service';
@@ -48,6 +51,9 @@ export { accountView } from './services/types';
 export type {
   AccountUser,
   PublicUser,
+  SessionClient,
+  SessionView,
+  StoredEmailChange,
   StoredSession,
   StoredToken,
   StoredUser,

@@ -117,7 +117,16 @@ function expectSuccessShape(body: unknown, what: string) {
   const keys = Object.keys(body as object)
     .sort()
     .join(',');
-  expect(['detail', 'access_token,token_type', 'email,username,verified'], what).to.include(keys);
+  const shapes = [
+    'detail',
+    'access_token,token_type',
+    'email,username,verified',
+    // Sessions and re-authentication.
+    'sessions',
+    'detail,ended',
+    'detail,reauthenticated_until',
+  ];
+  expect(shapes, what).to.include(keys);
   if (keys === 'detail') expect((body as { detail: unknown }).detail, what).to.be.a('string');
   if (keys === 'access_token,token_type') expect((body as { token_type: unknown }).token_type, what).to.equal('bearer');
 }

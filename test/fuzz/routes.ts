@@ -1,4 +1,4 @@
-/** The eleven account routes of spec section 4, with their body fields and whether they need a session. */
+/** The account routes (spec section 4, then sessions and email change), with their body fields and whether they need a session. */
 export interface FuzzRoute {
   method: 'get' | 'post' | 'delete';
   path: string;
@@ -18,4 +18,10 @@ export const ROUTES: readonly FuzzRoute[] = [
   { method: 'post', path: '/password-reset/confirm', fields: ['token', 'new_password'], bearer: false },
   { method: 'post', path: '/password/change', fields: ['old_password', 'new_password'], bearer: true },
   { method: 'delete', path: '/account', fields: ['password'], bearer: true },
+  { method: 'get', path: '/sessions', fields: [], bearer: true },
+  { method: 'delete', path: '/sessions/00000000-0000-4000-8000-000000000000', fields: [], bearer: true },
+  { method: 'post', path: '/sessions/end-others', fields: [], bearer: true },
+  { method: 'post', path: '/reauthenticate', fields: ['password'], bearer: true },
+  { method: 'post', path: '/email-change', fields: ['new_email', 'end_other_sessions'], bearer: true },
+  { method: 'post', path: '/email-change/confirm', fields: ['token'], bearer: false },
 ];
