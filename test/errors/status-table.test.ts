@@ -8,7 +8,7 @@ import {
 import { statusForAccountError } from '../../src/errors/status-table';
 
 describe('errors: the one code → status table', () => {
-  it('gives every code the status of spec section 7', () => {
+  it('gives every code the status of spec section 7, and the later codes theirs', () => {
     const statuses = Object.fromEntries(
       ACCOUNT_ERROR_CODES.map((code) => [code, statusForAccountError(new AccountError(code))]),
     );
@@ -29,6 +29,10 @@ describe('errors: the one code → status table', () => {
       account_error: 400,
       rate_limited: 429,
       service_unavailable: 503,
+      reauthentication_required: 403,
+      session_not_found: 404,
+      invalid_email_change_token: 400,
+      email_change_unavailable: 501,
     });
   });
 
