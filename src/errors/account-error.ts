@@ -22,6 +22,12 @@ export const ACCOUNT_ERROR_CODES = [
   'session_not_found',
   'invalid_email_change_token',
   'email_change_unavailable',
+  // Not in the spec's table: the second factor.
+  'invalid_second_factor_code',
+  'invalid_login_challenge',
+  'second_factor_required',
+  'second_factor_already_enabled',
+  'second_factor_not_enabled',
 ] as const;
 
 export type AccountErrorCode = (typeof ACCOUNT_ERROR_CODES)[number];

@@ -26,6 +26,13 @@ const STATUS_BY_CODE: Record<AccountErrorCode, number> = {
   invalid_email_change_token: 400,
   // The host's email sender has no email-change operations (see EmailSender): a deployment choice, not the client's.
   email_change_unavailable: 501,
+  invalid_second_factor_code: 401,
+  // Unknown, expired, used, out of answers, or the password changed since: sign in again.
+  invalid_login_challenge: 401,
+  // The session is valid; it was not made with a second factor, which the route asks for.
+  second_factor_required: 403,
+  second_factor_already_enabled: 409,
+  second_factor_not_enabled: 409,
 };
 
 /** A conflict with what is stored: the spec's taken username (`invalid_username`, 409 instead of 400). */

@@ -57,6 +57,12 @@ export interface AccountOptions {
    * ending other sessions need it within this window. Default 10 minutes.
    */
   reauthenticationWindowMs?: number;
+  /** How long the challenge a right password gives an account with a second factor can be answered. Default 5 minutes. */
+  loginChallengeTtlMs?: number;
+  /** Answers one login challenge allows before it dies (each wrong code also counts against the account). Default 5. */
+  loginChallengeMaxAttempts?: number;
+  /** Name shown in authenticator apps beside the username (the `issuer` of the otpauth URI). Default `'Gatehouse'`. */
+  totpIssuer?: string;
   hashing?: Partial<HashingOptions>;
   hashingQueue?: Partial<HashingQueueOptions>;
   password?: Partial<PasswordPolicyOptions>;
@@ -88,6 +94,9 @@ export const DEFAULT_ACCOUNT_OPTIONS = {
   resetTokenTtlMs: HOUR,
   emailChangeTokenTtlMs: HOUR,
   reauthenticationWindowMs: 10 * MINUTE,
+  loginChallengeTtlMs: 5 * MINUTE,
+  loginChallengeMaxAttempts: 5,
+  totpIssuer: 'Gatehouse',
   hashing: { memoryCost: 19_456, timeCost: 2, parallelism: 1 } satisfies HashingOptions,
   password: {
     minLength: 12,
@@ -119,6 +128,9 @@ export function resolveAccountOptions(options: AccountOptions): ResolvedAccountO
     resetTokenTtlMs: options.resetTokenTtlMs ?? DEFAULT_ACCOUNT_OPTIONS.resetTokenTtlMs,
     emailChangeTokenTtlMs: options.emailChangeTokenTtlMs ?? DEFAULT_ACCOUNT_OPTIONS.emailChangeTokenTtlMs,
     reauthenticationWindowMs: options.reauthenticationWindowMs ?? DEFAULT_ACCOUNT_OPTIONS.reauthenticationWindowMs,
+    loginChallengeTtlMs: options.loginChallengeTtlMs ?? DEFAULT_ACCOUNT_OPTIONS.loginChallengeTtlMs,
+    loginChallengeMaxAttempts: options.loginChallengeMaxAttempts ?? DEFAULT_ACCOUNT_OPTIONS.loginChallengeMaxAttempts,
+    totpIssuer: options.totpIssuer ?? DEFAULT_ACCOUNT_OPTIONS.totpIssuer,
     hashing: { ...DEFAULT_ACCOUNT_OPTIONS.hashing, ...options.hashing },
     hashingQueue: resolveHashingQueue(options.hashingQueue),
     password: { ...DEFAULT_ACCOUNT_OPTIONS.password, ...options.password },
@@ -133,10 +145,17 @@ export function resolveAccountOptions(options: AccountOptions): ResolvedAccountO
     'resetTokenTtlMs',
     'emailChangeTokenTtlMs',
     'reauthenticationWindowMs',
+    'loginChallengeTtlMs',
   ] as const) {
     if (!Number.isFinite(resolved[key]) || resolved[key] <= 0) {
       throw new ConfigurationError(`Gatehouse: ACCOUNT_OPTIONS.${key} must be a positive number of milliseconds`);
     }
+  }
+  if (!Number.isInteger(resolved.loginChallengeMaxAttempts) || resolved.loginChallengeMaxAttempts < 1) {
+    throw new ConfigurationError('Gatehouse: ACCOUNT_OPTIONS.loginChallengeMaxAttempts must be a whole number >= 1');
+  }
+  if (typeof resolved.totpIssuer !== 'string' || !/^[^:\p{Cc}]{1,64}$/u.test(resolved.totpIssuer)) {
+    throw new ConfigurationError('Gatehouse: ACCOUNT_OPTIONS.totpIssuer must be 1 to 64 characters, without ":"');
   }
   const { minLength, maxLength } = resolved.password;
   if (!Number.isInteger(minLength) || !Number.isInteger(maxLength) || minLength < 8 || maxLength < minLength) {

@@ -1,5 +1,13 @@
 import type { NewOutboxMessage } from './outbox-message';
-import type { StoredEmailChange, StoredSession, StoredToken, StoredUser, TokenPurpose } from './types';
+import type {
+  StoredEmailChange,
+  StoredLoginChallenge,
+  StoredSecondFactor,
+  StoredSession,
+  StoredToken,
+  StoredUser,
+  TokenPurpose,
+} from './types';
 
 /**
  * What a new user row needs; the store assigns nothing the core did not decide. Every user starts unverified: an
@@ -40,7 +48,7 @@ export interface Authorisation {
 
 /** The cut-offs of `deleteExpired`: rows at or before them go. */
 export interface ExpiryCutoffs {
-  /** Sessions, tokens and pending email changes whose `expiresAt` is at or before it. */
+  /** Sessions, tokens, pending email changes and login challenges whose `expiresAt` is at or before it. */
   now: Date;
   /** Sessions last seen at or before it (the idle timeout). */
   sessionIdleBefore: Date;
@@ -228,6 +236,54 @@ export interface AccountStore {
   confirmEmailChange(tokenHash: string, now: Date, message?: NewOutboxMessage): Promise<EmailChangeResult>;
   /** Removes what `cutoffs` says has expired (see `ExpiryCutoffs`); returns how many rows went. */
   deleteExpired(cutoffs: ExpiryCutoffs): Promise<number>;
+
+  /** The user's second factor, enabled or waiting for its first code; null when none. */
+  getSecondFactor(userId: string): Promise<StoredSecondFactor | null>;
+  /**
+   * Stores a factor waiting for its first code (`enabled: false`), replacing a waiting one. False, and nothing
+   * changed, when the user has an enabled factor or is gone.
+   */
+  startSecondFactor(factor: StoredSecondFactor): Promise<boolean>;
+  /**
+   * Atomically enables the user's waiting factor with `step` as its last used step, replaces the user's recovery
+   * codes with these hashes and queues the message. False, and nothing changed, when no factor is waiting.
+   */
+  enableSecondFactor(
+    userId: string,
+    step: number,
+    recoveryCodeHashes: readonly string[],
+    now: Date,
+    message?: NewOutboxMessage,
+  ): Promise<boolean>;
+  /**
+   * Records `step` as used, only when the user's factor is enabled and its last used step is null or earlier: of
+   * concurrent uses of one step, exactly one returns true.
+   */
+  useTotpStep(userId: string, step: number): Promise<boolean>;
+  /** Deletes the recovery code and queues the message if it was the user's: true for exactly one concurrent caller. */
+  consumeRecoveryCode(userId: string, codeHash: string, message?: NewOutboxMessage): Promise<boolean>;
+  countRecoveryCodes(userId: string): Promise<number>;
+  /** Atomically replaces the user's recovery codes and queues the message, only while the factor is enabled. */
+  replaceRecoveryCodes(
+    userId: string,
+    recoveryCodeHashes: readonly string[],
+    now: Date,
+    message?: NewOutboxMessage,
+  ): Promise<boolean>;
+  /**
+   * Atomically deletes the user's factor (enabled or waiting), recovery codes and login challenges, and queues the
+   * message. False, and nothing changed, when the user has no factor.
+   */
+  disableSecondFactor(userId: string, now: Date, message?: NewOutboxMessage): Promise<boolean>;
+  createLoginChallenge(challenge: StoredLoginChallenge): Promise<void>;
+  /**
+   * Counts one answer to a live challenge, atomically: when it is unexpired and has had fewer than `maxAttempts`
+   * answers, its `attempts` goes up by one and the challenge is returned as it now is; otherwise null (unknown,
+   * expired, used or out of answers). Concurrent answers never get more than `maxAttempts` in all.
+   */
+  takeLoginChallengeAttempt(tokenHash: string, now: Date, maxAttempts: number): Promise<StoredLoginChallenge | null>;
+  /** Deletes the challenge: true for exactly one of concurrent callers (it yields one session). */
+  consumeLoginChallenge(tokenHash: string): Promise<boolean>;
 
   /** Creates the role if missing; true when it was created now. */
   createRole(name: string): Promise<boolean>;

@@ -39,4 +39,12 @@ export interface EmailSender {
   sendEmailChanged?(username: string, previousEmail: string, context?: EmailContext): Promise<void>;
   /** To the owner of an address: another account asked to take it as its address, and was refused. */
   sendEmailChangeAttempt?(username: string, email: string, context?: EmailContext): Promise<void>;
+  /** Optional notices of the second factor: it was switched on. */
+  sendSecondFactorEnabled?(username: string, email: string, context?: EmailContext): Promise<void>;
+  /** It was switched off (by the person, or by an operator). */
+  sendSecondFactorDisabled?(username: string, email: string, context?: EmailContext): Promise<void>;
+  /** New recovery codes replaced the old ones. */
+  sendRecoveryCodesRegenerated?(username: string, email: string, context?: EmailContext): Promise<void>;
+  /** A recovery code was used to sign in. */
+  sendRecoveryCodeUsed?(username: string, email: string, context?: EmailContext): Promise<void>;
 }

@@ -14,6 +14,10 @@ export const OUTBOX_KINDS = [
   'emailChangeRequested',
   'emailChanged',
   'emailChangeAttempt',
+  'secondFactorEnabled',
+  'secondFactorDisabled',
+  'recoveryCodesRegenerated',
+  'recoveryCodeUsed',
 ] as const;
 
 export type OutboxKind = (typeof OUTBOX_KINDS)[number];

@@ -6,13 +6,17 @@ import { MAX_USER_AGENT_LENGTH, type SessionClient, type SessionView, type Store
 // What a person sees of their sessions, and when one counts as recently authenticated: the rules of the sessions
 // list, kept apart from the account core's flow so that each is read in one place.
 
-/** A new session's row: a public id of its own, the password proved now, and where it came from. */
+/**
+ * A new session's row: a public id of its own, the password proved now, where it came from, and whether a second
+ * factor was proved too.
+ */
 export function newSession(
   tokenHash: string,
   userId: string,
   now: Date,
   expiresAt: Date,
   client: SessionClient = {},
+  secondFactor = false,
 ): StoredSession {
   return {
     tokenHash,
@@ -24,6 +28,7 @@ export function newSession(
     authenticatedAt: now,
     ip: boundedText(client.ip, 64),
     userAgent: boundedText(client.userAgent, MAX_USER_AGENT_LENGTH),
+    secondFactor,
   };
 }
 
@@ -31,7 +36,7 @@ export function newSession(
  * Display text from a client: cut rather than refused (a login must not fail over its User-Agent), control
  * characters dropped so a log line or a page cannot be forged with it, and empty as null.
  */
-function boundedText(value: string | null | undefined, max: number): string | null {
+export function boundedText(value: string | null | undefined, max: number): string | null {
   if (typeof value !== 'string') return null;
   // eslint-disable-next-line no-control-regex
   const text = value.replace(/[\u0000-\u001f\u007f]/g, '').trim();

@@ -34,6 +34,8 @@ export interface StoredSession {
   ip: string | null;
   /** The client's `User-Agent` at login, cut to `MAX_USER_AGENT_LENGTH`; null when it sent none. */
   userAgent: string | null;
+  /** Whether the session was made with a second factor (`@Authorized('mfa')` asks for it). */
+  secondFactor: boolean;
 }
 
 /** Where a login came from, recorded on its session. */
@@ -120,6 +122,37 @@ export interface SessionView {
   expiresAt: Date;
   /** When the password was last proved on it (login or re-authentication). */
   authenticatedAt: Date;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** A user's authenticator-app second factor (TOTP, RFC 6238). */
+export interface StoredSecondFactor {
+  userId: string;
+  /** The secret sealed with AES-256-GCM (key derived from the secret key, the user id as associated data). */
+  sealedSecret: string;
+  /** False while enrolment waits for its first valid code. */
+  enabled: boolean;
+  createdAt: Date;
+  enabledAt: Date | null;
+  /** The time step of the last accepted code: a code of this step or an earlier one is refused (no replay). */
+  lastUsedStep: number | null;
+}
+
+/**
+ * What a right password gives an account with a second factor: a short-lived, single-use challenge, answered with a
+ * code for the session. Stored as the keyed hash of its token, like every other token.
+ */
+export interface StoredLoginChallenge {
+  tokenHash: string;
+  userId: string;
+  /** Keyed hash of the password hash the password was checked against: a reset or change since kills the challenge. */
+  passwordBinding: string;
+  /** Answers tried so far. */
+  attempts: number;
+  createdAt: Date;
+  expiresAt: Date;
+  /** Where the login came from, recorded on the session the challenge yields. */
   ip: string | null;
   userAgent: string | null;
 }

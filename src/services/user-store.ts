@@ -27,6 +27,8 @@ export type {
   SessionClient,
   SessionView,
   StoredEmailChange,
+  StoredLoginChallenge,
+  StoredSecondFactor,
   StoredSession,
   StoredToken,
   StoredUser,
