@@ -38,8 +38,8 @@ export interface TemplatedEmailSenderOptions {
 export const DEFAULT_APP_NAME = 'Gatehouse';
 
 /**
- * Implements the EmailSender operations (all ten, the optional ones included) once: it builds each message from the templates and hands it, with a
- * recipient already checked for header injection, to `deliver`. A new transport only writes `deliver`.
+ * Implements the EmailSender operations (all fourteen, the optional ones included) once: it builds each message from
+ * the templates and hands it, with a recipient already checked for header injection, to `deliver`. A new transport only writes `deliver`.
  */
 export abstract class TemplatedEmailSender implements EmailSender {
   private readonly links: EmailLinks;
@@ -150,6 +150,30 @@ export abstract class TemplatedEmailSender implements EmailSender {
   sendEmailChangeAttempt(username: string, email: string, context: EmailContext = {}): Promise<void> {
     return this.send('emailChangeAttempt', username, email, context, (templates, notice) =>
       templates.emailChangeAttempt(notice),
+    );
+  }
+
+  sendSecondFactorEnabled(username: string, email: string, context: EmailContext = {}): Promise<void> {
+    return this.send('secondFactorEnabled', username, email, context, (templates, notice) =>
+      templates.secondFactorEnabled(notice),
+    );
+  }
+
+  sendSecondFactorDisabled(username: string, email: string, context: EmailContext = {}): Promise<void> {
+    return this.send('secondFactorDisabled', username, email, context, (templates, notice) =>
+      templates.secondFactorDisabled(notice),
+    );
+  }
+
+  sendRecoveryCodesRegenerated(username: string, email: string, context: EmailContext = {}): Promise<void> {
+    return this.send('recoveryCodesRegenerated', username, email, context, (templates, notice) =>
+      templates.recoveryCodesRegenerated(notice),
+    );
+  }
+
+  sendRecoveryCodeUsed(username: string, email: string, context: EmailContext = {}): Promise<void> {
+    return this.send('recoveryCodeUsed', username, email, context, (templates, notice) =>
+      templates.recoveryCodeUsed(notice),
     );
   }
 

@@ -224,6 +224,19 @@ export class OutboxWorker {
       case 'emailChangeAttempt':
         if (!this.sender.sendEmailChangeAttempt) return Promise.reject(new UnsupportedMessageError());
         return this.sender.sendEmailChangeAttempt(username, email, context);
+      // So are the notices of the second factor (the core queues them only for a sender that has them).
+      case 'secondFactorEnabled':
+        if (!this.sender.sendSecondFactorEnabled) return Promise.reject(new UnsupportedMessageError());
+        return this.sender.sendSecondFactorEnabled(username, email, context);
+      case 'secondFactorDisabled':
+        if (!this.sender.sendSecondFactorDisabled) return Promise.reject(new UnsupportedMessageError());
+        return this.sender.sendSecondFactorDisabled(username, email, context);
+      case 'recoveryCodesRegenerated':
+        if (!this.sender.sendRecoveryCodesRegenerated) return Promise.reject(new UnsupportedMessageError());
+        return this.sender.sendRecoveryCodesRegenerated(username, email, context);
+      case 'recoveryCodeUsed':
+        if (!this.sender.sendRecoveryCodeUsed) return Promise.reject(new UnsupportedMessageError());
+        return this.sender.sendRecoveryCodeUsed(username, email, context);
     }
   }
 
@@ -333,7 +346,10 @@ export class OutboxWorker {
   }
 }
 
-/** The sender lacks the optional operation of this kind (`sendRegistrationAttempt`, the email-change ones): it can never send it. */
+/**
+ * The sender lacks the optional operation of this kind (`sendRegistrationAttempt`, the email-change ones, the
+ * second-factor notices): it can never send it.
+ */
 class UnsupportedMessageError extends Error {
   override name = 'UnsupportedMessageError';
   readonly code = 'EINVALIDMESSAGE';

@@ -6,7 +6,7 @@ export const APP_NAME = 'Acme';
 /** Shaped like the core's tokens (base64url), so it needs no encoding in a link. */
 export const TOKEN = 'Zx3_kP9-qLm2Vb7nR4tY8wE1uI6oA5sD0fG2hJ4kL6c';
 
-/** The ten sender operations (the optional ones included), with what each message must say. */
+/** The fourteen sender operations (the optional ones included), with what each message must say. */
 export interface OperationCase {
   name: string;
   /** The operation's name in EmailDeliveryError messages. */
@@ -80,6 +80,30 @@ export const OPERATIONS: OperationCase[] = [
     key: 'emailChangeAttempt',
     send: (sender, username, email) => sender.sendEmailChangeAttempt!(username, email),
     subject: 'Someone tried to use your email address on Acme',
+  },
+  {
+    name: 'second factor enabled',
+    key: 'secondFactorEnabled',
+    send: (sender, username, email) => sender.sendSecondFactorEnabled!(username, email),
+    subject: 'Two-factor sign-in is now on for your Acme account',
+  },
+  {
+    name: 'second factor disabled',
+    key: 'secondFactorDisabled',
+    send: (sender, username, email) => sender.sendSecondFactorDisabled!(username, email),
+    subject: 'Two-factor sign-in is now off for your Acme account',
+  },
+  {
+    name: 'recovery codes regenerated',
+    key: 'recoveryCodesRegenerated',
+    send: (sender, username, email) => sender.sendRecoveryCodesRegenerated!(username, email),
+    subject: 'New recovery codes for your Acme account',
+  },
+  {
+    name: 'recovery code used',
+    key: 'recoveryCodeUsed',
+    send: (sender, username, email) => sender.sendRecoveryCodeUsed!(username, email),
+    subject: 'A recovery code was used to sign in to Acme',
   },
 ];
 

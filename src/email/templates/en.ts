@@ -115,4 +115,41 @@ export const englishTemplates: EmailTemplates = {
         `It already belongs to your account, ${username}, so the change cannot happen.`,
       'If it was not you, you can ignore this message: nothing has changed.',
     ]),
+
+  // The four notices of the second factor say what changed and what to do if it was not the person: none carries a
+  // code or a link, so a copy read by someone else gives them nothing.
+  secondFactorEnabled: ({ appName, username }) =>
+    render(`Two-factor sign-in is now on for your ${appName} account`, [
+      `Hello ${username},`,
+      `Two-factor sign-in was just switched on for your ${appName} account: signing in now asks for a code from ` +
+        'your authenticator app (or one of your recovery codes) after the password.',
+      'If this wasn\'t you, someone knows your password: reset it right away with the "forgot password" option on ' +
+        'the sign-in page, and contact the service so that the second factor they set up can be removed.',
+    ]),
+
+  secondFactorDisabled: ({ appName, username }) =>
+    render(`Two-factor sign-in is now off for your ${appName} account`, [
+      `Hello ${username},`,
+      `Two-factor sign-in was just switched off for your ${appName} account: signing in asks for the password ` +
+        'only, and your recovery codes no longer work.',
+      'If this wasn\'t you, reset your password right away with the "forgot password" option on the sign-in page, ' +
+        'then switch two-factor sign-in on again.',
+    ]),
+
+  recoveryCodesRegenerated: ({ appName, username }) =>
+    render(`New recovery codes for your ${appName} account`, [
+      `Hello ${username},`,
+      `New recovery codes were just made for your ${appName} account; the old ones no longer work.`,
+      "If this wasn't you, someone has your password and your authenticator: reset your password right away with " +
+        'the "forgot password" option on the sign-in page, and contact the service.',
+    ]),
+
+  recoveryCodeUsed: ({ appName, username }) =>
+    render(`A recovery code was used to sign in to ${appName}`, [
+      `Hello ${username},`,
+      `Someone just signed in to your ${appName} account with one of your recovery codes. That code no longer ` +
+        'works; if you are running low, make new ones on the security page.',
+      "If this wasn't you, someone has your password and your recovery codes: reset your password right away with " +
+        'the "forgot password" option on the sign-in page, and make new recovery codes.',
+    ]),
 };

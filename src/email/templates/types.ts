@@ -46,6 +46,14 @@ export interface EmailTemplates {
   emailChanged(context: NoticeContext): EmailMessage;
   /** To the owner of an address another account asked to take as its own; `username` is the owner's. */
   emailChangeAttempt(context: NoticeContext): EmailMessage;
+  /** Two-factor sign-in was switched on; carries no secret and no code. */
+  secondFactorEnabled(context: NoticeContext): EmailMessage;
+  /** Two-factor sign-in was switched off, by the person or by an operator. */
+  secondFactorDisabled(context: NoticeContext): EmailMessage;
+  /** New recovery codes replaced the old ones; never carries a code. */
+  recoveryCodesRegenerated(context: NoticeContext): EmailMessage;
+  /** A recovery code was used to sign in. */
+  recoveryCodeUsed(context: NoticeContext): EmailMessage;
 }
 
 /** The name of an EmailSender operation, as the key of its template. */

@@ -1,0 +1,90 @@
+import { expect } from 'chai';
+import { OutboxWorker } from '../../src/outbox/outbox-worker';
+import type { EmailSender } from '../../src/services/email-sender';
+import { MessageComposer } from '../../src/services/message-composer';
+import type { OutboxKind } from '../../src/services/outbox-message';
+import { TokenSealer } from '../../src/services/token-sealer';
+import type { StoredUser } from '../../src/services/user-store';
+import { MemoryUserStore } from '../../src/stores/memory-user-store';
+import { HOUR, ManualClock } from '../support/manual-clock';
+
+const SECRET = 'outbox-worker-test-secret-0123456789-abcdef';
+const KINDS = ['secondFactorEnabled', 'secondFactorDisabled', 'recoveryCodesRegenerated', 'recoveryCodeUsed'] as const;
+const OPERATION_OF = {
+  secondFactorEnabled: 'sendSecondFactorEnabled',
+  secondFactorDisabled: 'sendSecondFactorDisabled',
+  recoveryCodesRegenerated: 'sendRecoveryCodesRegenerated',
+  recoveryCodeUsed: 'sendRecoveryCodeUsed',
+} as const;
+
+/** The required operations, recording nothing; the second-factor notices are added by each test. */
+function baseSender(): EmailSender {
+  const none = async () => {};
+  return {
+    sendVerification: none,
+    sendPasswordReset: none,
+    sendEmailVerified: none,
+    sendPasswordChanged: none,
+    sendAccountDeleted: none,
+  };
+}
+
+async function setUp(sender: EmailSender) {
+  const store = new MemoryUserStore();
+  const clock = new ManualClock();
+  const created = await store.createUser(
+    {
+      id: 'user-1',
+      username: 'alice',
+      usernameKey: 'alice',
+      email: 'alice@example.com',
+      emailKey: 'alice@example.com',
+      passwordHash: 'x',
+      createdAt: clock.now(),
+    },
+    { tokenHash: 'h', userId: 'user-1', purpose: 'verify_email', expiresAt: new Date(clock.now().getTime() + HOUR) },
+  );
+  const user = (created as { user: StoredUser }).user;
+  const worker = new OutboxWorker({ store, sender, secretKey: SECRET, clock, random: () => 0.5 });
+  const composer = new MessageComposer(new TokenSealer(SECRET), worker.options.giveUpAfterMs);
+  const queue = async (kind: OutboxKind) => {
+    const now = clock.now();
+    const message = composer.notice(kind, now);
+    expect(await store.enqueueMessage(user.id, message)).to.equal(true);
+    clock.advance(1);
+    return message;
+  };
+  const lastErrorOf = async (id: string) => (await store.listMessages()).find((entry) => entry.id === id)!.lastError;
+  return { worker, queue, lastErrorOf };
+}
+
+describe('OutboxWorker: the second-factor notices', () => {
+  it('hands each to its operation, with username and address only', async () => {
+    const calls: unknown[][] = [];
+    const sender: EmailSender = { ...baseSender() };
+    for (const kind of KINDS) {
+      Object.assign(sender, {
+        [OPERATION_OF[kind]]: async (...args: unknown[]) => void calls.push([OPERATION_OF[kind], ...args.slice(0, -1)]),
+      });
+    }
+    const t = await setUp(sender);
+    for (const kind of KINDS) await t.queue(kind);
+    await t.worker.drain();
+    expect(calls).to.deep.equal([
+      ['sendSecondFactorEnabled', 'alice', 'alice@example.com'],
+      ['sendSecondFactorDisabled', 'alice', 'alice@example.com'],
+      ['sendRecoveryCodesRegenerated', 'alice', 'alice@example.com'],
+      ['sendRecoveryCodeUsed', 'alice', 'alice@example.com'],
+    ]);
+  });
+
+  it('fails each for good when the sender has no such operation', async () => {
+    const t = await setUp(baseSender());
+    const messages = [];
+    for (const kind of KINDS) messages.push(await t.queue(kind));
+    await t.worker.drain();
+    for (const message of messages) {
+      expect(await t.lastErrorOf(message.id), message.kind).to.equal('UnsupportedMessageError:EINVALIDMESSAGE');
+    }
+  });
+});
