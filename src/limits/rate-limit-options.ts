@@ -15,6 +15,10 @@ export const IP_LIMITS = [
   'email-change-confirm.ip',
   // Listing and ending sessions (one budget for the three routes): cheap, but each reads the store.
   'sessions.ip',
+  // Answering a login challenge: each code is a guess, held per account too (`login.account`); this stops floods.
+  'second-factor.ip',
+  // Reading, enrolling, confirming, regenerating and switching off the second factor (one budget for the five).
+  'second-factor-manage.ip',
 ] as const;
 export type IpLimit = (typeof IP_LIMITS)[number];
 
@@ -109,6 +113,10 @@ export const DEFAULT_LIMITS: Readonly<Record<LimitName, Limit>> = {
   'email-change-confirm.ip': { points: 60, duration: HOUR },
   // A security page lists the sessions on every visit and after each End: room for that, not for a scraper.
   'sessions.ip': { points: 120, duration: MINUTE },
+  // As `login.ip`: every password login of an account with a factor is followed by one answer, or a few.
+  'second-factor.ip': { points: 100, duration: MINUTE },
+  // A security page reads the status on every visit; enrolment and changes are a few requests each.
+  'second-factor-manage.ip': { points: 60, duration: HOUR },
   'login.account': { points: 50, duration: HOUR },
   'register.email': { points: 5, duration: HOUR },
   'resend-verification.email': { points: 5, duration: HOUR },

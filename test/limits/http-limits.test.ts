@@ -45,6 +45,20 @@ const ROUTES: Record<IpLimit, (t: TestApp, i: number) => Promise<Response>> = {
     if (i % 3 === 1) return t.http.delete(`${PREFIX}/sessions/00000000-0000-4000-8000-000000000000`).set(token);
     return t.http.post(`${PREFIX}/sessions/end-others`).set(token).send({});
   },
+  'second-factor.ip': (t) =>
+    t.http.post(`${PREFIX}/login/second-factor`).send({ challenge_token: 'x'.repeat(43), code: '123456' }),
+  // One budget for the five routes that read or change the second factor.
+  'second-factor-manage.ip': (t, i) => {
+    const token = bearer('x'.repeat(43));
+    const routes = [
+      () => t.http.get(`${PREFIX}/second-factor`).set(token),
+      () => t.http.post(`${PREFIX}/second-factor/totp`).set(token).send({}),
+      () => t.http.post(`${PREFIX}/second-factor/totp/confirm`).set(token).send({ code: '123456' }),
+      () => t.http.post(`${PREFIX}/second-factor/recovery-codes`).set(token).send({ code: '123456' }),
+      () => t.http.post(`${PREFIX}/second-factor/disable`).set(token).send({ code: '123456' }),
+    ];
+    return routes[i % routes.length]();
+  },
 };
 
 for (const driver of DRIVERS)
