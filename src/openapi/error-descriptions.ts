@@ -30,4 +30,18 @@ export const ACCOUNT_ERROR_DESCRIPTIONS: Record<AccountErrorCode, string> = {
     'The email-change token is unknown, used, expired or superseded, or the address was taken since.',
   email_change_unavailable:
     'This server’s email sender cannot send the email-change messages, so the address cannot be changed.',
+  invalid_second_factor_code:
+    'The code is not right: wrong, outside the time window, already used (a code works once, and an earlier one ' +
+    'after a later one is refused), or a recovery code that is unknown or spent. Each wrong code counts against the ' +
+    'account like a wrong password.',
+  invalid_login_challenge:
+    'The `challenge_token` is unknown, expired (5 minutes by default), already answered, out of answers (5 by ' +
+    'default; the next is refused even with a right code), or the password changed since: sign in again.',
+  second_factor_required:
+    'The session is valid, but the route needs one signed in with a second factor (or an account with one signs in ' +
+    'through `POST /login` and `POST /login/second-factor`).',
+  second_factor_already_enabled: 'Two-factor sign-in is already on for this account; switch it off first.',
+  second_factor_not_enabled:
+    'Two-factor sign-in is not on for this account (or enrolment was not started), so there is nothing to confirm, ' +
+    'regenerate or switch off.',
 };

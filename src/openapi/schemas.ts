@@ -10,7 +10,16 @@ export function ref(name: string, kind: 'schemas' | 'headers' | 'responses' = 's
 
 /** Names of the success bodies an action can declare in `@ApiDoc({ response })`. */
 export type SuccessSchemaName =
-  'Detail' | 'AccessToken' | 'User' | 'SessionList' | 'OtherSessionsEnded' | 'Reauthenticated';
+  | 'Detail'
+  | 'AccessToken'
+  | 'LoginAnswer'
+  | 'User'
+  | 'SessionList'
+  | 'OtherSessionsEnded'
+  | 'Reauthenticated'
+  | 'SecondFactorStatus'
+  | 'TotpEnrolment'
+  | 'RecoveryCodes';
 
 /** The default public form of a user (`defaultUserSerializer`); `accountApiDocument({ userSchema })` replaces it. */
 export const DEFAULT_USER_SCHEMA: JsonObject = {
@@ -48,6 +57,7 @@ export function responseSchemas(userSchema: JsonObject): Record<string, JsonObje
     },
     User: userSchema,
     ...sessionSchemas(),
+    ...secondFactorSchemas(),
     Error: errorBodySchema(ref('ErrorCode')),
     FieldError: {
       type: 'object',
@@ -133,6 +143,74 @@ function sessionSchemas(): Record<string, JsonObject> {
           description: 'Until when this session may end other sessions and change the email address.',
         },
       },
+    },
+  };
+}
+
+/** The answers of login with a second factor and of the second-factor routes (`http/second-factor-answer.ts`). */
+function secondFactorSchemas(): Record<string, JsonObject> {
+  const recoveryCodes = {
+    type: 'array',
+    description:
+      'Single-use codes for signing in without the authenticator, shown this once: only their hashes are kept.',
+    items: { type: 'string', pattern: '^[a-z2-7]{4}(-[a-z2-7]{4}){3}$' },
+  };
+  return {
+    SecondFactorChallenge: {
+      type: 'object',
+      description:
+        'The password was right and the account signs in with a second factor: answer with ' +
+        '`POST /login/second-factor` before `expires_at`. No session exists yet.',
+      required: ['second_factor_required', 'challenge_token', 'expires_at', 'methods'],
+      properties: {
+        second_factor_required: { type: 'boolean', const: true },
+        challenge_token: {
+          type: 'string',
+          description: 'Opaque and single-use; only good for answering this challenge (a few tries at most).',
+        },
+        expires_at: { ...ISO_INSTANT, description: 'When the challenge dies (5 minutes by default).' },
+        methods: {
+          type: 'array',
+          description: 'How it can be answered.',
+          items: { enum: ['totp', 'recovery_code'] },
+        },
+      },
+    },
+    LoginAnswer: {
+      description:
+        'A session (`AccessToken`), or for an account with a second factor the challenge to answer ' +
+        '(`SecondFactorChallenge`): tell them apart by `access_token` or `second_factor_required`.',
+      oneOf: [ref('AccessToken'), ref('SecondFactorChallenge')],
+    },
+    SecondFactorStatus: {
+      type: 'object',
+      required: ['enabled', 'pending', 'recovery_codes_left'],
+      properties: {
+        enabled: { type: 'boolean', description: 'Signing in asks for a code after the password.' },
+        pending: { type: 'boolean', description: 'Enrolment was started and waits for its first code.' },
+        recovery_codes_left: { type: 'integer', minimum: 0, description: 'Unused recovery codes (0 when off).' },
+      },
+    },
+    TotpEnrolment: {
+      type: 'object',
+      description:
+        'The new secret, shown this once: scan the QR code (or type the secret) into an authenticator app, then ' +
+        'confirm with a code from it. Until then signing in is unchanged.',
+      required: ['secret', 'otpauth_uri', 'qr_code_svg'],
+      properties: {
+        secret: { type: 'string', pattern: '^[A-Z2-7]+=*$', description: 'The secret in base32, for typing in.' },
+        otpauth_uri: {
+          type: 'string',
+          pattern: '^otpauth://totp/',
+          description: 'The `otpauth://totp/...` URI (SHA-1, 6 digits, 30 s) the QR code holds.',
+        },
+        qr_code_svg: { type: 'string', description: 'The URI as a QR code: a standalone SVG document.' },
+      },
+    },
+    RecoveryCodes: {
+      type: 'object',
+      required: ['recovery_codes'],
+      properties: { recovery_codes: recoveryCodes },
     },
   };
 }
