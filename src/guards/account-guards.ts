@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Action } from 'routing-controllers';
 import { resolveAccountService } from '../di/resolve';
-import { isAccountError } from '../errors/account-error';
+import { AccountError, isAccountError } from '../errors/account-error';
 import { AccountHttpError } from '../http/http-errors';
 import type { AccountUser } from '../services/types';
 import { parseRequirement } from './access-requirements';
@@ -20,6 +20,8 @@ export interface AccountGuards {
  * - `@Authorized()`: a valid bearer session is required.
  * - `@Authorized('role:editor')`: the user must hold the role (`'editor'` alone means the same).
  * - `@Authorized('perm:posts.write')`: the user must hold the permission through one of their roles.
+ * - `@Authorized('mfa')`: the session must have been made with a second factor (a code after the password, or the
+ *   enrolment that switched it on); a password-only session is 403 `second_factor_required`.
  * - `@Authorized(['role:editor', 'perm:posts.publish'])`: ALL of the names must hold; they are checked in order
  *   and the first failure answers.
  * - `@CurrentUser()` gives the `AccountUser` (id, username, email, verified, created and updated: never the password
@@ -29,7 +31,8 @@ export interface AccountGuards {
  *   header is absent or the token is rejected.
  *
  * Answers: no bearer header 401 `{"detail": "Not authenticated"}`; rejected token 401 `invalid_session_token`
- * (both with `WWW-Authenticate: Bearer`); role or permission not held 403 `permission_denied`; a role or permission
+ * (both with `WWW-Authenticate: Bearer`); a session without a second factor on an `'mfa'` route 403
+ * `second_factor_required`; role or permission not held 403 `permission_denied`; a role or permission
  * that does not exist 404 `unknown_role` / `unknown_permission`. Each request authenticates once, and roles are read
  * from the store on every request, so a demotion applies to the user's next request.
  *
@@ -44,12 +47,14 @@ export function accountGuards(): AccountGuards {
     authorizationChecker: (action, requirements) =>
       asHttpErrors(async () => {
         const { req, res } = nodeMessagesOf(action);
-        const user = await requireUser(req, res);
+        const { user, secondFactor } = await requireUser(req, res);
         const accounts = resolveAccountService();
         for (const requirement of requirements) {
-          const { kind, name } = parseRequirement(requirement);
-          if (kind === 'role') await accounts.requireRole(user, name);
-          else await accounts.requirePermission(user, name);
+          const parsed = parseRequirement(requirement);
+          if (parsed.kind === 'mfa') {
+            if (!secondFactor) throw secondFactorRequired();
+          } else if (parsed.kind === 'role') await accounts.requireRole(user, parsed.name);
+          else await accounts.requirePermission(user, parsed.name);
         }
         return true;
       }),
@@ -60,9 +65,16 @@ export function accountGuards(): AccountGuards {
   };
 }
 
-async function requireUser(req: IncomingMessage, res: ServerResponse): Promise<AccountUser> {
+function secondFactorRequired(): AccountError {
+  return new AccountError('second_factor_required', 'This action needs a session signed in with a second factor');
+}
+
+async function requireUser(
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<{ user: AccountUser; secondFactor: boolean }> {
   const outcome = await authenticateRequest(req);
-  if (outcome.kind === 'authenticated') return outcome.user;
+  if (outcome.kind === 'authenticated') return outcome;
   // Set here, not only by our error renderers, so a host keeping routing-controllers' handler sends it too.
   res.setHeader('WWW-Authenticate', 'Bearer');
   throw authError(outcome);

@@ -5,9 +5,14 @@ import { AccountHttpError, GatehouseHttpError, NotAuthenticatedError } from './h
 import type { AccountUser } from '../services/types';
 import { readBearerToken } from './bearer-header';
 
-/** What authenticating one request found. */
+/**
+ * What authenticating one request found; `secondFactor` says whether its session was made with a second factor
+ * (what `@Authorized('mfa')` asks for).
+ */
 export type AuthOutcome =
-  { kind: 'authenticated'; user: AccountUser } | { kind: 'missing' } | { kind: 'rejected'; error: AccountHttpError };
+  | { kind: 'authenticated'; user: AccountUser; secondFactor: boolean }
+  | { kind: 'missing' }
+  | { kind: 'rejected'; error: AccountHttpError };
 
 interface Lookup {
   pending: Promise<AuthOutcome>;
@@ -42,7 +47,8 @@ async function lookUp(req: IncomingMessage): Promise<AuthOutcome> {
   const token = readBearerToken(req.headers.authorization || undefined);
   if (token === null) return { kind: 'missing' };
   try {
-    return { kind: 'authenticated', user: await resolveAccountService().authenticate(token) };
+    const { user, secondFactor } = await resolveAccountService().authenticateSession(token);
+    return { kind: 'authenticated', user, secondFactor };
   } catch (error) {
     if (isAccountError(error) && error.code === 'invalid_session_token') {
       return { kind: 'rejected', error: new AccountHttpError(error) };
