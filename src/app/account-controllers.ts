@@ -1,5 +1,6 @@
 import { AccountController } from '../controllers/account-controller';
 import { EmailChangeController } from '../controllers/email-change-controller';
+import { SecondFactorController } from '../controllers/second-factor-controller';
 import { SessionsController } from '../controllers/sessions-controller';
 
 /**
@@ -10,4 +11,5 @@ export const ACCOUNT_CONTROLLERS: readonly (new () => object)[] = [
   AccountController,
   SessionsController,
   EmailChangeController,
+  SecondFactorController,
 ];

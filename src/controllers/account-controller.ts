@@ -6,6 +6,7 @@ import { BearerToken } from '../guards/bearer-token';
 import { SessionClientInfo } from '../guards/session-client';
 import { hashingCapacity } from '../http/hashing-capacity';
 import { rateLimit } from '../http/rate-limit';
+import { loginAnswer } from '../http/second-factor-answer';
 import { ApiDoc } from '../openapi/api-doc';
 import type { AccountService } from '../services/account-service';
 import type { SessionClient } from '../services/types';
@@ -93,15 +94,16 @@ export class AccountController {
   @ApiDoc({
     summary: 'Log in',
     description:
-      'Exchanges username and password for a new session token; `unverified_user` comes only after a correct password.',
-    response: 'AccessToken',
+      'Exchanges username and password for a new session token; `unverified_user` comes only after a correct ' +
+      'password. For an account with two-factor sign-in on, a right password answers a challenge instead ' +
+      '(`second_factor_required: true`, no session yet), to answer with `POST /login/second-factor`.',
+    response: 'LoginAnswer',
     errors: ['invalid_credentials', 'unverified_user'],
   })
   @UseBefore(rateLimit('login.ip'), hashingCapacity)
   async login(@Body() body: LoginBody, @SessionClientInfo() client: SessionClient) {
     // Recorded on the session for its owner's list of sessions: display only, never a check.
-    const token = await this.accounts.login(body.username, body.password, client);
-    return { access_token: token, token_type: 'bearer' };
+    return loginAnswer(await this.accounts.signIn(body.username, body.password, client));
   }
 
   @Post('/logout', PLAIN_ANSWER)

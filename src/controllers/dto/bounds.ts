@@ -8,3 +8,7 @@ export const MAX_USERNAME = 64;
 export const MAX_EMAIL = 320;
 export const MAX_PASSWORD = 1024;
 export const MAX_TOKEN = 512;
+/** A recovery code is 16 letters and digits in four groups; room for spaces a person types or pastes between them. */
+export const MAX_RECOVERY_CODE = 64;
+/** A code from an authenticator app: six digits (RFC 6238 as Gatehouse uses it). */
+export const TOTP_CODE = /^[0-9]{6}$/;

@@ -1,0 +1,129 @@
+import { Body, Get, JsonController, Post, UseBefore } from 'routing-controllers';
+import { Service } from 'typedi';
+import { resolveAccountService } from '../di/resolve';
+import { BearerToken } from '../guards/bearer-token';
+import { qrCodeSvg } from '../http/qr-code';
+import { rateLimit } from '../http/rate-limit';
+import { secondFactorStatusAnswer } from '../http/second-factor-answer';
+import { ApiDoc } from '../openapi/api-doc';
+import type { AccountService } from '../services/account-service';
+import { SecondFactorCodeBody } from './dto/second-factor-code-body';
+import { SecondFactorLoginBody } from './dto/second-factor-login-body';
+import { TotpCodeBody } from './dto/totp-code-body';
+import { jsonObjectBody } from './json-object-body';
+import { done, PLAIN_ANSWER } from './plain-answer';
+
+/**
+ * Two-factor sign-in: answering the challenge `POST /login` gives an account with a second factor, and, signed in,
+ * switching the authenticator app on, making new recovery codes and switching it off.
+ */
+@JsonController()
+@Service()
+@UseBefore(jsonObjectBody)
+export class SecondFactorController {
+  private get accounts(): AccountService {
+    return resolveAccountService();
+  }
+
+  @Post('/login/second-factor', PLAIN_ANSWER)
+  @ApiDoc({
+    summary: 'Answer the second-factor challenge',
+    description:
+      'Completes a login that answered `second_factor_required`: the challenge with a code from the authenticator ' +
+      'app, or with a recovery code (which this spends, and the owner is told by email). A code works once. A ' +
+      'challenge takes 5 answers; the next is `invalid_login_challenge` even with a right code. Each wrong code ' +
+      'counts against the account like a wrong password.',
+    response: 'AccessToken',
+    errors: ['invalid_second_factor_code', 'invalid_login_challenge'],
+  })
+  @UseBefore(rateLimit('second-factor.ip'))
+  async answerChallenge(@Body() body: SecondFactorLoginBody) {
+    // The session records where the login came from, as the challenge kept it.
+    const proof = body.code !== undefined ? { code: body.code } : { recoveryCode: body.recovery_code };
+    const token = await this.accounts.completeSignIn(body.challenge_token, proof);
+    return { access_token: token, token_type: 'bearer' };
+  }
+
+  @Get('/second-factor', PLAIN_ANSWER)
+  @ApiDoc({
+    summary: 'Your second factor',
+    description: 'Whether two-factor sign-in is on, waiting for its first code, and how many recovery codes remain.',
+    response: 'SecondFactorStatus',
+    bearer: true,
+  })
+  @UseBefore(rateLimit('second-factor-manage.ip'))
+  async status(@BearerToken() token: string) {
+    return secondFactorStatusAnswer(await this.accounts.secondFactorStatus(token));
+  }
+
+  @Post('/second-factor/totp', PLAIN_ANSWER)
+  @ApiDoc({
+    summary: 'Start setting up an authenticator app',
+    description:
+      'Needs the password proved recently. Makes a new secret and answers it, as text, as an `otpauth://` URI and ' +
+      'as a QR code, this once; it waits for its first code (`POST /second-factor/totp/confirm`), and signing in is ' +
+      'unchanged until then. Starting again replaces a secret still waiting.',
+    response: 'TotpEnrolment',
+    errors: ['reauthentication_required', 'second_factor_already_enabled'],
+    bearer: true,
+  })
+  @UseBefore(rateLimit('second-factor-manage.ip'))
+  async startTotp(@BearerToken() token: string) {
+    const { secret, uri } = await this.accounts.startTotpEnrolment(token);
+    return { secret, otpauth_uri: uri, qr_code_svg: await qrCodeSvg(uri) };
+  }
+
+  @Post('/second-factor/totp/confirm', PLAIN_ANSWER)
+  @ApiDoc({
+    summary: 'Switch two-factor sign-in on',
+    description:
+      'Needs the password proved recently and a code from the authenticator app set up by `POST /second-factor/totp`. ' +
+      'Switches the second factor on, counts this session as signed in with it, mails the owner a notice, and ' +
+      'answers the recovery codes: shown this once, keep them somewhere safe.',
+    response: 'RecoveryCodes',
+    errors: [
+      'reauthentication_required',
+      'invalid_second_factor_code',
+      'second_factor_not_enabled',
+      'second_factor_already_enabled',
+    ],
+    bearer: true,
+  })
+  @UseBefore(rateLimit('second-factor-manage.ip'))
+  async confirmTotp(@BearerToken() token: string, @Body() body: TotpCodeBody) {
+    const { recoveryCodes } = await this.accounts.confirmTotpEnrolment(token, body.code);
+    return { recovery_codes: recoveryCodes };
+  }
+
+  @Post('/second-factor/recovery-codes', PLAIN_ANSWER)
+  @ApiDoc({
+    summary: 'Make new recovery codes',
+    description:
+      'Needs the password proved recently and a code (from the authenticator app, or a recovery code). The old ' +
+      'codes stop working; the new ones are answered this once, and the owner is told by email.',
+    response: 'RecoveryCodes',
+    errors: ['reauthentication_required', 'invalid_second_factor_code', 'second_factor_not_enabled'],
+    bearer: true,
+  })
+  @UseBefore(rateLimit('second-factor-manage.ip'))
+  async regenerateRecoveryCodes(@BearerToken() token: string, @Body() body: SecondFactorCodeBody) {
+    const { recoveryCodes } = await this.accounts.regenerateRecoveryCodes(token, body.code);
+    return { recovery_codes: recoveryCodes };
+  }
+
+  @Post('/second-factor/disable', PLAIN_ANSWER)
+  @ApiDoc({
+    summary: 'Switch two-factor sign-in off',
+    description:
+      'Needs the password proved recently and a code (from the authenticator app, or a recovery code). Signing in ' +
+      'asks for the password only again, the recovery codes stop working, and the owner is told by email.',
+    response: 'Detail',
+    errors: ['reauthentication_required', 'invalid_second_factor_code', 'second_factor_not_enabled'],
+    bearer: true,
+  })
+  @UseBefore(rateLimit('second-factor-manage.ip'))
+  async disable(@BearerToken() token: string, @Body() body: SecondFactorCodeBody) {
+    await this.accounts.disableSecondFactor(token, body.code);
+    return done('Two-factor sign-in is off');
+  }
+}
