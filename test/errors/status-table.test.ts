@@ -33,6 +33,11 @@ describe('errors: the one code → status table', () => {
       session_not_found: 404,
       invalid_email_change_token: 400,
       email_change_unavailable: 501,
+      invalid_second_factor_code: 401,
+      invalid_login_challenge: 401,
+      second_factor_required: 403,
+      second_factor_already_enabled: 409,
+      second_factor_not_enabled: 409,
     });
   });
 

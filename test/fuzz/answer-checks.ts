@@ -125,6 +125,11 @@ function expectSuccessShape(body: unknown, what: string) {
     'sessions',
     'detail,ended',
     'detail,reauthenticated_until',
+    // The second factor: a login's challenge, the status, an enrolment, new recovery codes.
+    'challenge_token,expires_at,methods,second_factor_required',
+    'enabled,pending,recovery_codes_left',
+    'otpauth_uri,qr_code_svg,secret',
+    'recovery_codes',
   ];
   expect(shapes, what).to.include(keys);
   if (keys === 'detail') expect((body as { detail: unknown }).detail, what).to.be.a('string');

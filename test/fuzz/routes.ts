@@ -1,4 +1,4 @@
-/** The account routes (spec section 4, then sessions and email change), with their body fields and whether they need a session. */
+/** The account routes (spec section 4, then sessions, email change and the second factor), with their body fields and whether they need a session. */
 export interface FuzzRoute {
   method: 'get' | 'post' | 'delete';
   path: string;
@@ -24,4 +24,10 @@ export const ROUTES: readonly FuzzRoute[] = [
   { method: 'post', path: '/reauthenticate', fields: ['password'], bearer: true },
   { method: 'post', path: '/email-change', fields: ['new_email', 'end_other_sessions'], bearer: true },
   { method: 'post', path: '/email-change/confirm', fields: ['token'], bearer: false },
+  { method: 'post', path: '/login/second-factor', fields: ['challenge_token', 'code', 'recovery_code'], bearer: false },
+  { method: 'get', path: '/second-factor', fields: [], bearer: true },
+  { method: 'post', path: '/second-factor/totp', fields: [], bearer: true },
+  { method: 'post', path: '/second-factor/totp/confirm', fields: ['code'], bearer: true },
+  { method: 'post', path: '/second-factor/recovery-codes', fields: ['code'], bearer: true },
+  { method: 'post', path: '/second-factor/disable', fields: ['code'], bearer: true },
 ];

@@ -33,6 +33,11 @@ const SPEC_STATUS: Record<string, number> = {
   session_not_found: 404,
   invalid_email_change_token: 400,
   email_change_unavailable: 501,
+  invalid_second_factor_code: 401,
+  invalid_login_challenge: 401,
+  second_factor_required: 403,
+  second_factor_already_enabled: 409,
+  second_factor_not_enabled: 409,
 };
 
 const SECURITY_HEADERS = {
@@ -151,7 +156,7 @@ for (const driver of DRIVERS)
           valid: { email: 'zed@example.com' },
           core: 'resendVerification',
         },
-        { method: 'post', path: '/login', valid: { username: 'zed', password: PASSWORD }, core: 'login' },
+        { method: 'post', path: '/login', valid: { username: 'zed', password: PASSWORD }, core: 'signIn' },
         {
           method: 'post',
           path: '/password-reset/request',
@@ -172,6 +177,20 @@ for (const driver of DRIVERS)
           bearer: true,
         },
         { method: 'delete', path: '/account', valid: { password: PASSWORD }, core: 'deleteAccount', bearer: true },
+        {
+          method: 'post',
+          path: '/second-factor/recovery-codes',
+          valid: { code: '123456' },
+          core: 'regenerateRecoveryCodes',
+          bearer: true,
+        },
+        {
+          method: 'post',
+          path: '/second-factor/disable',
+          valid: { code: '123456' },
+          core: 'disableSecondFactor',
+          bearer: true,
+        },
       ];
 
       for (const route of routes) {
@@ -181,9 +200,11 @@ for (const driver of DRIVERS)
             calls = 0;
             (t.accounts as unknown as Record<string, unknown>)[route.core] = async () => {
               calls += 1;
-              // What the real core gives back where the answer carries it: the login's token (the contract hook
-              // checks every answer against the API document).
-              return route.core === 'login' ? 'a-session-token' : undefined;
+              // What the real core gives back where the answer carries it: the login's token, new recovery codes (the
+              // contract hook checks every answer against the API document).
+              if (route.core === 'signIn') return { kind: 'session', token: 'a-session-token' };
+              if (route.core === 'regenerateRecoveryCodes') return { recoveryCodes: ['abcd-efgh-ijkl-mnop'] };
+              return undefined;
             };
             t.calls.clear();
           });
