@@ -220,14 +220,17 @@ export class AccountService {
       this.core.logger.info({ event: 'login', outcome: 'wrong_password', userId: user.id }, 'login failed');
       throw invalidCredentials();
     }
-    await this.core.forgetPasswordGuesses(usernameKey);
     if (!user.verified) {
+      await this.core.forgetPasswordGuesses(usernameKey);
       this.core.logger.info({ event: 'login', outcome: 'unverified', userId: user.id }, 'login refused');
       throw new AccountError('unverified_user', 'Email address is not verified');
     }
     const passwordHash = await this.core.rehashIfOutdated(user, candidate);
+    // With a second factor, the password alone clears nothing: the guesses at codes that follow count on top of the
+    // password guesses, and only a right code starts the count over.
     const challenge = await this.secondFactors.challengeFor(user, passwordHash, client);
     if (challenge) return challenge;
+    await this.core.forgetPasswordGuesses(usernameKey);
 
     const token = this.core.tokens.generate();
     const now = this.core.clock.now();
