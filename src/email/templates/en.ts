@@ -123,8 +123,9 @@ export const englishTemplates: EmailTemplates = {
       `Hello ${username},`,
       `Two-factor sign-in was just switched on for your ${appName} account: signing in now asks for a code from ` +
         'your authenticator app (or one of your recovery codes) after the password.',
-      'If this wasn\'t you, someone knows your password: reset it right away with the "forgot password" option on ' +
-        'the sign-in page, and contact the service so that the second factor they set up can be removed.',
+      "If this wasn't you, someone knows your password: reset your password right away with the " +
+        '"forgot password" option on the sign-in page, and contact the service so that the second factor they set ' +
+        'up can be removed.',
     ]),
 
   secondFactorDisabled: ({ appName, username }) =>
