@@ -453,6 +453,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           authenticated_at: T0.getTime(),
           ip: null,
           user_agent: null,
+          second_factor: 0,
         }));
         const expiredTokens = Array.from({ length: 1_200 }, (_, i) => ({
           token_hash: `old-token-${i}`,
