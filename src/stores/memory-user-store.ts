@@ -18,6 +18,8 @@ import {
   RetryTarget,
   RoleSummary,
   StoredEmailChange,
+  StoredLoginChallenge,
+  StoredSecondFactor,
   StoredSession,
   StoredToken,
   StoredUser,
@@ -55,6 +57,12 @@ export class MemoryUserStore implements UserStore {
   private readonly userRoles = new Map<string, Set<string>>();
   /** Message id → message, in insertion order. */
   private readonly outbox = new Map<string, OutboxRow>();
+  /** User id → the user's second factor, enabled or waiting. */
+  private readonly secondFactors = new Map<string, StoredSecondFactor>();
+  /** Code hash → the recovery code's user (the hash is unique, as a primary key keeps it). */
+  private readonly recoveryCodes = new Map<string, string>();
+  /** Token hash → login challenge. */
+  private readonly loginChallenges = new Map<string, StoredLoginChallenge>();
 
   async createUser(
     user: NewUser,
@@ -337,7 +345,109 @@ export class MemoryUserStore implements UserStore {
         deleted++;
       }
     }
+    for (const [hash, challenge] of this.loginChallenges) {
+      if (isAtOrBefore(challenge.expiresAt, now)) {
+        this.loginChallenges.delete(hash);
+        deleted++;
+      }
+    }
     return deleted;
+  }
+
+  async getSecondFactor(userId: string): Promise<StoredSecondFactor | null> {
+    const factor = this.secondFactors.get(userId);
+    return factor ? copySecondFactor(factor) : null;
+  }
+
+  async startSecondFactor(factor: StoredSecondFactor): Promise<boolean> {
+    if (!this.users.has(factor.userId) || this.secondFactors.get(factor.userId)?.enabled) return false;
+    this.secondFactors.set(factor.userId, copySecondFactor({ ...factor, enabled: false, enabledAt: null }));
+    return true;
+  }
+
+  async enableSecondFactor(
+    userId: string,
+    step: number,
+    recoveryCodeHashes: readonly string[],
+    now: Date,
+    message?: NewOutboxMessage,
+  ): Promise<boolean> {
+    const user = this.users.get(userId);
+    const factor = this.secondFactors.get(userId);
+    if (!user || !factor || factor.enabled) return false;
+    this.assertCodeHashesFree(userId, recoveryCodeHashes);
+    this.assertMessageIdFree(message);
+    factor.enabled = true;
+    factor.enabledAt = new Date(now);
+    factor.lastUsedStep = step;
+    this.replaceCodesOf(userId, recoveryCodeHashes);
+    this.insertMessage(user, message);
+    return true;
+  }
+
+  async useTotpStep(userId: string, step: number): Promise<boolean> {
+    const factor = this.secondFactors.get(userId);
+    if (!factor?.enabled || (factor.lastUsedStep !== null && factor.lastUsedStep >= step)) return false;
+    factor.lastUsedStep = step;
+    return true;
+  }
+
+  async consumeRecoveryCode(userId: string, codeHash: string, message?: NewOutboxMessage): Promise<boolean> {
+    const user = this.users.get(userId);
+    if (!user || this.recoveryCodes.get(codeHash) !== userId) return false;
+    this.assertMessageIdFree(message);
+    this.recoveryCodes.delete(codeHash);
+    this.insertMessage(user, message);
+    return true;
+  }
+
+  async countRecoveryCodes(userId: string): Promise<number> {
+    return [...this.recoveryCodes.values()].filter((owner) => owner === userId).length;
+  }
+
+  async replaceRecoveryCodes(
+    userId: string,
+    recoveryCodeHashes: readonly string[],
+    _now: Date,
+    message?: NewOutboxMessage,
+  ): Promise<boolean> {
+    const user = this.users.get(userId);
+    if (!user || !this.secondFactors.get(userId)?.enabled) return false;
+    this.assertCodeHashesFree(userId, recoveryCodeHashes);
+    this.assertMessageIdFree(message);
+    this.replaceCodesOf(userId, recoveryCodeHashes);
+    this.insertMessage(user, message);
+    return true;
+  }
+
+  async disableSecondFactor(userId: string, _now: Date, message?: NewOutboxMessage): Promise<boolean> {
+    const user = this.users.get(userId);
+    if (!user || !this.secondFactors.has(userId)) return false;
+    this.assertMessageIdFree(message);
+    this.removeSecondFactorOf(userId);
+    this.insertMessage(user, message);
+    return true;
+  }
+
+  async createLoginChallenge(challenge: StoredLoginChallenge): Promise<void> {
+    if (!this.users.has(challenge.userId)) throw new Error('MemoryUserStore: no user with that id');
+    if (this.loginChallenges.has(challenge.tokenHash)) throw new Error('MemoryUserStore: duplicate challenge hash');
+    this.loginChallenges.set(challenge.tokenHash, copyLoginChallenge(challenge));
+  }
+
+  async takeLoginChallengeAttempt(
+    tokenHash: string,
+    now: Date,
+    maxAttempts: number,
+  ): Promise<StoredLoginChallenge | null> {
+    const challenge = this.loginChallenges.get(tokenHash);
+    if (!challenge || isAtOrBefore(challenge.expiresAt, now) || challenge.attempts >= maxAttempts) return null;
+    challenge.attempts += 1;
+    return copyLoginChallenge(challenge);
+  }
+
+  async consumeLoginChallenge(tokenHash: string): Promise<boolean> {
+    return this.loginChallenges.delete(tokenHash);
   }
 
   async createRole(name: string): Promise<boolean> {
@@ -496,8 +606,8 @@ export class MemoryUserStore implements UserStore {
   async close(): Promise<void> {}
 
   /**
-   * The user goes with every session, token, pending change of address and grant of theirs; messages to them stay
-   * (they are copies).
+   * The user goes with every session, token, pending change of address, second factor, recovery code, login challenge
+   * and grant of theirs; messages to them stay (they are copies).
    */
   private removeUser(user: StoredUser): void {
     this.users.delete(user.id);
@@ -506,6 +616,7 @@ export class MemoryUserStore implements UserStore {
     this.deleteSessionsOf(user.id);
     this.deleteTokensOf(user.id);
     this.deleteEmailChangeOf(user.id);
+    this.removeSecondFactorOf(user.id);
     this.userRoles.delete(user.id);
   }
 
@@ -543,8 +654,41 @@ export class MemoryUserStore implements UserStore {
     user.updatedAt = new Date(now);
     this.deleteSessionsOf(user.id);
     this.deleteTokensOf(user.id, 'reset_password');
-    // A change of address asked for under the old password goes with it.
+    // A change of address asked for under the old password goes with it, and so do the login challenges. The second
+    // factor and its recovery codes stay: a reset must not switch the second factor off.
     this.deleteEmailChangeOf(user.id);
+    this.deleteLoginChallengesOf(user.id);
+  }
+
+  /** The factor, its recovery codes and the user's login challenges. */
+  private removeSecondFactorOf(userId: string): void {
+    this.secondFactors.delete(userId);
+    this.replaceCodesOf(userId, []);
+    this.deleteLoginChallengesOf(userId);
+  }
+
+  private replaceCodesOf(userId: string, codeHashes: readonly string[]): void {
+    for (const [hash, owner] of this.recoveryCodes) {
+      if (owner === userId) this.recoveryCodes.delete(hash);
+    }
+    for (const hash of codeHashes) this.recoveryCodes.set(hash, userId);
+  }
+
+  private deleteLoginChallengesOf(userId: string): void {
+    for (const [hash, challenge] of this.loginChallenges) {
+      if (challenge.userId === userId) this.loginChallenges.delete(hash);
+    }
+  }
+
+  /** Mirrors the primary key of recovery codes: another user's hash, or one given twice, refuses the whole write. */
+  private assertCodeHashesFree(userId: string, codeHashes: readonly string[]): void {
+    const owners = codeHashes.map((hash) => this.recoveryCodes.get(hash));
+    if (
+      new Set(codeHashes).size !== codeHashes.length ||
+      owners.some((owner) => owner !== undefined && owner !== userId)
+    ) {
+      throw new Error('MemoryUserStore: duplicate recovery code hash');
+    }
   }
 
   /** Deletes the user's sessions (those `which` picks, or all); returns how many went. */
@@ -710,6 +854,31 @@ function copySession(session: StoredSession): StoredSession {
     authenticatedAt: new Date(session.authenticatedAt),
     ip: session.ip ?? null,
     userAgent: session.userAgent ?? null,
+    secondFactor: session.secondFactor === true,
+  };
+}
+
+function copySecondFactor(factor: StoredSecondFactor): StoredSecondFactor {
+  return {
+    userId: factor.userId,
+    sealedSecret: factor.sealedSecret,
+    enabled: factor.enabled,
+    createdAt: new Date(factor.createdAt),
+    enabledAt: factor.enabledAt && new Date(factor.enabledAt),
+    lastUsedStep: factor.lastUsedStep ?? null,
+  };
+}
+
+function copyLoginChallenge(challenge: StoredLoginChallenge): StoredLoginChallenge {
+  return {
+    tokenHash: challenge.tokenHash,
+    userId: challenge.userId,
+    passwordBinding: challenge.passwordBinding,
+    attempts: challenge.attempts,
+    createdAt: new Date(challenge.createdAt),
+    expiresAt: new Date(challenge.expiresAt),
+    ip: challenge.ip ?? null,
+    userAgent: challenge.userAgent ?? null,
   };
 }
 

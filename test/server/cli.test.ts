@@ -115,6 +115,7 @@ describe('admin CLI (gatehouse <command>)', () => {
       authenticatedAt: createdAt,
       ip: null,
       userAgent: null,
+      secondFactor: false,
     });
     await store.createSession(session('expired', longAgo), alice.passwordHash);
     await store.createSession(session('live', new Date()), alice.passwordHash);

@@ -160,9 +160,12 @@ describe('migration 2026-11-25-address-claims (SQLite)', () => {
         indexes.rows.map((row) => row.name),
         [
           'email_changes_expires_at_index',
+          'login_challenges_expires_at_index',
+          'login_challenges_user_id_index',
           'outbox_status_due_index',
           'outbox_updated_at_index',
           'outbox_user_kind_index',
+          'recovery_codes_user_id_index',
           'role_permissions_permission_index',
           'sessions_expires_at_index',
           'sessions_id_unique',

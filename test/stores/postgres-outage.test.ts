@@ -100,6 +100,7 @@ describeWithService('postgres', 'PostgresUserStore when the database goes away a
           authenticatedAt: T0,
           ip: null,
           userAgent: null,
+          secondFactor: false,
         },
         'h',
       ),

@@ -18,6 +18,9 @@ const TABLES = [
   'sessions',
   'tokens',
   'email_changes',
+  'second_factors',
+  'recovery_codes',
+  'login_challenges',
   'users',
   'roles',
   'permissions',
@@ -216,7 +219,7 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       }
     });
 
-    it('has indexes that serve the removal of expired sessions and tokens', async () => {
+    it('has indexes that serve the removal of expired sessions, tokens and login challenges', async () => {
       const { user } = await register(keeper, 'alice');
       await openSession(keeper, user.id, 's');
       const plans = await keeper.db.connection().execute(async (connection) => {
@@ -230,6 +233,7 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
           return [
             await explain(sql`select token_hash from sessions where expires_at <= 1 or last_seen_at <= 1`),
             await explain(sql`select token_hash from tokens where expires_at <= 1`),
+            await explain(sql`select token_hash from login_challenges where expires_at <= 1`),
           ];
         } finally {
           await sql`reset enable_seqscan`.execute(connection);
@@ -238,6 +242,7 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       assert.match(plans[0], /sessions_expires_at_index/);
       assert.match(plans[0], /sessions_last_seen_at_index/);
       assert.match(plans[1], /tokens_expires_at_index/);
+      assert.match(plans[2], /login_challenges_expires_at_index/);
     });
   });
 });

@@ -39,6 +39,7 @@ export function sessionRow(userId: string, tokenHash: string, overrides: Partial
     authenticatedAt: T0,
     ip: null,
     userAgent: null,
+    secondFactor: false,
     ...overrides,
   };
 }

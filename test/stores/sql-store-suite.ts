@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { SqlCapabilities } from '../../src/stores/sql/sql-capabilities';
 import { SqlUserStore } from '../../src/stores/sql/sql-user-store';
-import { CreateUserResult, EmailChangeResult, StoredUser } from '../../src/services/user-store';
+import type { OutboxKind } from '../../src/services/outbox-message';
+import { CreateUserResult, EmailChangeResult, NewOutboxMessage, StoredUser } from '../../src/services/user-store';
 import { deletesFrom, PauseAfterQuery, stillPendingAfter } from './pause-plugin';
 import { attemptRegistration, DAY_LATER, openSession, register, sessionRow, T0, token } from './sql-fixtures';
 
@@ -436,6 +438,170 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
       });
     });
 
+    describe('the second factor across two stores on one database', () => {
+      /** A user with an enabled factor (last used step 100), recovery codes `code-1..3` and challenge `challenge`. */
+      async function enrolled(store: SqlUserStore, label: string): Promise<StoredUser> {
+        const { user } = await register(store, label);
+        const factor = {
+          userId: user.id,
+          sealedSecret: 'v1.sealed',
+          enabled: false,
+          createdAt: T0,
+          enabledAt: null,
+          lastUsedStep: null,
+        };
+        assert.equal(await store.startSecondFactor(factor), true);
+        assert.equal(await store.enableSecondFactor(user.id, 100, ['code-1', 'code-2', 'code-3'], T0), true);
+        await store.createLoginChallenge({
+          tokenHash: 'challenge',
+          userId: user.id,
+          passwordBinding: 'binding',
+          attempts: 0,
+          createdAt: T0,
+          expiresAt: DAY_LATER,
+          ip: null,
+          userAgent: null,
+        });
+        return user;
+      }
+
+      it('20 concurrent uses of one TOTP step across both: exactly one is accepted', async () => {
+        const stores = [await open(), await open()];
+        const user = await enrolled(stores[0], 'alice');
+        const results = fulfilled(
+          await Promise.allSettled(Array.from({ length: 20 }, (_, i) => stores[i % 2].useTotpStep(user.id, 101))),
+        );
+        assert.equal(results.filter(Boolean).length, 1);
+        assert.equal((await stores[1].getSecondFactor(user.id))?.lastUsedStep, 101);
+      });
+
+      it('20 concurrent uses of one recovery code across both: exactly one succeeds, with one notice', async () => {
+        const stores = [await open(), await open()];
+        const user = await enrolled(stores[0], 'alice');
+        const results = fulfilled(
+          await Promise.allSettled(
+            Array.from({ length: 20 }, (_, i) =>
+              stores[i % 2].consumeRecoveryCode(user.id, 'code-2', notice('recoveryCodeUsed', i)),
+            ),
+          ),
+        );
+        assert.equal(results.filter(Boolean).length, 1);
+        assert.equal(await count(stores[0], 'outbox'), 1);
+        assert.equal(await stores[1].countRecoveryCodes(user.id), 2);
+      });
+
+      it('20 concurrent answers to one challenge across both, 5 allowed: exactly 5 are counted', async () => {
+        const stores = [await open(), await open()];
+        await enrolled(stores[0], 'alice');
+        const results = fulfilled(
+          await Promise.allSettled(
+            Array.from({ length: 20 }, (_, i) => stores[i % 2].takeLoginChallengeAttempt('challenge', T0, 5)),
+          ),
+        );
+        const counted = results.filter((result) => result !== null);
+        assert.deepEqual(counted.map((result) => result.attempts).sort(), [1, 2, 3, 4, 5]);
+      });
+
+      it('20 concurrent consumptions of one challenge across both: exactly one succeeds', async () => {
+        const stores = [await open(), await open()];
+        await enrolled(stores[0], 'alice');
+        const results = fulfilled(
+          await Promise.allSettled(
+            Array.from({ length: 20 }, (_, i) => stores[i % 2].consumeLoginChallenge('challenge')),
+          ),
+        );
+        assert.equal(results.filter(Boolean).length, 1);
+      });
+
+      it('switching off racing a code, a step, new codes, a reset and a deletion: none throws, nothing is left', async () => {
+        const stores = [await open(), await open()];
+        for (let round = 0; round < 8; round++) {
+          const user = await enrolled(stores[round % 2], `alice-${round}`);
+          await stores[0].replaceToken(token(user.id, 'reset_password', `reset-${round}`));
+          const on = (i: number) => stores[(i + round) % 2];
+
+          const [disabled, used] = fulfilled(
+            await Promise.allSettled<unknown>([
+              on(0).disableSecondFactor(user.id, T0, notice('secondFactorDisabled', round)),
+              on(1).consumeRecoveryCode(user.id, 'code-1', notice('recoveryCodeUsed', round)),
+              on(2).useTotpStep(user.id, 101),
+              on(3).replaceRecoveryCodes(user.id, [`new-${round}`], T0, notice('recoveryCodesRegenerated', round)),
+              on(4).resetPassword(`reset-${round}`, 'hash-reset', T0),
+              on(5).takeLoginChallengeAttempt('challenge', T0, 5),
+              on(6).startSecondFactor({
+                userId: user.id,
+                sealedSecret: 'v1.again',
+                enabled: false,
+                createdAt: T0,
+                enabledAt: null,
+                lastUsedStep: null,
+              }),
+              on(7).deleteUser(user.id),
+            ]),
+          );
+          assert.equal(typeof disabled, 'boolean');
+          assert.equal(typeof used, 'boolean');
+          assert.equal(await stores[1].findUserById(user.id), null);
+        }
+        assert.deepEqual(
+          await Promise.all(
+            ['users', 'second_factors', 'recovery_codes', 'login_challenges'].map((table) => count(stores[0], table)),
+          ),
+          [0, 0, 0, 0],
+        );
+      });
+    });
+
+    describe('the second factor in one transaction', () => {
+      it('enableSecondFactor: when queuing the notice fails, the factor stays waiting and no code is stored', async () => {
+        const store = await open();
+        const { user } = await register(store, 'alice');
+        await store.startSecondFactor({
+          userId: user.id,
+          sealedSecret: 'v1.sealed',
+          enabled: false,
+          createdAt: T0,
+          enabledAt: null,
+          lastUsedStep: null,
+        });
+
+        const stopFailing = await harness.failOn(store, 'insert', 'outbox');
+        await assert.rejects(
+          store.enableSecondFactor(user.id, 7, ['c1'], T0, notice('secondFactorEnabled', 0)),
+          /injected failure/,
+        );
+        await stopFailing();
+
+        assert.equal((await store.getSecondFactor(user.id))?.enabled, false);
+        assert.equal(await store.countRecoveryCodes(user.id), 0);
+        assert.equal(await store.enableSecondFactor(user.id, 7, ['c1'], T0), true);
+      });
+
+      it('consumeRecoveryCode: when queuing the notice fails, the code is not used up', async () => {
+        const store = await open();
+        const { user } = await register(store, 'alice');
+        await store.startSecondFactor({
+          userId: user.id,
+          sealedSecret: 'v1.sealed',
+          enabled: false,
+          createdAt: T0,
+          enabledAt: null,
+          lastUsedStep: null,
+        });
+        await store.enableSecondFactor(user.id, 7, ['c1'], T0);
+
+        const stopFailing = await harness.failOn(store, 'insert', 'outbox');
+        await assert.rejects(
+          store.consumeRecoveryCode(user.id, 'c1', notice('recoveryCodeUsed', 0)),
+          /injected failure/,
+        );
+        await stopFailing();
+
+        assert.equal(await store.countRecoveryCodes(user.id), 1);
+        assert.equal(await store.consumeRecoveryCode(user.id, 'c1'), true);
+      });
+    });
+
     describe('removing expired sessions and tokens', () => {
       it('removes a backlog larger than one batch, and nothing live', async () => {
         const store = await open();
@@ -453,6 +619,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           authenticated_at: T0.getTime(),
           ip: null,
           user_agent: null,
+          second_factor: 0,
         }));
         const expiredTokens = Array.from({ length: 1_200 }, (_, i) => ({
           token_hash: `old-token-${i}`,
@@ -472,6 +639,11 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
       });
     });
   });
+}
+
+/** A notice as the core would queue it; `n` keeps the ids of one test apart. */
+function notice(kind: OutboxKind, n: number): NewOutboxMessage {
+  return { id: `${kind}-${n}-${randomUUID()}`, kind, sealedToken: null, createdAt: T0, giveUpAt: DAY_LATER };
 }
 
 async function count(store: SqlUserStore, table: string): Promise<number> {

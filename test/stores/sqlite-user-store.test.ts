@@ -133,7 +133,7 @@ describe('SqliteUserStore on a real file', () => {
       assert.deepEqual(rows, [{ kind: 'integer', value: T0.getTime() }]);
     });
 
-    it('finds expired sessions, tokens and email changes through indexes, not by scanning', async () => {
+    it('finds expired sessions, tokens, email changes and login challenges, and a user’s recovery codes, through indexes, not by scanning', async () => {
       const store = await open();
       const plan = async (query: ReturnType<typeof sql>) => {
         const { rows } = await sql<{ detail: string }>`explain query plan ${query}`.execute(store.db);
@@ -142,13 +142,17 @@ describe('SqliteUserStore on a real file', () => {
       const sessions = await plan(sql`select token_hash from sessions where expires_at <= 1 or last_seen_at <= 1`);
       const tokens = await plan(sql`select token_hash from tokens where expires_at <= 1`);
       const changes = await plan(sql`select token_hash from email_changes where expires_at <= 1`);
+      const challenges = await plan(sql`select token_hash from login_challenges where expires_at <= 1`);
+      const codes = await plan(sql`select count(*) from recovery_codes where user_id = 'x'`);
       const byId = await plan(sql`delete from sessions where id = 'x' and user_id = 'y'`);
       assert.match(sessions, /sessions_expires_at_index/);
       assert.match(sessions, /sessions_last_seen_at_index/);
       assert.match(tokens, /tokens_expires_at_index/);
       assert.match(changes, /email_changes_expires_at_index/);
+      assert.match(challenges, /login_challenges_expires_at_index/);
+      assert.match(codes, /recovery_codes_user_id_index/);
       assert.match(byId, /sessions_id_unique/);
-      assert.doesNotMatch(`${sessions}\n${tokens}\n${changes}\n${byId}`, /^SCAN/m);
+      assert.doesNotMatch([sessions, tokens, changes, challenges, codes, byId].join('\n'), /^SCAN/m);
     });
   });
 

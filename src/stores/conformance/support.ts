@@ -59,6 +59,7 @@ export class ConformanceSuite<S extends UserStore = UserStore> {
     authenticatedAt: new Date(T0),
     ip: null,
     userAgent: null,
+    secondFactor: false,
     ...overrides,
   });
 

@@ -4,6 +4,7 @@ import * as expiryIndexes from './migrations/2026-11-23-expiry-indexes';
 import * as outbox from './migrations/2026-11-24-outbox';
 import * as addressClaims from './migrations/2026-11-25-address-claims';
 import * as sessionsAndEmailChanges from './migrations/2026-11-26-sessions-and-email-changes';
+import * as secondFactor from './migrations/2026-11-27-second-factor';
 import { SqlCapabilities } from './sql-capabilities';
 
 /**
@@ -16,6 +17,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-24-outbox': outbox,
   '2026-11-25-address-claims': addressClaims,
   '2026-11-26-sessions-and-email-changes': sessionsAndEmailChanges,
+  '2026-11-27-second-factor': secondFactor,
 };
 
 const staticProvider: MigrationProvider = { getMigrations: async () => migrations };

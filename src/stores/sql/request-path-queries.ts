@@ -34,6 +34,7 @@ export function requestPathQueries(db: Kysely<Database>, prepare?: (sql: string)
           's.authenticated_at as session_authenticated_at',
           's.ip as session_ip',
           's.user_agent as session_user_agent',
+          's.second_factor as session_second_factor',
         ])
         .where('s.token_hash', '=', tokenHash),
     ),

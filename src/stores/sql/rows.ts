@@ -6,8 +6,23 @@ import type {
   OutboxKind,
   OutboxStatus,
 } from '../../services/outbox-message';
-import { StoredEmailChange, StoredSession, StoredToken, StoredUser } from '../../services/types';
-import { EmailChangesTable, OutboxTable, SessionsTable, TokensTable, UsersTable } from './schema';
+import {
+  StoredEmailChange,
+  StoredLoginChallenge,
+  StoredSecondFactor,
+  StoredSession,
+  StoredToken,
+  StoredUser,
+} from '../../services/types';
+import {
+  EmailChangesTable,
+  LoginChallengesTable,
+  OutboxTable,
+  SecondFactorsTable,
+  SessionsTable,
+  TokensTable,
+  UsersTable,
+} from './schema';
 
 // One mapping per table and direction: the only place that knows both the row shape and the domain shape.
 // (Tokens are never read back whole, so they only map one way.)
@@ -51,6 +66,7 @@ export function toSessionRow(session: StoredSession): Insertable<SessionsTable> 
     authenticated_at: session.authenticatedAt.getTime(),
     ip: session.ip,
     user_agent: session.userAgent,
+    second_factor: session.secondFactor ? 1 : 0,
   };
 }
 
@@ -65,6 +81,7 @@ export function fromSessionRow(row: Selectable<SessionsTable>): StoredSession {
     authenticatedAt: toDate(row.authenticated_at),
     ip: row.ip,
     userAgent: row.user_agent,
+    secondFactor: Boolean(row.second_factor),
   };
 }
 
@@ -100,6 +117,55 @@ export function toTokenRow(token: StoredToken): Insertable<TokensTable> {
     user_id: token.userId,
     purpose: token.purpose,
     expires_at: token.expiresAt.getTime(),
+  };
+}
+
+/** A factor is stored waiting for its first code: enabling it is `enableSecondFactor`'s alone. */
+export function toSecondFactorRow(factor: StoredSecondFactor): Insertable<SecondFactorsTable> {
+  return {
+    user_id: factor.userId,
+    sealed_secret: factor.sealedSecret,
+    enabled: 0,
+    created_at: factor.createdAt.getTime(),
+    enabled_at: null,
+    last_used_step: factor.lastUsedStep,
+  };
+}
+
+export function fromSecondFactorRow(row: Selectable<SecondFactorsTable>): StoredSecondFactor {
+  return {
+    userId: row.user_id,
+    sealedSecret: row.sealed_secret,
+    enabled: Boolean(row.enabled),
+    createdAt: toDate(row.created_at),
+    enabledAt: row.enabled_at === null ? null : toDate(row.enabled_at),
+    lastUsedStep: row.last_used_step === null ? null : Number(row.last_used_step),
+  };
+}
+
+export function toLoginChallengeRow(challenge: StoredLoginChallenge): Insertable<LoginChallengesTable> {
+  return {
+    token_hash: challenge.tokenHash,
+    user_id: challenge.userId,
+    password_binding: challenge.passwordBinding,
+    attempts: challenge.attempts,
+    created_at: challenge.createdAt.getTime(),
+    expires_at: challenge.expiresAt.getTime(),
+    ip: challenge.ip,
+    user_agent: challenge.userAgent,
+  };
+}
+
+export function fromLoginChallengeRow(row: Selectable<LoginChallengesTable>): StoredLoginChallenge {
+  return {
+    tokenHash: row.token_hash,
+    userId: row.user_id,
+    passwordBinding: row.password_binding,
+    attempts: Number(row.attempts),
+    createdAt: toDate(row.created_at),
+    expiresAt: toDate(row.expires_at),
+    ip: row.ip,
+    userAgent: row.user_agent,
   };
 }
 

@@ -50,6 +50,8 @@ export interface SessionsTable {
   authenticated_at: EpochMs;
   ip: string | null;
   user_agent: string | null;
+  /** 1 when the session was made with a second factor (see migrations/2026-11-27-second-factor). */
+  second_factor: ColumnType<number | boolean, number | undefined, number>;
 }
 
 export interface TokensTable {
@@ -112,6 +114,36 @@ export interface EmailChangesTable {
   keep_session_id: string | null;
 }
 
+/** A user's second factor, enabled or waiting for its first code (see migrations/2026-11-27-second-factor). */
+export interface SecondFactorsTable {
+  user_id: string;
+  sealed_secret: string;
+  enabled: Flag;
+  created_at: EpochMs;
+  enabled_at: ColumnType<number | string | bigint | null, number | null, number | null>;
+  /** A time step (30-second counter since the epoch), not an instant: a bigint read back as a number or a string. */
+  last_used_step: ColumnType<number | string | bigint | null, number | null, number | null>;
+}
+
+/** One recovery code, as its keyed hash. */
+export interface RecoveryCodesTable {
+  code_hash: string;
+  user_id: string;
+  created_at: EpochMs;
+}
+
+/** The challenge a right password gives an account with a second factor. */
+export interface LoginChallengesTable {
+  token_hash: string;
+  user_id: string;
+  password_binding: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  created_at: EpochMs;
+  expires_at: EpochMs;
+  ip: string | null;
+  user_agent: string | null;
+}
+
 /** The tables of the SQL store, as created by `migrations/`. Column names are snake_case, as in DESIGN.md. */
 export interface Database {
   users: UsersTable;
@@ -123,4 +155,7 @@ export interface Database {
   user_roles: UserRolesTable;
   outbox: OutboxTable;
   email_changes: EmailChangesTable;
+  second_factors: SecondFactorsTable;
+  recovery_codes: RecoveryCodesTable;
+  login_challenges: LoginChallengesTable;
 }

@@ -19,6 +19,8 @@ import {
   RetryTarget,
   RoleSummary,
   StoredEmailChange,
+  StoredLoginChallenge,
+  StoredSecondFactor,
   StoredSession,
   StoredToken,
   StoredUser,
@@ -28,11 +30,15 @@ import {
 import {
   claimedFromOutboxRow,
   fromEmailChangeRow,
+  fromLoginChallengeRow,
   fromOutboxRow,
+  fromSecondFactorRow,
   fromSessionRow,
   fromUserRow,
   toEmailChangeRow,
+  toLoginChallengeRow,
   toOutboxRow,
+  toSecondFactorRow,
   toSessionRow,
   toTokenRow,
   toUserRow,
@@ -276,6 +282,7 @@ export class SqlUserStore implements UserStore {
           'authenticated_at',
           'ip',
           'user_agent',
+          'second_factor',
         ])
         .expression((eb) =>
           eb
@@ -290,6 +297,7 @@ export class SqlUserStore implements UserStore {
               eb.cast<number>(eb.val(row.authenticated_at), 'bigint').as('authenticated_at'),
               eb.cast<string | null>(eb.val(row.ip ?? null), 'text').as('ip'),
               eb.cast<string | null>(eb.val(row.user_agent ?? null), 'text').as('user_agent'),
+              eb.cast<number>(eb.val(row.second_factor ?? 0), 'integer').as('second_factor'),
             ])
             .where('id', '=', session.userId)
             .where('password_hash', '=', passwordHash)
@@ -313,6 +321,7 @@ export class SqlUserStore implements UserStore {
       authenticated_at: row.session_authenticated_at,
       ip: row.session_ip,
       user_agent: row.session_user_agent,
+      second_factor: row.session_second_factor,
     });
     return { session, user: fromUserRow(row) };
   }
@@ -506,22 +515,24 @@ export class SqlUserStore implements UserStore {
         if (batch.numDeletedRows < BigInt(CLEANUP_BATCH_SIZE)) break;
       }
     }
-    for (;;) {
-      const batch = await this.write((trx) =>
-        trx
-          .deleteFrom('email_changes')
-          .where('token_hash', 'in', (eb) =>
-            eb
-              .selectFrom('email_changes')
-              .select('token_hash')
-              .where('expires_at', '<=', now.getTime())
-              .limit(CLEANUP_BATCH_SIZE)
-              .$if(this.capabilities.rowLocks, (query) => query.forUpdate().skipLocked()),
-          )
-          .executeTakeFirst(),
-      );
-      deleted += Number(batch.numDeletedRows);
-      if (batch.numDeletedRows < BigInt(CLEANUP_BATCH_SIZE)) break;
+    for (const table of ['email_changes', 'login_challenges'] as const) {
+      for (;;) {
+        const batch = await this.write((trx) =>
+          trx
+            .deleteFrom(table)
+            .where('token_hash', 'in', (eb) =>
+              eb
+                .selectFrom(table)
+                .select('token_hash')
+                .where('expires_at', '<=', now.getTime())
+                .limit(CLEANUP_BATCH_SIZE)
+                .$if(this.capabilities.rowLocks, (query) => query.forUpdate().skipLocked()),
+            )
+            .executeTakeFirst(),
+        );
+        deleted += Number(batch.numDeletedRows);
+        if (batch.numDeletedRows < BigInt(CLEANUP_BATCH_SIZE)) break;
+      }
     }
     while (outboxChangedBefore) {
       const batch = await this.write((trx) =>
@@ -542,6 +553,156 @@ export class SqlUserStore implements UserStore {
       if (batch.numDeletedRows < BigInt(CLEANUP_BATCH_SIZE)) break;
     }
     return deleted;
+  }
+
+  async getSecondFactor(userId: string): Promise<StoredSecondFactor | null> {
+    const row = await this.db.selectFrom('second_factors').selectAll().where('user_id', '=', userId).executeTakeFirst();
+    return row ? fromSecondFactorRow(row) : null;
+  }
+
+  async startSecondFactor(factor: StoredSecondFactor): Promise<boolean> {
+    return this.write(async (trx) => {
+      // The user row first (the lock order): concurrent starts, an enabling and a deletion of the user queue here.
+      const user = await trx
+        .selectFrom('users')
+        .select('id')
+        .where('id', '=', factor.userId)
+        .$if(this.capabilities.rowLocks, (query) => query.forNoKeyUpdate())
+        .executeTakeFirst();
+      if (!user) return false;
+      const replaced = await trx
+        .deleteFrom('second_factors')
+        .where('user_id', '=', factor.userId)
+        .where('enabled', '=', 0)
+        .executeTakeFirst();
+      if (replaced.numDeletedRows === 0n && (await secondFactorOf(trx, factor.userId))) return false;
+      await trx.insertInto('second_factors').values(toSecondFactorRow(factor)).execute();
+      return true;
+    });
+  }
+
+  async enableSecondFactor(
+    userId: string,
+    step: number,
+    recoveryCodeHashes: readonly string[],
+    now: Date,
+    message?: NewOutboxMessage,
+  ): Promise<boolean> {
+    return this.write(async (trx) => {
+      const recipient = await this.lockedRecipient(trx, userId);
+      if (!recipient) return false;
+      const enabled = await trx
+        .updateTable('second_factors')
+        .set({ enabled: 1, enabled_at: now.getTime(), last_used_step: step })
+        .where('user_id', '=', userId)
+        .where('enabled', '=', 0)
+        .executeTakeFirst();
+      if (enabled.numUpdatedRows === 0n) return false;
+      await replaceCodes(trx, userId, recoveryCodeHashes, now);
+      await insertMessage(trx, message, recipient);
+      return true;
+    });
+  }
+
+  async useTotpStep(userId: string, step: number): Promise<boolean> {
+    // One conditional update, a compare-and-set on the last used step: of concurrent uses of one step (on any
+    // instance), the database lets exactly one change the row.
+    const result = await this.write((trx) =>
+      trx
+        .updateTable('second_factors')
+        .set({ last_used_step: step })
+        .where('user_id', '=', userId)
+        .where('enabled', '=', 1)
+        .where((eb) => eb.or([eb('last_used_step', 'is', null), eb('last_used_step', '<', step)]))
+        .executeTakeFirst(),
+    );
+    return result.numUpdatedRows > 0n;
+  }
+
+  async consumeRecoveryCode(userId: string, codeHash: string, message?: NewOutboxMessage): Promise<boolean> {
+    return this.write(async (trx) => {
+      const recipient = await this.lockedRecipient(trx, userId);
+      if (!recipient) return false;
+      // The deletion is the claim: only the caller whose DELETE removed the row queues the notice.
+      const used = await trx
+        .deleteFrom('recovery_codes')
+        .where('code_hash', '=', codeHash)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      if (used.numDeletedRows === 0n) return false;
+      await insertMessage(trx, message, recipient);
+      return true;
+    });
+  }
+
+  async countRecoveryCodes(userId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('recovery_codes')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async replaceRecoveryCodes(
+    userId: string,
+    recoveryCodeHashes: readonly string[],
+    now: Date,
+    message?: NewOutboxMessage,
+  ): Promise<boolean> {
+    return this.write(async (trx) => {
+      // The user row is locked first, so a disabling or a deletion under way has finished when the factor is judged.
+      const recipient = await this.lockedRecipient(trx, userId);
+      if (!recipient) return false;
+      if (!(await secondFactorOf(trx, userId))?.enabled) return false;
+      await replaceCodes(trx, userId, recoveryCodeHashes, now);
+      await insertMessage(trx, message, recipient);
+      return true;
+    });
+  }
+
+  async disableSecondFactor(userId: string, _now: Date, message?: NewOutboxMessage): Promise<boolean> {
+    return this.write(async (trx) => {
+      const recipient = await this.lockedRecipient(trx, userId);
+      if (!recipient) return false;
+      const removed = await trx.deleteFrom('second_factors').where('user_id', '=', userId).executeTakeFirst();
+      if (removed.numDeletedRows === 0n) return false;
+      await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+      await trx.deleteFrom('login_challenges').where('user_id', '=', userId).execute();
+      await insertMessage(trx, message, recipient);
+      return true;
+    });
+  }
+
+  async createLoginChallenge(challenge: StoredLoginChallenge): Promise<void> {
+    await this.write((trx) => trx.insertInto('login_challenges').values(toLoginChallengeRow(challenge)).execute());
+  }
+
+  async takeLoginChallengeAttempt(
+    tokenHash: string,
+    now: Date,
+    maxAttempts: number,
+  ): Promise<StoredLoginChallenge | null> {
+    // One conditional update: the database counts concurrent answers one after the other, so never more than
+    // `maxAttempts` of them find the condition true.
+    const row = await this.write((trx) =>
+      trx
+        .updateTable('login_challenges')
+        .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+        .where('token_hash', '=', tokenHash)
+        .where('expires_at', '>', now.getTime())
+        .where('attempts', '<', maxAttempts)
+        .returningAll()
+        .executeTakeFirst(),
+    );
+    return row ? fromLoginChallengeRow(row) : null;
+  }
+
+  async consumeLoginChallenge(tokenHash: string): Promise<boolean> {
+    const result = await this.write((trx) =>
+      trx.deleteFrom('login_challenges').where('token_hash', '=', tokenHash).executeTakeFirst(),
+    );
+    return result.numDeletedRows > 0n;
   }
 
   async createRole(name: string): Promise<boolean> {
@@ -913,6 +1074,20 @@ export class SqlUserStore implements UserStore {
     return { outcome: 'changed', user: fromUserRow(row), previousEmail: previous.email, endedSessions };
   }
 
+  /**
+   * The user as a recipient, its row locked first where writers lock rows (the lock order, see `lockUser`): the
+   * second factor's changes of one user queue here, behind a deletion, reset or change under way.
+   */
+  private async lockedRecipient(trx: Kysely<Database>, userId: string): Promise<Recipient | null> {
+    const row = await trx
+      .selectFrom('users')
+      .select(['id', 'username', 'email'])
+      .where('id', '=', userId)
+      .$if(this.capabilities.rowLocks, (query) => query.forNoKeyUpdate())
+      .executeTakeFirst();
+    return row ?? null;
+  }
+
   private write<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
     return this.capabilities.writeTransaction(this.db, work);
   }
@@ -1065,13 +1240,15 @@ async function sessionStillOpen(
 }
 
 /**
- * What every password replacement must do in the same transaction: end all sessions, outstanding resets and the
- * pending change of address (asked for under the old password).
+ * What every password replacement must do in the same transaction: end all sessions, outstanding resets, the
+ * pending change of address and the login challenges (all won with the old password). The second factor and its
+ * recovery codes stay: a reset must not switch the second factor off.
  */
 async function endSessionsAndResets(trx: Kysely<Database>, userId: string): Promise<void> {
   await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
   await deleteTokensOf(trx, userId, 'reset_password');
   await trx.deleteFrom('email_changes').where('user_id', '=', userId).execute();
+  await trx.deleteFrom('login_challenges').where('user_id', '=', userId).execute();
 }
 
 /** The verified account that owns the address, other than `exceptUserId`, as a recipient. */
@@ -1116,8 +1293,8 @@ async function deleteTokensOf(trx: Kysely<Database>, userId: string, purpose: To
 }
 
 /**
- * Deletes the users with every session, token, pending change of address and grant of theirs; returns how many users
- * went. The user rows go
+ * Deletes the users with every session, token, pending change of address, second factor, recovery code, login
+ * challenge and grant of theirs; returns how many users went. The user rows go
  * first (see `lockUser` for the lock order); the foreign keys cascade, and the dependents are deleted explicitly as
  * well so that this stays right on a connection where foreign key enforcement is off (SQLite's default).
  */
@@ -1127,8 +1304,31 @@ async function deleteUsersWithDependents(trx: Kysely<Database>, userIds: string[
   await trx.deleteFrom('sessions').where('user_id', 'in', userIds).execute();
   await trx.deleteFrom('tokens').where('user_id', 'in', userIds).execute();
   await trx.deleteFrom('email_changes').where('user_id', 'in', userIds).execute();
+  await trx.deleteFrom('second_factors').where('user_id', 'in', userIds).execute();
+  await trx.deleteFrom('recovery_codes').where('user_id', 'in', userIds).execute();
+  await trx.deleteFrom('login_challenges').where('user_id', 'in', userIds).execute();
   await trx.deleteFrom('user_roles').where('user_id', 'in', userIds).execute();
   return Number(result.numDeletedRows);
+}
+
+async function secondFactorOf(trx: Kysely<Database>, userId: string): Promise<StoredSecondFactor | null> {
+  const row = await trx.selectFrom('second_factors').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  return row ? fromSecondFactorRow(row) : null;
+}
+
+/** The user's recovery codes become these (a taken hash fails the whole transaction). */
+async function replaceCodes(
+  trx: Kysely<Database>,
+  userId: string,
+  codeHashes: readonly string[],
+  now: Date,
+): Promise<void> {
+  await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+  if (codeHashes.length === 0) return;
+  await trx
+    .insertInto('recovery_codes')
+    .values(codeHashes.map((codeHash) => ({ code_hash: codeHash, user_id: userId, created_at: now.getTime() })))
+    .execute();
 }
 
 async function unknownRoleOrPermission(

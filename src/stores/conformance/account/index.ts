@@ -6,6 +6,7 @@ import { describeEmailChange } from './email-change';
 import { describePasswords } from './passwords';
 import { describeRaces } from './races';
 import { describeRoles } from './roles';
+import { describeSecondFactor } from './second-factor';
 import { describeSessionDetails } from './session-details';
 import { describeSessions } from './sessions';
 import { describeTokens } from './tokens';
@@ -13,7 +14,7 @@ import { describeUsers } from './users';
 
 /**
  * Every area of the account store contract: users, tokens, addresses, passwords, deletion, sessions (and what a person
- * sees and ends of them), email changes, roles.
+ * sees and ends of them), email changes, the second factor (its recovery codes and login challenges), roles.
  */
 export function describeAccountStoreAreas(suite: ConformanceSuite): void {
   describeUsers(suite);
@@ -24,6 +25,7 @@ export function describeAccountStoreAreas(suite: ConformanceSuite): void {
   describeSessions(suite);
   describeSessionDetails(suite);
   describeEmailChange(suite);
+  describeSecondFactor(suite);
   describeRoles(suite);
   describeCouplings(suite);
   describeRaces(suite);
