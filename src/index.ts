@@ -40,6 +40,7 @@ export { ACCOUNT_CONTROLLERS } from './app/account-controllers';
 
 // The account core, usable without HTTP (scripts, jobs, other frameworks).
 export { AccountService, type AccountServiceDeps, type RegisterInput } from './services/account-service';
+export type { SecondFactorMethod, SecondFactorProof, SignInResult } from './services/second-factors';
 export { createAccountService } from './di/create-account-service';
 export type { MailDelivery } from './services/mail-delivery';
 export { DEFAULT_ACCOUNT_OPTIONS, type AccountOptions } from './services/account-options';

@@ -17,6 +17,7 @@ import {
 } from './identity';
 import type { Logger } from './logger';
 import type { MailDelivery } from './mail-delivery';
+import { SecondFactors, type SecondFactorProof, type SignInResult } from './second-factors';
 import { SessionDirectory } from './session-directory';
 import { newSession } from './session-views';
 import { isRawToken } from './token-hasher';
@@ -71,6 +72,7 @@ export class AccountService {
   private readonly core: AccountContext;
   private readonly sessions: SessionDirectory;
   private readonly emailChanges: EmailChanges;
+  private readonly secondFactors: SecondFactors;
   /**
    * What delivers the queued mail, or null when another process does (`gatehouse worker`). It is nudged after every
    * change that queues mail; `delivery.start()` also makes it poll (for messages left by another process or a
@@ -82,6 +84,7 @@ export class AccountService {
     this.core = new AccountContext(deps);
     this.sessions = new SessionDirectory(this.core);
     this.emailChanges = new EmailChanges(this.core);
+    this.secondFactors = new SecondFactors(this.core);
     this.delivery = this.core.delivery;
   }
 
@@ -187,9 +190,20 @@ export class AccountService {
   /**
    * Exchanges username and password for a new session token (returned raw, once). Unknown user and wrong password
    * cost the same argon2 work and fail alike; `unverified_user` is revealed only after a correct password. `client`
-   * (address and user agent) is recorded on the session for its owner's list, for display only.
+   * (address and user agent) is recorded on the session for its owner's list, for display only. An account with a
+   * second factor gets no session here (`second_factor_required`): use `signIn`, which returns its challenge.
    */
   async login(username: string, password: string, client?: SessionClient): Promise<string> {
+    const result = await this.signIn(username, password, client);
+    if (result.kind === 'session') return result.token;
+    throw new AccountError('second_factor_required', 'This account signs in with a second factor; use signIn');
+  }
+
+  /**
+   * `login` for every account: a session, or, for an account with a second factor, the challenge a code must
+   * answer (`completeSignIn`).
+   */
+  async signIn(username: string, password: string, client?: SessionClient): Promise<SignInResult> {
     // Nobody's password is this long, so refusing it without hashing reveals nothing and bounds the work.
     if (this.core.policy.isOverlong(password)) throw invalidCredentials();
     const candidate = this.core.policy.normalize(password);
@@ -206,12 +220,17 @@ export class AccountService {
       this.core.logger.info({ event: 'login', outcome: 'wrong_password', userId: user.id }, 'login failed');
       throw invalidCredentials();
     }
-    await this.core.forgetPasswordGuesses(usernameKey);
     if (!user.verified) {
+      await this.core.forgetPasswordGuesses(usernameKey);
       this.core.logger.info({ event: 'login', outcome: 'unverified', userId: user.id }, 'login refused');
       throw new AccountError('unverified_user', 'Email address is not verified');
     }
     const passwordHash = await this.core.rehashIfOutdated(user, candidate);
+    // With a second factor, the password alone clears nothing: the guesses at codes that follow count on top of the
+    // password guesses, and only a right code starts the count over.
+    const challenge = await this.secondFactors.challengeFor(user, passwordHash, client);
+    if (challenge) return challenge;
+    await this.core.forgetPasswordGuesses(usernameKey);
 
     const token = this.core.tokens.generate();
     const now = this.core.clock.now();
@@ -225,7 +244,12 @@ export class AccountService {
     // Conditional on the hash just verified: a reset, change or deletion that committed meanwhile wins.
     if (!(await this.core.store.createSession(session, passwordHash))) throw invalidCredentials();
     this.core.logger.info({ event: 'login', outcome: 'success', userId: user.id }, 'login succeeded');
-    return token;
+    return { kind: 'session', token };
+  }
+
+  /** Answers a login challenge with a TOTP code or a recovery code; the session token (see `SecondFactors`). */
+  completeSignIn(challengeToken: string, proof: SecondFactorProof, client?: SessionClient): Promise<string> {
+    return this.secondFactors.completeSignIn(challengeToken, proof, client);
   }
 
   /**
@@ -241,6 +265,12 @@ export class AccountService {
   /** Like `validateSession`, but a rejected token is `invalid_session_token`. */
   async authenticate(token: string): Promise<AccountUser> {
     return accountView(await this.core.requireSessionUser(token));
+  }
+
+  /** `authenticate`, and whether the session was made with a second factor (`@Authorized('mfa')`). */
+  async authenticateSession(token: string): Promise<{ user: AccountUser; secondFactor: boolean }> {
+    const { user, session } = await this.core.requireLiveSession(token);
+    return { user: accountView(user), secondFactor: session.secondFactor };
   }
 
   /** Ends the presented session only. */
@@ -292,6 +322,38 @@ export class AccountService {
   /** The account and new address an email-change link would confirm, without spending it; null when dead. */
   pendingEmailChange(token: string): Promise<{ username: string; newEmail: string } | null> {
     return this.emailChanges.pending(token);
+  }
+
+  // --- Second factor ---------------------------------------------------------------------------------------------
+
+  /** Whether the account has a second factor on, one waiting for its first code, and how many recovery codes remain. */
+  secondFactorStatus(token: string): Promise<{ enabled: boolean; pending: boolean; recoveryCodesLeft: number }> {
+    return this.secondFactors.status(token);
+  }
+
+  /** Starts TOTP enrolment (recent password): the secret and its `otpauth://` URI, shown now and never again. */
+  startTotpEnrolment(token: string): Promise<{ secret: string; uri: string }> {
+    return this.secondFactors.startEnrolment(token);
+  }
+
+  /** Turns the second factor on with a right code; returns the recovery codes, once. */
+  confirmTotpEnrolment(token: string, code: string): Promise<{ recoveryCodes: string[] }> {
+    return this.secondFactors.confirmEnrolment(token, code);
+  }
+
+  /** Replaces the recovery codes (recent password and a code); returns the new ones, once. */
+  regenerateRecoveryCodes(token: string, code: string): Promise<{ recoveryCodes: string[] }> {
+    return this.secondFactors.regenerateRecoveryCodes(token, code);
+  }
+
+  /** Turns the second factor off (recent password and a code). */
+  disableSecondFactor(token: string, code: string): Promise<void> {
+    return this.secondFactors.disable(token, code);
+  }
+
+  /** For an operator: turns a user's second factor off; true when one was on or waiting. */
+  disableSecondFactorFor(username: string): Promise<boolean> {
+    return this.secondFactors.disableFor(username);
   }
 
   // --- Passwords -------------------------------------------------------------------------------------------------

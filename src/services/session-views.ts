@@ -26,17 +26,21 @@ export function newSession(
     expiresAt,
     lastSeenAt: now,
     authenticatedAt: now,
-    ip: boundedText(client.ip, 64),
-    userAgent: boundedText(client.userAgent, MAX_USER_AGENT_LENGTH),
+    ...recordedClient(client),
     secondFactor,
   };
+}
+
+/** Where a login came from, as a session (or a login challenge) records it: bounded display text. */
+export function recordedClient(client: SessionClient = {}): { ip: string | null; userAgent: string | null } {
+  return { ip: boundedText(client.ip, 64), userAgent: boundedText(client.userAgent, MAX_USER_AGENT_LENGTH) };
 }
 
 /**
  * Display text from a client: cut rather than refused (a login must not fail over its User-Agent), control
  * characters dropped so a log line or a page cannot be forged with it, and empty as null.
  */
-export function boundedText(value: string | null | undefined, max: number): string | null {
+function boundedText(value: string | null | undefined, max: number): string | null {
   if (typeof value !== 'string') return null;
   // eslint-disable-next-line no-control-regex
   const text = value.replace(/[\u0000-\u001f\u007f]/g, '').trim();

@@ -5,8 +5,13 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 // HKDF separates this key from every other use of the secret key (token HMACs, limiter keys): a leak of one derived
 // key says nothing about the others or the secret itself.
-const HKDF_SALT = Buffer.from('gatehouse.outbox', 'utf8');
-const HKDF_INFO = Buffer.from('token-sealing v1', 'utf8');
+const OUTBOX_SEALING: SealingPurpose = { salt: 'gatehouse.outbox', info: 'token-sealing v1' };
+
+/** What a sealing key is for: each purpose gets its own key from the secret key. */
+export interface SealingPurpose {
+  salt: string;
+  info: string;
+}
 
 /**
  * Encrypts the raw token of a link message for the time it waits in the outbox: AES-256-GCM under a key derived with
@@ -27,9 +32,11 @@ const HKDF_INFO = Buffer.from('token-sealing v1', 'utf8');
 export class TokenSealer {
   private readonly key: Buffer;
 
-  constructor(secretKey: string | Buffer) {
+  /** `purpose` separates keys: the outbox's by default; the second factor's secrets have their own. */
+  constructor(secretKey: string | Buffer, purpose: SealingPurpose = OUTBOX_SEALING) {
     const secret = Buffer.isBuffer(secretKey) ? secretKey : Buffer.from(secretKey, 'utf8');
-    this.key = Buffer.from(hkdfSync('sha256', secret, HKDF_SALT, HKDF_INFO, 32));
+    const salt = Buffer.from(purpose.salt, 'utf8');
+    this.key = Buffer.from(hkdfSync('sha256', secret, salt, Buffer.from(purpose.info, 'utf8'), 32));
   }
 
   seal(token: string, messageId: string): string {
@@ -63,12 +70,12 @@ export class TokenSealer {
   }
 }
 
-/** A sealed token that does not open: wrong key, wrong message, or not a sealed token at all. */
+/** A sealed value that does not open: wrong key, wrong row (associated data), or not a sealed value at all. */
 export class SealError extends Error {
   override name = 'SealError';
   readonly code = 'ESEAL';
 
   constructor() {
-    super('Gatehouse: the sealed token of an outbox message does not open (was the secret key changed?)');
+    super('Gatehouse: a sealed value does not open (was the secret key changed?)');
   }
 }

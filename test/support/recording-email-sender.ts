@@ -10,7 +10,11 @@ export type EmailOperation =
   | 'sendEmailChange'
   | 'sendEmailChangeRequested'
   | 'sendEmailChanged'
-  | 'sendEmailChangeAttempt';
+  | 'sendEmailChangeAttempt'
+  | 'sendSecondFactorEnabled'
+  | 'sendSecondFactorDisabled'
+  | 'sendRecoveryCodesRegenerated'
+  | 'sendRecoveryCodeUsed';
 
 export interface RecordedEmail {
   operation: EmailOperation;
@@ -61,6 +65,18 @@ export class RecordingEmailSender implements EmailSender {
   }
   sendEmailChangeAttempt(username: string, email: string, context?: EmailContext) {
     return this.record({ operation: 'sendEmailChangeAttempt', username, email }, context);
+  }
+  sendSecondFactorEnabled(username: string, email: string, context?: EmailContext) {
+    return this.record({ operation: 'sendSecondFactorEnabled', username, email }, context);
+  }
+  sendSecondFactorDisabled(username: string, email: string, context?: EmailContext) {
+    return this.record({ operation: 'sendSecondFactorDisabled', username, email }, context);
+  }
+  sendRecoveryCodesRegenerated(username: string, email: string, context?: EmailContext) {
+    return this.record({ operation: 'sendRecoveryCodesRegenerated', username, email }, context);
+  }
+  sendRecoveryCodeUsed(username: string, email: string, context?: EmailContext) {
+    return this.record({ operation: 'sendRecoveryCodeUsed', username, email }, context);
   }
 
   /** Every message of this kind, oldest first. */

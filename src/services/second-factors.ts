@@ -1,0 +1,272 @@
+import { timingSafeEqual } from 'node:crypto';
+import { AccountError } from '../errors/account-error';
+import { AccountContext, LiveSession } from './account-context';
+import type { EmailSender } from './email-sender';
+import { sessionExpiresAt } from './expiry-rules';
+import type { OutboxKind } from './outbox-message';
+import { newRecoveryCodes, normalizeRecoveryCode, recoveryCodeKey } from './recovery-codes';
+import { newSession, recordedClient } from './session-views';
+import { isRawToken } from './token-hasher';
+import { TokenSealer } from './token-sealer';
+import { newTotpSecret, totpStepOf, totpUri } from './totp';
+import type { SessionClient, StoredUser } from './types';
+
+/** How a login challenge can be answered. */
+export type SecondFactorMethod = 'totp' | 'recovery_code';
+
+/** What a right password gives: a session, or (for an account with a second factor) a challenge to answer. */
+export type SignInResult =
+  | { kind: 'session'; token: string }
+  | { kind: 'challenge'; challengeToken: string; expiresAt: Date; methods: SecondFactorMethod[] };
+
+/** The answer to a challenge, or the proof a change of the second factor asks for: one of the two. */
+export interface SecondFactorProof {
+  code?: string;
+  recoveryCode?: string;
+}
+
+// Its own key, derived from the secret key: a leak of the outbox's key (or the reverse) opens nothing here.
+const TOTP_SEALING = { salt: 'gatehouse.second-factor', info: 'totp-secret v1' };
+
+const invalidChallenge = () =>
+  new AccountError('invalid_login_challenge', 'The sign-in has expired or was used; sign in again');
+const invalidCode = () => new AccountError('invalid_second_factor_code', 'The code is not right');
+const alreadyEnabled = () => new AccountError('second_factor_already_enabled', 'Two-factor sign-in is already on');
+const notEnabled = () => new AccountError('second_factor_not_enabled', 'Two-factor sign-in is not on');
+
+/** The notices of the second factor, each sent only when the host's sender has its operation. */
+const NOTICE_OPERATIONS: Partial<Record<OutboxKind, keyof EmailSender>> = {
+  secondFactorEnabled: 'sendSecondFactorEnabled',
+  secondFactorDisabled: 'sendSecondFactorDisabled',
+  recoveryCodesRegenerated: 'sendRecoveryCodesRegenerated',
+  recoveryCodeUsed: 'sendRecoveryCodeUsed',
+};
+
+/**
+ * The second factor: an authenticator app (TOTP) with single-use recovery codes. A right password for an account
+ * with one gives a challenge, not a session; the session comes when the challenge is answered with a code. Every
+ * code works once (a used time step, or an earlier one, is refused; a recovery code is deleted as it is used), a
+ * challenge takes `loginChallengeMaxAttempts` answers, and each answer counts against the account like a password
+ * guess. Changing the factor needs a recent password and a code; a password reset leaves it on.
+ */
+export class SecondFactors {
+  private readonly sealer: TokenSealer;
+
+  constructor(private readonly core: AccountContext) {
+    this.sealer = new TokenSealer(core.options.secretKey, TOTP_SEALING);
+  }
+
+  /** After a right password: a challenge when the account has a second factor on, else null (a session follows). */
+  async challengeFor(user: StoredUser, passwordHash: string, client: SessionClient = {}): Promise<SignInResult | null> {
+    const factor = await this.core.store.getSecondFactor(user.id);
+    if (!factor?.enabled) return null;
+    const challengeToken = this.core.tokens.generate();
+    const now = this.core.clock.now();
+    const expiresAt = new Date(now.getTime() + this.core.options.loginChallengeTtlMs);
+    const { ip, userAgent } = recordedClient(client);
+    await this.core.store.createLoginChallenge({
+      tokenHash: this.core.tokens.hash(challengeToken),
+      userId: user.id,
+      passwordBinding: this.passwordBinding(passwordHash),
+      attempts: 0,
+      createdAt: now,
+      expiresAt,
+      ip,
+      userAgent,
+    });
+    this.core.logger.info({ event: 'login', outcome: 'challenge_issued', userId: user.id }, 'second factor asked for');
+    return { kind: 'challenge', challengeToken, expiresAt, methods: ['totp', 'recovery_code'] };
+  }
+
+  /**
+   * Answers a login challenge: the session token when the code is right. The answer is counted before the code is
+   * checked, so concurrent guesses cannot exceed the challenge's budget; the challenge is spent by the one answer
+   * that succeeds. A password reset or change since the challenge was given kills it.
+   */
+  async completeSignIn(challengeToken: string, proof: SecondFactorProof, client?: SessionClient): Promise<string> {
+    if (!isRawToken(challengeToken)) throw invalidChallenge();
+    const tokenHash = this.core.tokens.hash(challengeToken);
+    const now = this.core.clock.now();
+    const { store, options, logger } = this.core;
+    const challenge = await store.takeLoginChallengeAttempt(tokenHash, now, options.loginChallengeMaxAttempts);
+    const user = challenge && (await store.findUserById(challenge.userId));
+    if (!challenge || !user || !this.sameBinding(challenge.passwordBinding, user.passwordHash)) {
+      logger.info({ event: 'login_second_factor', outcome: 'invalid_challenge' }, 'second factor refused');
+      throw invalidChallenge();
+    }
+    await this.core.takePasswordGuess(user.usernameKey, user.id);
+    if (!(await this.proves(user, proof, now))) {
+      logger.info({ event: 'login_second_factor', outcome: 'wrong_code', userId: user.id }, 'second factor refused');
+      throw invalidCode();
+    }
+    await this.core.forgetPasswordGuesses(user.usernameKey);
+    if (!(await store.consumeLoginChallenge(tokenHash))) throw invalidChallenge();
+    const token = this.core.tokens.generate();
+    const from = client ?? { ip: challenge.ip, userAgent: challenge.userAgent };
+    const session = newSession(this.core.tokens.hash(token), user.id, now, sessionExpiresAt(now, options), from, true);
+    // Conditional on the password hash: a reset that committed meanwhile wins.
+    if (!(await store.createSession(session, user.passwordHash))) throw invalidChallenge();
+    logger.info({ event: 'login_second_factor', outcome: 'success', userId: user.id }, 'login succeeded');
+    return token;
+  }
+
+  /** Whether the signed-in account has a factor on, one waiting for its first code, and how many codes are left. */
+  async status(token: string): Promise<{ enabled: boolean; pending: boolean; recoveryCodesLeft: number }> {
+    const { user } = await this.core.requireLiveSession(token);
+    const factor = await this.core.store.getSecondFactor(user.id);
+    const enabled = factor?.enabled === true;
+    const recoveryCodesLeft = enabled ? await this.core.store.countRecoveryCodes(user.id) : 0;
+    return { enabled, pending: factor !== null && !enabled, recoveryCodesLeft };
+  }
+
+  /**
+   * Starts enrolment on a recently authenticated session: a new secret, stored sealed and waiting for its first code
+   * (a new start replaces a waiting one). The secret is returned now and never again.
+   */
+  async startEnrolment(token: string): Promise<{ secret: string; uri: string }> {
+    const { user } = await this.core.requireRecentSession(token);
+    if ((await this.core.store.getSecondFactor(user.id))?.enabled) throw alreadyEnabled();
+    const secret = newTotpSecret();
+    const now = this.core.clock.now();
+    const started = await this.core.store.startSecondFactor({
+      userId: user.id,
+      sealedSecret: this.sealer.seal(secret, user.id),
+      enabled: false,
+      createdAt: now,
+      enabledAt: null,
+      lastUsedStep: null,
+    });
+    if (!started) throw alreadyEnabled();
+    this.core.logger.info(
+      { event: 'second_factor_enrolment_started', outcome: 'success', userId: user.id },
+      'second factor enrolment started',
+    );
+    return { secret, uri: totpUri(secret, this.core.options.totpIssuer, user.username) };
+  }
+
+  /** Completes enrolment with a right code: the factor is on, and the recovery codes are returned, once. */
+  async confirmEnrolment(token: string, code: string): Promise<{ recoveryCodes: string[] }> {
+    const { user } = await this.core.requireRecentSession(token);
+    const factor = await this.core.store.getSecondFactor(user.id);
+    if (!factor) throw notEnabled();
+    if (factor.enabled) throw alreadyEnabled();
+    await this.core.takePasswordGuess(user.usernameKey, user.id);
+    const now = this.core.clock.now();
+    const step = totpStepOf(this.sealer.open(factor.sealedSecret, user.id), code, now);
+    if (step === null) throw invalidCode();
+    await this.core.forgetPasswordGuesses(user.usernameKey);
+    const recoveryCodes = newRecoveryCodes();
+    const hashes = recoveryCodes.map((typed) => this.recoveryCodeHash(user.id, typed));
+    const notice = this.notice('secondFactorEnabled', now);
+    if (!(await this.core.store.enableSecondFactor(user.id, step, hashes, now, notice))) throw alreadyEnabled();
+    this.core.logger.info({ event: 'second_factor_enabled', outcome: 'success', userId: user.id }, 'second factor on');
+    this.core.delivery?.nudge();
+    return { recoveryCodes };
+  }
+
+  /** New recovery codes in place of the old ones: a recent password and a code (TOTP or recovery). */
+  async regenerateRecoveryCodes(token: string, code: string): Promise<{ recoveryCodes: string[] }> {
+    const { user } = await this.requireProvedChange(token, code);
+    const now = this.core.clock.now();
+    const recoveryCodes = newRecoveryCodes();
+    const hashes = recoveryCodes.map((typed) => this.recoveryCodeHash(user.id, typed));
+    const notice = this.notice('recoveryCodesRegenerated', now);
+    if (!(await this.core.store.replaceRecoveryCodes(user.id, hashes, now, notice))) throw notEnabled();
+    this.core.logger.info(
+      { event: 'recovery_codes_regenerated', outcome: 'success', userId: user.id },
+      'recovery codes replaced',
+    );
+    this.core.delivery?.nudge();
+    return { recoveryCodes };
+  }
+
+  /** Switches the second factor off: a recent password and a code (TOTP or recovery). */
+  async disable(token: string, code: string): Promise<void> {
+    const { user } = await this.requireProvedChange(token, code);
+    const now = this.core.clock.now();
+    if (!(await this.core.store.disableSecondFactor(user.id, now, this.notice('secondFactorDisabled', now)))) {
+      throw notEnabled();
+    }
+    this.core.logger.info(
+      { event: 'second_factor_disabled', outcome: 'success', userId: user.id },
+      'second factor off',
+    );
+    this.core.delivery?.nudge();
+  }
+
+  /** An operator switches a user's second factor off (a lost phone and lost codes); true when one was on or waiting. */
+  async disableFor(username: string): Promise<boolean> {
+    const user = await this.core.requireUser(username);
+    const now = this.core.clock.now();
+    const disabled = await this.core.store.disableSecondFactor(user.id, now, this.notice('secondFactorDisabled', now));
+    if (disabled) {
+      this.core.logger.info(
+        { event: 'second_factor_disabled', outcome: 'by_operator', userId: user.id },
+        'second factor switched off by an operator',
+      );
+      this.core.delivery?.nudge();
+    }
+    return disabled;
+  }
+
+  /** A change of the factor: a recent password, a factor that is on, and a right code (counted as a guess). */
+  private async requireProvedChange(token: string, code: string): Promise<LiveSession> {
+    const live = await this.core.requireRecentSession(token);
+    const { user } = live;
+    if (!(await this.core.store.getSecondFactor(user.id))?.enabled) throw notEnabled();
+    await this.core.takePasswordGuess(user.usernameKey, user.id);
+    const proof = /^[0-9]{6}$/.test(code) ? { code } : { recoveryCode: code };
+    if (!(await this.proves(user, proof, this.core.clock.now()))) {
+      this.core.logger.info({ event: 'second_factor_change', outcome: 'wrong_code', userId: user.id }, 'code refused');
+      throw invalidCode();
+    }
+    await this.core.forgetPasswordGuesses(user.usernameKey);
+    return live;
+  }
+
+  /** Whether the proof is right, spending it: the TOTP step is recorded as used, the recovery code deleted. */
+  private async proves(user: StoredUser, proof: SecondFactorProof, now: Date): Promise<boolean> {
+    const { store } = this.core;
+    if (typeof proof.code === 'string') {
+      const factor = await store.getSecondFactor(user.id);
+      if (!factor?.enabled) return false;
+      const step = totpStepOf(this.sealer.open(factor.sealedSecret, user.id), proof.code, now);
+      if (step === null) return false;
+      if (await store.useTotpStep(user.id, step)) return true;
+      this.core.logger.info({ event: 'login_second_factor', outcome: 'replayed_step', userId: user.id }, 'code reused');
+      return false;
+    }
+    if (typeof proof.recoveryCode === 'string') {
+      const code = normalizeRecoveryCode(proof.recoveryCode);
+      if (code === null) return false;
+      const hash = this.core.tokens.hash(recoveryCodeKey(user.id, code));
+      if (!(await store.consumeRecoveryCode(user.id, hash, this.notice('recoveryCodeUsed', now)))) return false;
+      this.core.logger.info({ event: 'recovery_code_used', outcome: 'success', userId: user.id }, 'recovery code used');
+      this.core.delivery?.nudge();
+      return true;
+    }
+    return false;
+  }
+
+  private recoveryCodeHash(userId: string, typed: string): string {
+    return this.core.tokens.hash(recoveryCodeKey(userId, normalizeRecoveryCode(typed)!));
+  }
+
+  /** Binds a challenge to the password hash it was given under, without storing the hash a second time. */
+  private passwordBinding(passwordHash: string): string {
+    return this.core.tokens.hash(`challenge-password:${passwordHash}`);
+  }
+
+  private sameBinding(binding: string, passwordHash: string): boolean {
+    const expected = Buffer.from(this.passwordBinding(passwordHash));
+    const given = Buffer.from(binding);
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  }
+
+  private notice(kind: OutboxKind, now: Date) {
+    const operation = NOTICE_OPERATIONS[kind];
+    return operation && typeof this.core.sender[operation] === 'function'
+      ? this.core.messages.notice(kind, now)
+      : undefined;
+  }
+}
