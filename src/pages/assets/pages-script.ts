@@ -679,6 +679,10 @@ export function pagesScript(): void {
       fields: { invalid_second_factor_code: 'code' },
     };
 
+    /** A code of the app ("123 456" counts as its digits) or a recovery code, as typed. */
+    const proofOf = (typed: string) =>
+      /^\d{6}$/.test(typed.replace(/\s/g, '')) ? typed.replace(/\s/g, '') : typed.trim();
+
     /** Shows whether two-factor sign-in is on, and the controls that fit. */
     async function loadSecondFactor(): Promise<void> {
       const result = await callApi('GET', '/second-factor', undefined, token);
@@ -821,7 +825,7 @@ export function pagesScript(): void {
     });
     onSubmit('recovery-codes-form', ({ code }, form) =>
       guarded(
-        () => callApi('POST', '/second-factor/recovery-codes', { code: code.trim() }, token),
+        () => callApi('POST', '/second-factor/recovery-codes', { code: proofOf(code) }, token),
         (result) => {
           form.reset();
           showRecoveryCodes(result);
@@ -832,7 +836,7 @@ export function pagesScript(): void {
     );
     onSubmit('second-factor-disable-form', ({ code }, form) =>
       guarded(
-        () => callApi('POST', '/second-factor/disable', { code: code.trim() }, token),
+        () => callApi('POST', '/second-factor/disable', { code: proofOf(code) }, token),
         async () => {
           form.reset();
           await loadSecondFactor();
