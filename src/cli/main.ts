@@ -6,6 +6,7 @@ import { AccountService } from '../services/account-service';
 import { silentLogger, type Logger } from '../services/logger';
 import { createPinoLogger } from '../logging/pino-logger';
 import { accountOptionsOf, loadConfig, parseLogLevel } from '../server/config';
+import { buildSender } from '../server/build-sender';
 import { openStore } from '../server/open-store';
 import { NullEmailSender } from '../email/null-email-sender';
 import { COMMANDS, DATABASE_COMMANDS, usage } from './commands';
@@ -70,13 +71,16 @@ export async function runCli(
   }
   // Opening the store runs the migrations.
   const store = await openStore(config.database);
+  const sender = secondFactor ? buildSender(config) : new NullEmailSender();
   try {
-    // The CLI sends no mail itself: a notice a command causes (two-factor sign-in turned off) waits in the outbox
-    // for a worker. Ending a user's sessions and turning off their second factor are audit events (whose, and
-    // when), so those commands log; the others stay quiet.
+    // The CLI sends no mail itself: without a delivery, what a command queues waits in the outbox for a worker.
+    // The core queues a notice only when the sender has its operation, so `second-factor disable` is given the
+    // configured sender (as the worker builds it, which has the notice), to queue the "turned off" mail for it.
+    // Ending a user's sessions and turning off their second factor are audit events (whose, and when), so those
+    // commands log; the others stay quiet.
     const accounts = new AccountService({
       store,
-      sender: new NullEmailSender(),
+      sender,
       options: accountOptionsOf(config),
       logger: audited
         ? (auditLogger ?? createPinoLogger({ level: parseLogLevel(env.GATEHOUSE_LOG_LEVEL) }))
@@ -103,6 +107,7 @@ export async function runCli(
     }
     throw error;
   } finally {
+    await (sender as { close?(): Promise<void> }).close?.();
     await store.close();
   }
 }
