@@ -7,7 +7,7 @@ import { buildPagesAppOn } from './pages-app';
 
 /** The opening tag of the element with this id. */
 function tagOf(page: string, id: string): string {
-  const match = new RegExp(`<[a-z]+ id="${id}"[^>]*>`).exec(page);
+  const match = new RegExp(`<[a-z]+ (?:[^>]* )?id="${id}"[^>]*>`).exec(page);
   expect(match, `#${id}`).to.not.equal(null);
   return match![0];
 }
