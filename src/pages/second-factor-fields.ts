@@ -25,7 +25,10 @@ export function proofField(form: string): SafeHtml {
   });
 }
 
-/** The six-digit field of the app's code, with the number pad on phones. */
+/**
+ * The six-digit field of the app's code, with the number pad on phones. No `maxlength`: apps show the code as
+ * "123 456", and a bound of 6 would cut that paste to "123 45"; the script sends the digits without the space.
+ */
 export function totpField(form: string, label = 'Code from your authenticator app'): SafeHtml {
   return field({
     form,
@@ -35,6 +38,5 @@ export function totpField(form: string, label = 'Code from your authenticator ap
     autocomplete: 'one-time-code',
     inputMode: 'numeric',
     missing: 'Enter the code from your authenticator app',
-    maxLength: TOTP_CODE_LENGTH,
   });
 }
