@@ -1,4 +1,5 @@
 import { OUTBOX_USAGE } from './outbox-commands';
+import { SECOND_FACTOR_USAGE } from './second-factor-commands';
 import { SESSIONS_USAGE } from './session-commands';
 import { AccountService } from '../services/account-service';
 
@@ -115,6 +116,7 @@ export function usage(): string {
     ...Object.entries(COMMANDS).map(([name, c]) => commandLine(name, c.args).length),
     ...OUTBOX_USAGE.map(([synopsis]) => synopsis.length),
     ...SESSIONS_USAGE.map(([synopsis]) => synopsis.length),
+    ...SECOND_FACTOR_USAGE.map(([synopsis]) => synopsis.length),
   );
   return [
     'usage: gatehouse <command> [arguments]',
@@ -131,6 +133,9 @@ export function usage(): string {
     '',
     'Sessions:',
     ...SESSIONS_USAGE.map(([synopsis, summary]) => `  ${synopsis.padEnd(width)}  ${summary}`),
+    '',
+    'Two-factor sign-in:',
+    ...SECOND_FACTOR_USAGE.map(([synopsis, summary]) => `  ${synopsis.padEnd(width)}  ${summary}`),
     '',
     'Roles and permissions:',
     ...Object.entries(COMMANDS).map(([name, c]) => `  ${commandLine(name, c.args).padEnd(width)}  ${c.summary}`),

@@ -6,17 +6,19 @@ import { AccountService } from '../services/account-service';
 import { silentLogger, type Logger } from '../services/logger';
 import { createPinoLogger } from '../logging/pino-logger';
 import { accountOptionsOf, loadConfig, parseLogLevel } from '../server/config';
+import { buildSender } from '../server/build-sender';
 import { openStore } from '../server/open-store';
 import { NullEmailSender } from '../email/null-email-sender';
 import { COMMANDS, DATABASE_COMMANDS, usage } from './commands';
 import { runOutboxCommand } from './outbox-commands';
+import { runSecondFactorCommand, secondFactorUsageProblem } from './second-factor-commands';
 import { runSessionsCommand, sessionsUsageProblem } from './session-commands';
 import { runWorker } from './worker-command';
 
 /**
  * `gatehouse <command>`: admin work on the same database as the server, configured by the same variables.
  * Exit codes: 0 done, 1 refused (unknown role, invalid name...), 2 usage or configuration error. `auditLogger`
- * receives the audit lines of the commands that act on a user's sessions (default: pino on stderr).
+ * receives the audit lines of the commands that act on a user's sessions or second factor (default: pino on stderr).
  */
 export async function runCli(
   argv: string[],
@@ -35,8 +37,11 @@ export async function runCli(
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   const databaseCommand = Object.hasOwn(DATABASE_COMMANDS, name) ? DATABASE_COMMANDS[name] : undefined;
   const sessions = name === 'sessions';
-  if (sessions) {
-    const problem = sessionsUsageProblem(args);
+  const secondFactor = name === 'second-factor';
+  // Both act on one user's sign-in, so both are audit events (who, and when) and log.
+  const audited = sessions || secondFactor;
+  if (audited) {
+    const problem = sessions ? sessionsUsageProblem(args) : secondFactorUsageProblem(args);
     if (problem) {
       err(`gatehouse: ${problem}`);
       err(usage());
@@ -66,19 +71,27 @@ export async function runCli(
   }
   // Opening the store runs the migrations.
   const store = await openStore(config.database);
+  const sender = secondFactor ? buildSender(config) : new NullEmailSender();
   try {
-    // The CLI sends no mail: no command it offers triggers any. Ending a user's sessions is an audit event (who was
-    // signed out, and when), so those commands log; the others stay quiet.
+    // The CLI sends no mail itself: without a delivery, what a command queues waits in the outbox for a worker.
+    // The core queues a notice only when the sender has its operation, so `second-factor disable` is given the
+    // configured sender (as the worker builds it, which has the notice), to queue the "turned off" mail for it.
+    // Ending a user's sessions and turning off their second factor are audit events (whose, and when), so those
+    // commands log; the others stay quiet.
     const accounts = new AccountService({
       store,
-      sender: new NullEmailSender(),
+      sender,
       options: accountOptionsOf(config),
-      logger: sessions
+      logger: audited
         ? (auditLogger ?? createPinoLogger({ level: parseLogLevel(env.GATEHOUSE_LOG_LEVEL) }))
         : silentLogger,
     });
     if (sessions) {
       await runSessionsCommand(args, { accounts, out, err });
+      return 0;
+    }
+    if (secondFactor) {
+      await runSecondFactorCommand(args, { accounts, out });
       return 0;
     }
     if (!command) {
@@ -94,6 +107,7 @@ export async function runCli(
     }
     throw error;
   } finally {
+    await (sender as { close?(): Promise<void> }).close?.();
     await store.close();
   }
 }

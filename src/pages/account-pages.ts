@@ -6,7 +6,7 @@ import { isStoreUnavailable } from '../errors/store-unavailable-error';
 import { PAGES_SCRIPT } from './assets/pages-script';
 import { PAGES_STYLES } from './assets/pages-styles';
 import { SCRIPT_PATH, STYLES_PATH } from './layout';
-import { assetAnswer, pageAnswer } from './page-headers';
+import { assetAnswer, pageAnswer, SECURITY_PAGE_CSP } from './page-headers';
 import { seeOther, type PageAnswer, type PageRoute } from './page-answer';
 import { accountPage } from './views/account-page';
 import { emailChangePage, type EmailChangeLink } from './views/email-change-page';
@@ -36,7 +36,7 @@ export const PAGE_PATHS: readonly string[] = [...Object.keys(PAGES), '/verify-em
 
 /**
  * The routes of the hosted pages, below `prefix`: sign-up, sign-in, the landing pages of the verification, reset
- * and email-change links, the account page and the security page (sessions, email change), as server-rendered HTML with one same-origin script and stylesheet. A GET only
+ * and email-change links, the account page and the security page (sessions, two-factor sign-in, email change), as server-rendered HTML with one same-origin script and stylesheet. A GET only
  * renders a page: tokens in links are spent by the POST the page sends when the person confirms. Each driver
  * serves them as middleware (`accountPages()` of `gatehouse` or `gatehouse/express`).
  */
@@ -48,7 +48,9 @@ export function accountPageRoutes(options: AccountPagesOptions = {}): Record<str
     ...pageAssetRoutes(),
   };
   for (const [route, render] of Object.entries(PAGES)) {
-    routes[route] = () => pageAnswer(render(pageContext(prefix)));
+    // The security page is the one that shows an image: the QR code of the two-factor set-up, as a data: URL.
+    const csp = route === '/security' ? SECURITY_PAGE_CSP : undefined;
+    routes[route] = () => pageAnswer(render(pageContext(prefix)), 200, csp);
   }
   routes['/verify-email'] = async ({ query }): Promise<PageAnswer> => {
     const context = pageContext(prefix);
@@ -123,5 +125,6 @@ function pageContext(prefix: string): PageContext {
     resetTokenTtlMs: options.resetTokenTtlMs,
     emailChangeTokenTtlMs: options.emailChangeTokenTtlMs,
     reauthenticationWindowMs: options.reauthenticationWindowMs,
+    loginChallengeTtlMs: options.loginChallengeTtlMs,
   };
 }

@@ -17,6 +17,8 @@ export interface FieldOptions {
   sameAs?: { name: string; message: string };
   /** The DTO's bound, so a browser cannot send what the API would refuse as too long. */
   maxLength?: number;
+  /** `numeric` for a code of digits: phones then show a number pad, and the field still takes what is pasted. */
+  inputMode?: 'numeric';
 }
 
 /** The email address field of a form (sign-up, reset request, resend), with the API's bound. */
@@ -47,7 +49,9 @@ export function field(options: FieldOptions): SafeHtml {
 ${options.hint ? html`<p class="hint" id="${hintId}">${options.hint}</p>` : ''}
 <p class="field-error" id="${errorId}" hidden></p>
 <input id="${id}" name="${options.name}" type="${options.type ?? 'text'}" autocomplete="${options.autocomplete}"
-  ${options.maxLength ? html`maxlength="${options.maxLength}"` : ''} required aria-describedby="${describedBy}"
+  ${options.maxLength ? html`maxlength="${options.maxLength}"` : ''}${
+    options.inputMode ? html` inputmode="${options.inputMode}"` : ''
+  } required aria-describedby="${describedBy}"
   data-missing="${options.missing}"${sameAs(options.sameAs)} autocapitalize="none" spellcheck="false">
 </div>`;
 }
@@ -90,11 +94,15 @@ export interface FormOptions {
   fields: SafeHtml[];
   /** Extra class of the submit button (`danger` for deletion). */
   buttonClass?: string;
+  /** Not shown until the script shows it (the other way of answering a step). */
+  hidden?: boolean;
 }
 
 /** A form the script drives; `novalidate`, because the script reports missing fields in words beside them. */
 export function form(options: FormOptions): SafeHtml {
-  return html`<form id="${options.id}" method="post" action="${options.action}" novalidate>
+  return html`<form id="${options.id}" method="post" action="${options.action}" novalidate${
+    options.hidden ? html` hidden` : ''
+  }>
 ${options.fields}
 <button type="submit"${options.buttonClass ? html` class="${options.buttonClass}"` : ''}>${options.submit}</button>
 </form>`;

@@ -18,13 +18,19 @@ export const PAGE_CSP = [
   "trusted-types 'none'",
 ].join('; ');
 
-/** A page: HTML, the pages' CSP, and a window no other site can hold a reference to. */
-export function pageAnswer(markup: string, status = 200): PageAnswer {
+/**
+ * The security page's CSP: the pages' one, plus images from data: URLs and nowhere else, for the QR code of the
+ * two-factor set-up. The code is an SVG our own server drew; as an image it runs no script and loads nothing.
+ */
+export const SECURITY_PAGE_CSP = `${PAGE_CSP}; img-src data:`;
+
+/** A page: HTML, the pages' CSP (or the one given), and a window no other site can hold a reference to. */
+export function pageAnswer(markup: string, status = 200, csp = PAGE_CSP): PageAnswer {
   return {
     status,
     type: 'text/html; charset=utf-8',
     body: markup,
-    headers: { 'Content-Security-Policy': PAGE_CSP, 'Cross-Origin-Opener-Policy': 'same-origin' },
+    headers: { 'Content-Security-Policy': csp, 'Cross-Origin-Opener-Policy': 'same-origin' },
   };
 }
 

@@ -7,9 +7,9 @@ import type { OutboxKind } from './outbox-message';
 import { newRecoveryCodes, normalizeRecoveryCode, recoveryCodeKey } from './recovery-codes';
 import { newSession, recordedClient } from './session-views';
 import { isRawToken } from './token-hasher';
-import { TokenSealer } from './token-sealer';
+import { SealError, TokenSealer } from './token-sealer';
 import { newTotpSecret, totpStepOf, totpUri } from './totp';
-import type { SessionClient, StoredUser } from './types';
+import type { SessionClient, StoredSecondFactor, StoredUser } from './types';
 
 /** How a login challenge can be answered. */
 export type SecondFactorMethod = 'totp' | 'recovery_code';
@@ -152,7 +152,8 @@ export class SecondFactors {
     if (factor.enabled) throw alreadyEnabled();
     await this.core.takePasswordGuess(user.usernameKey, user.id);
     const now = this.core.clock.now();
-    const step = totpStepOf(this.sealer.open(factor.sealedSecret, user.id), code, now);
+    const secret = this.secretOf(factor);
+    const step = secret === null ? null : totpStepOf(secret, code, now);
     if (step === null) throw invalidCode();
     await this.core.forgetPasswordGuesses(user.usernameKey);
     const recoveryCodes = newRecoveryCodes();
@@ -230,7 +231,8 @@ export class SecondFactors {
     if (typeof proof.code === 'string') {
       const factor = await store.getSecondFactor(user.id);
       if (!factor?.enabled) return false;
-      const step = totpStepOf(this.sealer.open(factor.sealedSecret, user.id), proof.code, now);
+      const secret = this.secretOf(factor);
+      const step = secret === null ? null : totpStepOf(secret, proof.code, now);
       if (step === null) return false;
       if (await store.useTotpStep(user.id, step)) return true;
       this.core.logger.info({ event: 'login_second_factor', outcome: 'replayed_step', userId: user.id }, 'code reused');
@@ -246,6 +248,24 @@ export class SecondFactors {
       return true;
     }
     return false;
+  }
+
+  /**
+   * The factor's secret, or null when it no longer opens: the secret key was changed since enrolment (the key that
+   * sealed it is derived from it). No code can be right then; the person uses a recovery code or an operator
+   * switches the factor off (`gatehouse second-factor disable`), and the log says why.
+   */
+  private secretOf(factor: StoredSecondFactor): string | null {
+    try {
+      return this.sealer.open(factor.sealedSecret, factor.userId);
+    } catch (error) {
+      if (!(error instanceof SealError)) throw error;
+      this.core.logger.warn(
+        { event: 'second_factor_unreadable', outcome: 'refused', userId: factor.userId },
+        'the second factor secret does not open: was the secret key changed?',
+      );
+      return null;
+    }
   }
 
   private recoveryCodeHash(userId: string, typed: string): string {

@@ -3,7 +3,7 @@ import { Container } from 'typedi';
 import { accountApiDocument } from '../../src/app/account-api-document';
 import { ACCOUNT_OPTIONS } from '../../src/di/tokens';
 import { StoreUnavailableError } from '../../src/errors/store-unavailable-error';
-import { PAGE_CSP } from '../../src/pages/page-headers';
+import { PAGE_CSP, SECURITY_PAGE_CSP } from '../../src/pages/page-headers';
 import { bearer, DRIVERS, PASSWORD, TEST_SECRET } from '../support/test-app';
 import { buildPagesAppOn } from './pages-app';
 
@@ -39,7 +39,7 @@ for (const driver of DRIVERS)
       const { http } = buildPagesAppOn(driver);
       const response = await http.get('/auth/security').expect(200);
       expect(response.headers['content-type']).to.equal('text/html; charset=utf-8');
-      expect(response.headers['content-security-policy']).to.equal(PAGE_CSP);
+      expect(response.headers['content-security-policy']).to.equal(SECURITY_PAGE_CSP);
       expect(response.headers['cache-control']).to.equal('no-store');
       const page = response.text;
       expect(page).to.include('data-page="security"');

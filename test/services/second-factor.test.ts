@@ -204,6 +204,26 @@ describe('AccountService: second factor', () => {
     expect((await h.accounts.signIn('alice', STRONG_PASSWORD)).kind).to.equal('session');
   });
 
+  it('after the secret key changed, codes are refused (not an error) and a recovery code still works', async () => {
+    const h = makeHarness();
+    const { secret, recoveryCodes } = await enrolled(h);
+    const rotated = makeHarness({ store: h.store, options: { secretKey: 'a-completely-different-secret-key-of-40b' } });
+    rotated.clock.set(h.clock.now());
+    const result = await rotated.accounts.signIn('alice', STRONG_PASSWORD);
+    if (result.kind !== 'challenge') throw new Error('expected a challenge');
+    await expectAccountError(
+      rotated.accounts.completeSignIn(result.challengeToken, { code: totpCode(secret, rotated.clock.now()) }),
+      'invalid_second_factor_code',
+    );
+    expect(rotated.logger.events('second_factor_unreadable')).to.have.length(1);
+    // Recovery codes are keyed hashes under the old key too: only an operator can help now.
+    await expectAccountError(
+      rotated.accounts.completeSignIn(result.challengeToken, { recoveryCode: recoveryCodes[0] }),
+      'invalid_second_factor_code',
+    );
+    expect(await rotated.accounts.disableSecondFactorFor('alice')).to.equal(true);
+  });
+
   it('never logs or stores the secret or a code in usable form', async () => {
     const h = makeHarness();
     const { secret, recoveryCodes } = await enrolled(h);

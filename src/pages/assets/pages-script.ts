@@ -34,6 +34,8 @@ declare const document: {
   createElement(tag: string): PageElement;
 };
 declare const location: { readonly search: string; readonly pathname: string; assign(url: string): void };
+/** Base64 of a string of Latin-1 characters (the SVG of the QR code is ASCII). */
+declare function btoa(data: string): string;
 declare const history: { replaceState(state: unknown, unused: string, url: string): void };
 declare const sessionStorage: {
   getItem(key: string): string | null;
@@ -296,12 +298,60 @@ export function pagesScript(): void {
   }
 
   function loginPage(): void {
+    /**
+     * The challenge the password step gave an account with two-factor sign-in: kept in this page's memory only, so
+     * it dies with the page, and sent with the code that answers it.
+     */
+    let challenge = '';
+    const passwordForm = byId('login-form');
+
+    /** Back to the password, after a challenge that died (expired, too many answers) or at the person's wish. */
+    function toPasswordStep(problem?: Problem): void {
+      challenge = '';
+      byId('second-factor-form').reset();
+      byId('recovery-form').reset();
+      hide('second-factor');
+      show('login-form');
+      show('login-aside');
+      if (problem) return showProblem(problem, passwordForm);
+      clearMessages();
+      byId('login-form-password').focus();
+    }
+
+    /** Which way the second step is answered: the app's code, or a recovery code. */
+    function answerWith(recovery: boolean): void {
+      byId('second-factor-form').hidden = recovery;
+      byId('use-recovery-button').hidden = recovery;
+      byId('recovery-form').hidden = !recovery;
+      byId('use-totp-button').hidden = !recovery;
+      clearMessages();
+      byId(recovery ? 'recovery-form-recovery_code' : 'second-factor-form-code').focus();
+    }
+
     onSubmit('login-form', async ({ username, password }, form) => {
       const result = await callApi('POST', '/login', { username, password });
-      const token = (result.body as { access_token?: unknown } | null)?.access_token;
-      if (result.status === 200 && typeof token === 'string') {
-        saveSession(token);
+      const answer = (result.body ?? {}) as {
+        access_token?: unknown;
+        second_factor_required?: unknown;
+        challenge_token?: unknown;
+      };
+      if (result.status === 200 && typeof answer.access_token === 'string') {
+        saveSession(answer.access_token);
         location.assign(`${api}/account`);
+        return;
+      }
+      if (
+        result.status === 200 &&
+        answer.second_factor_required === true &&
+        typeof answer.challenge_token === 'string'
+      ) {
+        challenge = answer.challenge_token;
+        // The password has done its work: the challenge stands for it now, so it does not stay in the page.
+        byId('login-form-password').value = '';
+        hide('login-form');
+        hide('login-aside');
+        show('second-factor');
+        answerWith(false);
         return;
       }
       showProblem(
@@ -315,6 +365,38 @@ export function pagesScript(): void {
         form,
       );
     });
+
+    async function answerChallenge(proof: Values, form: PageElement, field: string): Promise<void> {
+      const result = await callApi('POST', '/login/second-factor', { challenge_token: challenge, ...proof });
+      const token = (result.body as { access_token?: unknown } | null)?.access_token;
+      if (result.status === 200 && typeof token === 'string') {
+        saveSession(token);
+        location.assign(`${api}/account`);
+        return;
+      }
+      const problem = problemOf(result, {
+        messages: {
+          invalid_second_factor_code:
+            field === 'code'
+              ? 'That code is not right. Enter the code the app shows now.'
+              : 'That recovery code is not right, or it was used already.',
+          invalid_login_challenge: 'This sign-in ran out of time or of tries. Enter your password again to start over.',
+        },
+        fields: { invalid_second_factor_code: field },
+      });
+      if (problem.code === 'invalid_login_challenge') return toPasswordStep(problem);
+      showProblem(problem, form);
+    }
+    // Apps show the code as "123 456"; what counts is the digits.
+    onSubmit('second-factor-form', ({ code }, form) =>
+      answerChallenge({ code: code.replace(/\s/g, '') }, form, 'code'),
+    );
+    onSubmit('recovery-form', ({ recovery_code }, form) =>
+      answerChallenge({ recovery_code: recovery_code.trim() }, form, 'recovery_code'),
+    );
+    onClick('use-recovery-button', async () => answerWith(true));
+    onClick('use-totp-button', async () => answerWith(false));
+    onClick('second-factor-cancel', async () => toPasswordStep());
   }
 
   function verifyEmailPage(): void {
@@ -586,9 +668,71 @@ export function pagesScript(): void {
       );
     }
 
+    // --- Two-factor sign-in ---------------------------------------------------------------------------------------
+    /** The words of a refused code where a code of the app or a recovery code proves the change. */
+    const proofWording: Wording = {
+      messages: {
+        invalid_second_factor_code:
+          'That code is not right. Enter the code the app shows now, or an unused recovery code.',
+        second_factor_not_enabled: 'Two-factor sign-in is not on.',
+      },
+      fields: { invalid_second_factor_code: 'code' },
+    };
+
+    /** A code of the app ("123 456" counts as its digits) or a recovery code, as typed. */
+    const proofOf = (typed: string) =>
+      /^\d{6}$/.test(typed.replace(/\s/g, '')) ? typed.replace(/\s/g, '') : typed.trim();
+
+    /** Shows whether two-factor sign-in is on, and the controls that fit. */
+    async function loadSecondFactor(): Promise<void> {
+      const result = await callApi('GET', '/second-factor', undefined, token);
+      const state = result.body as { enabled?: unknown; pending?: unknown; recovery_codes_left?: unknown } | null;
+      if (result.status !== 200 || typeof state?.enabled !== 'boolean') return afterFailure(problemOf(result));
+      const on = state.enabled;
+      byId('second-factor-status').textContent = on
+        ? 'Two-factor sign-in is on: signing in takes your password and a code from your authenticator app.'
+        : state.pending === true
+          ? 'Two-factor sign-in is off: its set-up was started but not finished.'
+          : 'Two-factor sign-in is off.';
+      byId('second-factor-off').hidden = on;
+      byId('second-factor-on').hidden = !on;
+      const left = Number(state.recovery_codes_left ?? 0);
+      byId('recovery-codes-left').textContent =
+        left === 0
+          ? 'You have no recovery codes left. Make new ones, so that losing your phone does not lock you out.'
+          : left === 1
+            ? 'You have 1 recovery code left.'
+            : `You have ${left} recovery codes left.`;
+    }
+
+    /** The recovery codes of an answer, shown this once; nothing else of the section shows until they are stored. */
+    function showRecoveryCodes(result: ApiResult): void {
+      const codes = (result.body as { recovery_codes?: unknown } | null)?.recovery_codes;
+      const items = (Array.isArray(codes) ? codes : []).map((code) => {
+        const item = document.createElement('li');
+        item.textContent = String(code);
+        return item;
+      });
+      byId('recovery-codes-list').replaceChildren(...items);
+      hide('second-factor-on');
+      hide('second-factor-off');
+      show('recovery-codes', 'recovery-codes-title');
+    }
+
+    /** Forgets the set-up's secret and QR code: they are shown while the first code is awaited, no longer. */
+    function endEnrolment(): void {
+      byId('totp-confirm-form').reset();
+      byId('second-factor-secret').textContent = '';
+      const qr = byId('second-factor-qr');
+      qr.removeAttribute('src');
+      qr.hidden = true;
+      hide('second-factor-enrol');
+    }
+
     if (!(await loadSessions())) return;
     hide('signed-out');
     show('signed-in');
+    await loadSecondFactor();
 
     onSubmit('reauth-form', async ({ password }, form) => {
       const result = await callApi('POST', '/reauthenticate', { password }, token);
@@ -629,6 +773,77 @@ export function pagesScript(): void {
             );
           }
         },
+      ),
+    );
+    onClick('second-factor-setup-button', () =>
+      guarded(
+        () => callApi('POST', '/second-factor/totp', undefined, token),
+        (result) => {
+          const { secret, qr_code_svg } = (result.body ?? {}) as { secret?: unknown; qr_code_svg?: unknown };
+          const qr = byId('second-factor-qr');
+          // An image, not markup: the SVG our server drew goes in as a data: URL (the page's CSP allows data:
+          // images and nothing else), so nothing in it can run or load.
+          if (typeof qr_code_svg === 'string') {
+            qr.setAttribute('src', `data:image/svg+xml;base64,${btoa(qr_code_svg)}`);
+            qr.hidden = false;
+          } else qr.hidden = true;
+          // In groups of four, as apps accept it and people copy it.
+          byId('second-factor-secret').textContent =
+            typeof secret === 'string' ? secret.replace(/(.{4})(?=.)/g, '$1 ') : '';
+          hide('second-factor-off');
+          show('second-factor-enrol', 'second-factor-enrol-title');
+        },
+        { messages: { second_factor_already_enabled: 'Two-factor sign-in is on already.' } },
+      ),
+    );
+    onSubmit('totp-confirm-form', ({ code }, form) =>
+      guarded(
+        () => callApi('POST', '/second-factor/totp/confirm', { code: code.replace(/\s/g, '') }, token),
+        (result) => {
+          endEnrolment();
+          byId('second-factor-status').textContent =
+            'Two-factor sign-in is on: signing in takes your password and a code from your authenticator app.';
+          showRecoveryCodes(result);
+        },
+        {
+          messages: {
+            invalid_second_factor_code:
+              'That code is not right. Enter the code the app shows now, and check that the phone’s clock is right.',
+            second_factor_already_enabled: 'Two-factor sign-in is on already.',
+          },
+          fields: { invalid_second_factor_code: 'code' },
+        },
+        form,
+      ),
+    );
+    onClick('recovery-codes-done', async () => {
+      byId('recovery-codes-list').replaceChildren();
+      hide('recovery-codes');
+      clearMessages();
+      await loadSecondFactor();
+      byId('second-factor-title').focus();
+    });
+    onSubmit('recovery-codes-form', ({ code }, form) =>
+      guarded(
+        () => callApi('POST', '/second-factor/recovery-codes', { code: proofOf(code) }, token),
+        (result) => {
+          form.reset();
+          showRecoveryCodes(result);
+        },
+        proofWording,
+        form,
+      ),
+    );
+    onSubmit('second-factor-disable-form', ({ code }, form) =>
+      guarded(
+        () => callApi('POST', '/second-factor/disable', { code: proofOf(code) }, token),
+        async () => {
+          form.reset();
+          await loadSecondFactor();
+          showNotice('Two-factor sign-in is off. Signing in takes your password alone.');
+        },
+        proofWording,
+        form,
       ),
     );
     onSubmit('email-form', async ({ new_email, end_other_sessions }, form) => {

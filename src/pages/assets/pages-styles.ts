@@ -17,7 +17,7 @@ h3 { font-size: 1.05rem; margin: 1.5rem 0 0.5rem; }
 a { color: #0b5394; }
 a:hover { color: #073763; }
 :focus-visible { outline: 3px solid #f0a800; outline-offset: 2px; }
-section[hidden], div[hidden], p[hidden], form[hidden] { display: none; }
+section[hidden], div[hidden], p[hidden], form[hidden], button[hidden], img[hidden] { display: none; }
 .field { margin: 0 0 1.25rem; }
 label { display: block; font-weight: 600; margin-bottom: 0.25rem; }
 .hint { margin: 0 0 0.35rem; color: #4a4a4a; font-size: 0.95rem; }
@@ -46,6 +46,8 @@ td button { padding: 0.3rem 0.8rem; }
 .error-summary p { margin: 0; font-weight: 600; }
 .error-summary ul { margin: 0.5rem 0 0; }
 .aside { margin-top: 1.5rem; }
+img.qr { display: block; background: #fff; padding: 0.5rem; border: 1px solid #d0d0d0; }
+.codes { columns: 2; font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 1.05rem; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; margin: 0; }
 dt { font-weight: 600; }
 dd { margin: 0; overflow-wrap: anywhere; }

@@ -8,4 +8,6 @@ export interface PageContext {
   resetTokenTtlMs: number;
   emailChangeTokenTtlMs: number;
   reauthenticationWindowMs: number;
+  /** How long the second step of a sign-in can be answered. */
+  loginChallengeTtlMs: number;
 }

@@ -3,6 +3,7 @@ import { checkbox, field, form } from '../fields';
 import { html } from '../html';
 import { layout } from '../layout';
 import { durationText } from '../policy-text';
+import { proofField, totpField } from '../second-factor-fields';
 import type { PageContext } from './page-context';
 
 /**
@@ -10,7 +11,7 @@ import type { PageContext } from './page-context';
  * one that ends all the others, and the change of email address. Ending another session and changing the address
  * need the password proved recently: when the API answers `reauthentication_required`, the page asks for the
  * password (POST /reauthenticate) and then repeats what the person asked for. The table's rows are written by the
- * script, as text.
+ * script, as text. Two-factor sign-in is set up, renewed and turned off here too (`secondFactorSection`).
  */
 export function securityPage({ prefix, emailChangeTokenTtlMs, reauthenticationWindowMs }: PageContext): string {
   const reauthId = 'reauth-form';
@@ -56,6 +57,7 @@ password.</p>
 <button type="button" id="end-others-button" class="danger">End all other sessions</button>
 </div>
 </section>
+${secondFactorSection(prefix)}
 <section aria-labelledby="email-title">
 <h2 id="email-title">Change your email address</h2>
 <p>We send a link to the new address; nothing changes until you open it and confirm, within
@@ -86,4 +88,64 @@ ${form({
 </section>
 </div>`;
   return layout({ prefix, title: 'Sessions and security', page: 'security', body, wide: true });
+}
+
+/**
+ * Two-factor sign-in: its state (GET /second-factor) and, when off, the set-up: the QR code and the secret as text
+ * (POST /second-factor/totp), the first code to confirm, then the recovery codes, shown this once. When on: how many
+ * recovery codes are left, new ones, and turning it off, each proved with a code. The script decides which part
+ * shows and writes every value in as text (the QR code as an image's data: URL, never as markup).
+ */
+function secondFactorSection(prefix: string) {
+  const confirmId = 'totp-confirm-form';
+  const renewId = 'recovery-codes-form';
+  const disableId = 'second-factor-disable-form';
+  return html`<section id="second-factor" aria-labelledby="second-factor-title">
+<h2 id="second-factor-title" tabindex="-1">Two-factor sign-in</h2>
+<p id="second-factor-status"></p>
+<div id="second-factor-off" hidden>
+<p>With two-factor sign-in, signing in takes your password and a code from an authenticator app on your phone, so a
+stolen password alone is not enough.</p>
+<div class="actions">
+<button type="button" id="second-factor-setup-button">Set up two-factor sign-in</button>
+</div>
+</div>
+<section id="second-factor-enrol" hidden aria-labelledby="second-factor-enrol-title">
+<h3 id="second-factor-enrol-title" tabindex="-1">Scan this code with your authenticator app</h3>
+<p><img id="second-factor-qr" class="qr" alt="QR code to add this account to an authenticator app" width="200"
+height="200" hidden></p>
+<p>Cannot scan it? Enter this key in the app instead:</p>
+<p><code id="second-factor-secret"></code></p>
+${form({
+  id: confirmId,
+  action: `${prefix}/second-factor/totp/confirm`,
+  submit: 'Turn on two-factor sign-in',
+  fields: [totpField(confirmId, 'Then enter the code the app shows')],
+})}
+</section>
+<section id="recovery-codes" hidden aria-labelledby="recovery-codes-title">
+<h3 id="recovery-codes-title" tabindex="-1">Your recovery codes</h3>
+<p><strong>Store these codes somewhere safe now: they are shown only this once.</strong> If you lose your phone, each
+one signs you in once instead of a code from the app.</p>
+<ul id="recovery-codes-list" class="codes"></ul>
+<div class="actions">
+<button type="button" id="recovery-codes-done">I have stored them</button>
+</div>
+</section>
+<div id="second-factor-on" hidden>
+<p id="recovery-codes-left"></p>
+<h3 id="renew-title">New recovery codes</h3>
+<p>New codes replace every code you have now.</p>
+${form({ id: renewId, action: `${prefix}/second-factor/recovery-codes`, submit: 'New recovery codes', fields: [proofField(renewId)] })}
+<h3 id="disable-title">Turn off two-factor sign-in</h3>
+<p>Signing in then takes your password alone.</p>
+${form({
+  id: disableId,
+  action: `${prefix}/second-factor/disable`,
+  submit: 'Turn off',
+  buttonClass: 'danger',
+  fields: [proofField(disableId)],
+})}
+</div>
+</section>`;
 }
