@@ -56,7 +56,7 @@ describe('OpenAPI: the document', () => {
   it('describes exactly the routes that are mounted, method for method', () => {
     const { app } = buildPagesApp({ pages: false, apiDocs: false });
     const mounted = mountedRoutes(app);
-    expect(mounted).to.have.length(25);
+    expect(mounted).to.have.length(26);
     expect(documentedRoutes(document())).to.deep.equal(mounted);
 
     const other = buildPagesApp({ prefix: '/accounts', pages: false, apiDocs: false });
@@ -153,7 +153,10 @@ describe('OpenAPI: the document', () => {
       'PasswordResetConfirmBody',
       'ReauthenticateBody',
       'RegisterBody',
+      'SecondFactorCodeBody',
+      'SecondFactorLoginBody',
       'TokenBody',
+      'TotpCodeBody',
     ]);
   });
 
