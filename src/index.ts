@@ -36,6 +36,7 @@ export { clientIp } from './http/client-ip';
 export { AccountController } from './controllers/account-controller';
 export { SessionsController } from './controllers/sessions-controller';
 export { EmailChangeController } from './controllers/email-change-controller';
+export { SecondFactorController } from './controllers/second-factor-controller';
 export { ACCOUNT_CONTROLLERS } from './app/account-controllers';
 
 // The account core, usable without HTTP (scripts, jobs, other frameworks).
@@ -55,6 +56,8 @@ export type {
   SessionClient,
   SessionView,
   StoredEmailChange,
+  StoredLoginChallenge,
+  StoredSecondFactor,
   StoredSession,
   StoredToken,
   StoredUser,

@@ -246,7 +246,8 @@ export interface AccountStore {
   startSecondFactor(factor: StoredSecondFactor): Promise<boolean>;
   /**
    * Atomically enables the user's waiting factor with `step` as its last used step, replaces the user's recovery
-   * codes with these hashes and queues the message. False, and nothing changed, when no factor is waiting.
+   * codes with these hashes and queues the message; the session of `sessionTokenHash`, when it is the user's, is
+   * marked as made with a second factor (it just proved one). False, and nothing changed, when no factor is waiting.
    */
   enableSecondFactor(
     userId: string,
@@ -254,6 +255,7 @@ export interface AccountStore {
     recoveryCodeHashes: readonly string[],
     now: Date,
     message?: NewOutboxMessage,
+    sessionTokenHash?: string,
   ): Promise<boolean>;
   /**
    * Records `step` as used, only when the user's factor is enabled and its last used step is null or earlier: of

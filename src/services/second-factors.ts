@@ -144,9 +144,12 @@ export class SecondFactors {
     return { secret, uri: totpUri(secret, this.core.options.totpIssuer, user.username) };
   }
 
-  /** Completes enrolment with a right code: the factor is on, and the recovery codes are returned, once. */
+  /**
+   * Completes enrolment with a right code: the factor is on, this session counts as made with it, and the recovery
+   * codes are returned, once.
+   */
   async confirmEnrolment(token: string, code: string): Promise<{ recoveryCodes: string[] }> {
-    const { user } = await this.core.requireRecentSession(token);
+    const { user, session } = await this.core.requireRecentSession(token);
     const factor = await this.core.store.getSecondFactor(user.id);
     if (!factor) throw notEnabled();
     if (factor.enabled) throw alreadyEnabled();
@@ -159,7 +162,9 @@ export class SecondFactors {
     const recoveryCodes = newRecoveryCodes();
     const hashes = recoveryCodes.map((typed) => this.recoveryCodeHash(user.id, typed));
     const notice = this.notice('secondFactorEnabled', now);
-    if (!(await this.core.store.enableSecondFactor(user.id, step, hashes, now, notice))) throw alreadyEnabled();
+    // This session just proved the factor: it counts as made with it, as a sign-in with a code would.
+    const enabled = await this.core.store.enableSecondFactor(user.id, step, hashes, now, notice, session.tokenHash);
+    if (!enabled) throw alreadyEnabled();
     this.core.logger.info({ event: 'second_factor_enabled', outcome: 'success', userId: user.id }, 'second factor on');
     this.core.delivery?.nudge();
     return { recoveryCodes };

@@ -371,6 +371,7 @@ export class MemoryUserStore implements UserStore {
     recoveryCodeHashes: readonly string[],
     now: Date,
     message?: NewOutboxMessage,
+    sessionTokenHash?: string,
   ): Promise<boolean> {
     const user = this.users.get(userId);
     const factor = this.secondFactors.get(userId);
@@ -381,6 +382,8 @@ export class MemoryUserStore implements UserStore {
     factor.enabledAt = new Date(now);
     factor.lastUsedStep = step;
     this.replaceCodesOf(userId, recoveryCodeHashes);
+    const session = sessionTokenHash === undefined ? undefined : this.sessions.get(sessionTokenHash);
+    if (session?.userId === userId) session.secondFactor = true;
     this.insertMessage(user, message);
     return true;
   }

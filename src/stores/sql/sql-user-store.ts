@@ -587,6 +587,7 @@ export class SqlUserStore implements UserStore {
     recoveryCodeHashes: readonly string[],
     now: Date,
     message?: NewOutboxMessage,
+    sessionTokenHash?: string,
   ): Promise<boolean> {
     return this.write(async (trx) => {
       const recipient = await this.lockedRecipient(trx, userId);
@@ -599,6 +600,14 @@ export class SqlUserStore implements UserStore {
         .executeTakeFirst();
       if (enabled.numUpdatedRows === 0n) return false;
       await replaceCodes(trx, userId, recoveryCodeHashes, now);
+      if (sessionTokenHash !== undefined) {
+        await trx
+          .updateTable('sessions')
+          .set({ second_factor: 1 })
+          .where('token_hash', '=', sessionTokenHash)
+          .where('user_id', '=', userId)
+          .execute();
+      }
       await insertMessage(trx, message, recipient);
       return true;
     });

@@ -106,6 +106,30 @@ export function describeSecondFactor(suite: ConformanceSuite): void {
         );
       });
 
+      it("enableSecondFactor marks the enrolling session as made with a second factor, and no one else's", async () => {
+        const { user } = await registered('alice');
+        const bob = await registered('bob');
+        const asking = await sessionFor(user.id, 'asking');
+        const other = await sessionFor(user.id, 'other');
+        const bobs = await sessionFor(bob.user.id, 'bobs');
+        assert.equal(await suite.store.startSecondFactor(waitingFactor(user.id)), true);
+        assert.equal(
+          await suite.store.enableSecondFactor(user.id, 7, ['c'], MINUTE_LATER, undefined, asking.tokenHash),
+          true,
+        );
+        const flag = async (tokenHash: string) =>
+          (await suite.store.getSessionAndUser(tokenHash))!.session.secondFactor;
+        assert.equal(await flag(asking.tokenHash), true);
+        assert.equal(await flag(other.tokenHash), false);
+        assert.equal(await suite.store.startSecondFactor(waitingFactor(bob.user.id)), true);
+        assert.equal(
+          await suite.store.enableSecondFactor(bob.user.id, 7, ['d'], MINUTE_LATER, undefined, other.tokenHash),
+          true,
+        );
+        assert.equal(await flag(other.tokenHash), false, "another user's session is not marked");
+        assert.equal(await flag(bobs.tokenHash), false);
+      });
+
       it('enableSecondFactor works only from a waiting factor: not twice, not without one', async () => {
         const { user, codes } = await enrolled('alice');
         const before = await suite.store.getSecondFactor(user.id);
