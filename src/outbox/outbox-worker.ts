@@ -1,3 +1,4 @@
+import { canSend, sendByKind } from '../services/sender-operations';
 import type { EmailContext, EmailSender } from '../services/email-sender';
 import { runOutsideLogContext } from '../logging/log-context';
 import { Clock, systemClock } from '../services/clock';
@@ -196,48 +197,9 @@ export class OutboxWorker {
   }
 
   private send(message: ClaimedMessage, token: string | undefined, context: EmailContext): Promise<void> {
-    const { username, email } = message;
-    switch (message.kind) {
-      case 'verification':
-        return this.sender.sendVerification(username, email, token!, context);
-      case 'passwordReset':
-        return this.sender.sendPasswordReset(username, email, token!, context);
-      case 'emailVerified':
-        return this.sender.sendEmailVerified(username, email, context);
-      case 'passwordChanged':
-        return this.sender.sendPasswordChanged(username, email, context);
-      case 'accountDeleted':
-        return this.sender.sendAccountDeleted(username, email, context);
-      case 'registrationAttempt':
-        if (!this.sender.sendRegistrationAttempt) return Promise.reject(new UnsupportedMessageError());
-        return this.sender.sendRegistrationAttempt(username, email, context);
-      // The email-change operations are optional too: a message queued while another sender ran fails, not throws.
-      case 'emailChange':
-        if (!this.sender.sendEmailChange) return Promise.reject(new UnsupportedMessageError());
-        return this.sender.sendEmailChange(username, email, token!, context);
-      case 'emailChangeRequested':
-        if (!this.sender.sendEmailChangeRequested) return Promise.reject(new UnsupportedMessageError());
-        return this.sender.sendEmailChangeRequested(username, email, context);
-      case 'emailChanged':
-        if (!this.sender.sendEmailChanged) return Promise.reject(new UnsupportedMessageError());
-        return this.sender.sendEmailChanged(username, email, context);
-      case 'emailChangeAttempt':
-        if (!this.sender.sendEmailChangeAttempt) return Promise.reject(new UnsupportedMessageError());
-        return this.sender.sendEmailChangeAttempt(username, email, context);
-      // So are the notices of the second factor (the core queues them only for a sender that has them).
-      case 'secondFactorEnabled':
-        if (!this.sender.sendSecondFactorEnabled) return Promise.reject(new UnsupportedMessageError());
-        return this.sender.sendSecondFactorEnabled(username, email, context);
-      case 'secondFactorDisabled':
-        if (!this.sender.sendSecondFactorDisabled) return Promise.reject(new UnsupportedMessageError());
-        return this.sender.sendSecondFactorDisabled(username, email, context);
-      case 'recoveryCodesRegenerated':
-        if (!this.sender.sendRecoveryCodesRegenerated) return Promise.reject(new UnsupportedMessageError());
-        return this.sender.sendRecoveryCodesRegenerated(username, email, context);
-      case 'recoveryCodeUsed':
-        if (!this.sender.sendRecoveryCodeUsed) return Promise.reject(new UnsupportedMessageError());
-        return this.sender.sendRecoveryCodeUsed(username, email, context);
-    }
+    // A message queued while another sender ran (one with more operations) fails for good; it does not throw.
+    if (!canSend(this.sender, message.kind)) return Promise.reject(new UnsupportedMessageError());
+    return sendByKind(this.sender, message.kind, message, token, context);
   }
 
   private async localeOf(message: ClaimedMessage, fields: object): Promise<string | undefined> {

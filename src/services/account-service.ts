@@ -18,6 +18,7 @@ import {
 import type { Logger } from './logger';
 import type { MailDelivery } from './mail-delivery';
 import { SecondFactors, type SecondFactorProof, type SignInResult } from './second-factors';
+import { canSend } from './sender-operations';
 import { SessionDirectory } from './session-directory';
 import { newSession } from './session-views';
 import { isRawToken } from './token-hasher';
@@ -113,7 +114,7 @@ export class AccountService {
     const id = randomUUID();
     const verificationToken = this.core.tokens.generate();
     const verification = this.core.tokenRow(verificationToken, { id, createdAt: now }, 'verify_email', now);
-    const canNotify = typeof this.core.sender.sendRegistrationAttempt === 'function';
+    const canNotify = canSend(this.core.sender, 'registrationAttempt');
     const result = await this.core.store.createUser(
       { id, ...name, ...address, passwordHash, createdAt: now },
       verification,

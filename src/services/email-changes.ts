@@ -1,6 +1,7 @@
 import { AccountError } from '../errors/account-error';
 import { AccountContext, invalidSession } from './account-context';
 import { canonicalEmail } from './identity';
+import { canSend } from './sender-operations';
 import { isRawToken } from './token-hasher';
 
 const invalidEmailChangeToken = () =>
@@ -23,7 +24,7 @@ export class EmailChanges {
    */
   async request(token: string, newEmail: string, options: { endOtherSessions?: boolean } = {}): Promise<void> {
     const { user, session } = await this.core.requireRecentSession(token);
-    if (typeof this.core.sender.sendEmailChange !== 'function') {
+    if (!canSend(this.core.sender, 'emailChange')) {
       throw new AccountError('email_change_unavailable', 'Email change is not available on this server');
     }
     const address = canonicalEmail(newEmail);
@@ -43,8 +44,8 @@ export class EmailChanges {
       endOtherSessions: options.endOtherSessions ?? true,
       keepSessionId: session.id,
     };
-    const canNotifyOwner = typeof this.core.sender.sendEmailChangeAttempt === 'function';
-    const canNotifyRequester = typeof this.core.sender.sendEmailChangeRequested === 'function';
+    const canNotifyOwner = canSend(this.core.sender, 'emailChangeAttempt');
+    const canNotifyRequester = canSend(this.core.sender, 'emailChangeRequested');
     const result = await this.core.store.requestEmailChange(
       change,
       {
@@ -68,7 +69,7 @@ export class EmailChanges {
   async confirm(token: string): Promise<void> {
     if (!isRawToken(token)) throw invalidEmailChangeToken();
     const now = this.core.clock.now();
-    const canNotify = typeof this.core.sender.sendEmailChanged === 'function';
+    const canNotify = canSend(this.core.sender, 'emailChanged');
     const result = await this.core.store.confirmEmailChange(
       this.core.tokens.hash(token),
       now,

@@ -1,9 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import { AccountError } from '../errors/account-error';
 import { AccountContext, LiveSession } from './account-context';
-import type { EmailSender } from './email-sender';
 import { sessionExpiresAt } from './expiry-rules';
 import type { OutboxKind } from './outbox-message';
+import { canSend } from './sender-operations';
 import { newRecoveryCodes, normalizeRecoveryCode, recoveryCodeKey } from './recovery-codes';
 import { newSession, recordedClient } from './session-views';
 import { isRawToken } from './token-hasher';
@@ -33,14 +33,6 @@ const invalidChallenge = () =>
 const invalidCode = () => new AccountError('invalid_second_factor_code', 'The code is not right');
 const alreadyEnabled = () => new AccountError('second_factor_already_enabled', 'Two-factor sign-in is already on');
 const notEnabled = () => new AccountError('second_factor_not_enabled', 'Two-factor sign-in is not on');
-
-/** The notices of the second factor, each sent only when the host's sender has its operation. */
-const NOTICE_OPERATIONS: Partial<Record<OutboxKind, keyof EmailSender>> = {
-  secondFactorEnabled: 'sendSecondFactorEnabled',
-  secondFactorDisabled: 'sendSecondFactorDisabled',
-  recoveryCodesRegenerated: 'sendRecoveryCodesRegenerated',
-  recoveryCodeUsed: 'sendRecoveryCodeUsed',
-};
 
 /**
  * The second factor: an authenticator app (TOTP) with single-use recovery codes. A right password for an account
@@ -288,10 +280,8 @@ export class SecondFactors {
     return expected.length === given.length && timingSafeEqual(expected, given);
   }
 
+  /** A notice of the second factor, queued only for a sender that has its operation. */
   private notice(kind: OutboxKind, now: Date) {
-    const operation = NOTICE_OPERATIONS[kind];
-    return operation && typeof this.core.sender[operation] === 'function'
-      ? this.core.messages.notice(kind, now)
-      : undefined;
+    return canSend(this.core.sender, kind) ? this.core.messages.notice(kind, now) : undefined;
   }
 }

@@ -10,15 +10,20 @@ import { HOUR, ManualClock } from '../support/manual-clock';
 
 const SECRET = 'outbox-worker-test-secret-0123456789-abcdef';
 const TOKEN = 'Zx3_kP9-qLm2Vb7nR4tY8wE1uI6oA5sD0fG2hJ4kL6c';
-const KINDS = ['emailChange', 'emailChangeRequested', 'emailChanged', 'emailChangeAttempt'] as const;
+/** The kinds whose sender operation is optional, each with that operation. */
 const OPERATION_OF = {
   emailChange: 'sendEmailChange',
   emailChangeRequested: 'sendEmailChangeRequested',
   emailChanged: 'sendEmailChanged',
   emailChangeAttempt: 'sendEmailChangeAttempt',
+  secondFactorEnabled: 'sendSecondFactorEnabled',
+  secondFactorDisabled: 'sendSecondFactorDisabled',
+  recoveryCodesRegenerated: 'sendRecoveryCodesRegenerated',
+  recoveryCodeUsed: 'sendRecoveryCodeUsed',
 } as const;
+const KINDS = Object.keys(OPERATION_OF) as (keyof typeof OPERATION_OF)[];
 
-/** The required operations, recording nothing; the email-change ones are added by each test. */
+/** The required operations, recording nothing; the optional ones are added by each test. */
 function baseSender(): EmailSender {
   const none = async () => {};
   return {
@@ -62,8 +67,8 @@ async function setUp(sender: EmailSender) {
   return { worker, queue, lastErrorOf };
 }
 
-describe('OutboxWorker: the email-change kinds', () => {
-  it('hands each to its operation, the link with its token unsealed', async () => {
+describe('OutboxWorker: the kinds of the optional sender operations (email change, second factor)', () => {
+  it('hands each to its operation, the link with its token unsealed and the notices with username and address only', async () => {
     const calls: unknown[][] = [];
     const sender: EmailSender = { ...baseSender() };
     for (const kind of KINDS) {
@@ -79,6 +84,10 @@ describe('OutboxWorker: the email-change kinds', () => {
       ['sendEmailChangeRequested', 'alice', 'alice@example.com'],
       ['sendEmailChanged', 'alice', 'alice@example.com'],
       ['sendEmailChangeAttempt', 'alice', 'alice@example.com'],
+      ['sendSecondFactorEnabled', 'alice', 'alice@example.com'],
+      ['sendSecondFactorDisabled', 'alice', 'alice@example.com'],
+      ['sendRecoveryCodesRegenerated', 'alice', 'alice@example.com'],
+      ['sendRecoveryCodeUsed', 'alice', 'alice@example.com'],
     ]);
   });
 
