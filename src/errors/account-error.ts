@@ -28,6 +28,13 @@ export const ACCOUNT_ERROR_CODES = [
   'second_factor_required',
   'second_factor_already_enabled',
   'second_factor_not_enabled',
+  // Not in the spec's table: administration and disabled accounts.
+  'account_disabled',
+  'user_not_found',
+  'last_administrator',
+  'protected_permission',
+  'address_owned',
+  'invalid_cursor',
 ] as const;
 
 export type AccountErrorCode = (typeof ACCOUNT_ERROR_CODES)[number];

@@ -33,6 +33,17 @@ const STATUS_BY_CODE: Record<AccountErrorCode, number> = {
   second_factor_required: 403,
   second_factor_already_enabled: 409,
   second_factor_not_enabled: 409,
+  // Told only after the right password, like `unverified_user`: whoever knows the password may learn the state.
+  account_disabled: 403,
+  // Admin routes only, after the permission check: an administrator may learn which accounts exist.
+  user_not_found: 404,
+  // The change would leave no enabled user holding the administrator role.
+  last_administrator: 409,
+  // A Gatehouse administration permission cannot leave the administrator role.
+  protected_permission: 409,
+  // Marking an address verified that another verified account owns.
+  address_owned: 409,
+  invalid_cursor: 400,
 };
 
 /** A conflict with what is stored: the spec's taken username (`invalid_username`, 409 instead of 400). */

@@ -44,4 +44,14 @@ export const ACCOUNT_ERROR_DESCRIPTIONS: Record<AccountErrorCode, string> = {
   second_factor_not_enabled:
     'Two-factor sign-in is not on for this account (or enrolment was not started), so there is nothing to confirm, ' +
     'regenerate or switch off.',
+  account_disabled:
+    'The password is right, but an administrator has disabled the account. Told only after the right password, like ' +
+    '`unverified_user`, so it tells nothing to someone who does not know the password.',
+  user_not_found: 'No account has this id (admin routes; answered only after the permission check).',
+  last_administrator:
+    'The change would leave no enabled user holding the `gatehouse-admin` role (revoking it, disabling or deleting ' +
+    'its last holder). Grant it to another user first.',
+  protected_permission: 'A Gatehouse administration permission cannot be revoked from the `gatehouse-admin` role.',
+  address_owned: 'Another verified account owns this address, so this account cannot be marked verified.',
+  invalid_cursor: 'The `cursor` is not one this list returned.',
 };

@@ -63,6 +63,8 @@ export interface AccountOptions {
   loginChallengeMaxAttempts?: number;
   /** Name shown in authenticator apps beside the username (the `issuer` of the otpauth URI). Default `'Gatehouse'`. */
   totpIssuer?: string;
+  /** How long audit events are kept before the clean-up removes them. Default 365 days. */
+  auditRetentionMs?: number;
   hashing?: Partial<HashingOptions>;
   hashingQueue?: Partial<HashingQueueOptions>;
   password?: Partial<PasswordPolicyOptions>;
@@ -97,6 +99,7 @@ export const DEFAULT_ACCOUNT_OPTIONS = {
   loginChallengeTtlMs: 5 * MINUTE,
   loginChallengeMaxAttempts: 5,
   totpIssuer: 'Gatehouse',
+  auditRetentionMs: 365 * DAY,
   hashing: { memoryCost: 19_456, timeCost: 2, parallelism: 1 } satisfies HashingOptions,
   password: {
     minLength: 12,
@@ -131,6 +134,7 @@ export function resolveAccountOptions(options: AccountOptions): ResolvedAccountO
     loginChallengeTtlMs: options.loginChallengeTtlMs ?? DEFAULT_ACCOUNT_OPTIONS.loginChallengeTtlMs,
     loginChallengeMaxAttempts: options.loginChallengeMaxAttempts ?? DEFAULT_ACCOUNT_OPTIONS.loginChallengeMaxAttempts,
     totpIssuer: options.totpIssuer ?? DEFAULT_ACCOUNT_OPTIONS.totpIssuer,
+    auditRetentionMs: options.auditRetentionMs ?? DEFAULT_ACCOUNT_OPTIONS.auditRetentionMs,
     hashing: { ...DEFAULT_ACCOUNT_OPTIONS.hashing, ...options.hashing },
     hashingQueue: resolveHashingQueue(options.hashingQueue),
     password: { ...DEFAULT_ACCOUNT_OPTIONS.password, ...options.password },
@@ -146,6 +150,7 @@ export function resolveAccountOptions(options: AccountOptions): ResolvedAccountO
     'emailChangeTokenTtlMs',
     'reauthenticationWindowMs',
     'loginChallengeTtlMs',
+    'auditRetentionMs',
   ] as const) {
     if (!Number.isFinite(resolved[key]) || resolved[key] <= 0) {
       throw new ConfigurationError(`Gatehouse: ACCOUNT_OPTIONS.${key} must be a positive number of milliseconds`);

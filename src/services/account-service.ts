@@ -490,7 +490,7 @@ export class AccountService {
 
   async revokeRole(username: string, role: string): Promise<void> {
     const user = await this.core.requireUser(username);
-    expectGranted(await this.core.store.revokeRole(user.id, checkRoleName(role)));
+    expectGranted((await this.core.store.revokeRole(user.id, checkRoleName(role))) as GrantResult);
   }
 
   /** Whether the user holds the role, read from the store now (a demotion counts on the next request). */

@@ -1,3 +1,4 @@
+import type { NewAuditEvent } from './audit-event';
 import type { NewOutboxMessage } from './outbox-message';
 import type {
   StoredEmailChange,
@@ -13,7 +14,7 @@ import type {
  * What a new user row needs; the store assigns nothing the core did not decide. Every user starts unverified: an
  * address is owned only once a link sent to it is confirmed.
  */
-export type NewUser = Omit<StoredUser, 'updatedAt' | 'verified'>;
+export type NewUser = Omit<StoredUser, 'updatedAt' | 'verified' | 'disabledAt'>;
 
 /**
  * A registration is stored whoever holds its address (see `createUser`); only a taken username refuses it.
@@ -33,6 +34,8 @@ export interface CreateUserOptions {
    * goes first (with its tokens), so the username is free again even before the periodic clean-up removes it.
    */
   expiredUnverifiedBefore?: Date;
+  /** The `register` event, written with the user (on every path, like the rows: its outcome is the same). */
+  audit?: NewAuditEvent;
 }
 
 /**
@@ -56,6 +59,8 @@ export interface ExpiryCutoffs {
   unverifiedCreatedBefore?: Date;
   /** Sent and failed outbox messages last changed at or before it; pending ones never go. */
   outboxChangedBefore?: Date;
+  /** Audit events at or before it (the retention, `auditRetentionMs`). */
+  auditBefore?: Date;
 }
 
 /** What `requestEmailChange` queues besides storing the change, in the same transaction. */
@@ -89,6 +94,9 @@ export type AccessAnswer = 'granted' | 'denied' | 'unknown';
 
 export type GrantResult = 'ok' | 'unknown_role' | 'unknown_permission' | 'unknown_user';
 
+/** `revokeRole` with `keepLastHolder`: `last_holder` when the user is the last enabled holder; nothing changed. */
+export type RevokeRoleResult = GrantResult | 'last_holder';
+
 export interface RoleSummary {
   name: string;
   permissions: string[];
@@ -112,6 +120,11 @@ export interface RoleSummary {
  * as the change, addressed to the user that change is about (username and email copied from the user row, so a
  * message outlives its user); no change, no message; a message that cannot be stored (its id is taken) undoes the
  * change. What happens to the message next is the `OutboxStore`'s.
+ *
+ * Likewise the methods that change an account, a session or an access grant take an optional `audit` event
+ * (`audit-event.ts`), inserted in the same transaction as the change: written when the change happened (the method
+ * returns true, `ok`, a user, `changed`), not otherwise, unless the method says so. A disabled user (`disabledAt` set)
+ * gets no new session, token or change: see `AdminStore.disableUser`.
  */
 export interface AccountStore {
   /**
@@ -141,7 +154,7 @@ export interface AccountStore {
    * With a message (the link carrying the new token), it is inserted too, and pending messages of the same kind to
    * the user that no worker holds are failed as `SUPERSEDED`: their links died with their tokens.
    */
-  replaceToken(token: StoredToken, message?: NewOutboxMessage): Promise<void>;
+  replaceToken(token: StoredToken, message?: NewOutboxMessage, audit?: NewAuditEvent): Promise<void>;
   /**
    * Atomically consumes an unexpired `verify_email` token and marks its user verified, making it the owner of its
    * address: every other unverified user of that address is deleted in the same transaction (with its tokens, and its
@@ -150,7 +163,12 @@ export interface AccountStore {
    * the address already (the token is spent all the same). Of concurrent confirmations of one address, exactly one
    * succeeds.
    */
-  verifyEmail(tokenHash: string, now: Date, message?: NewOutboxMessage): Promise<StoredUser | null>;
+  verifyEmail(
+    tokenHash: string,
+    now: Date,
+    message?: NewOutboxMessage,
+    audit?: NewAuditEvent,
+  ): Promise<StoredUser | null>;
   /**
    * Atomically consumes an unexpired `reset_password` token, replaces the user's password hash, deletes every
    * session, every outstanding reset token and any pending email change of the user, and queues the message if given. Returns the updated
@@ -161,6 +179,7 @@ export interface AccountStore {
     newPasswordHash: string,
     now: Date,
     message?: NewOutboxMessage,
+    audit?: NewAuditEvent,
   ): Promise<StoredUser | null>;
   /**
    * Atomically replaces the password hash if it still equals `expectedHash` and, given `sessionTokenHash`, that
@@ -175,6 +194,7 @@ export interface AccountStore {
     now: Date,
     message?: NewOutboxMessage,
     sessionTokenHash?: string,
+    audit?: NewAuditEvent,
   ): Promise<boolean>;
   /** Replaces the hash with a stronger one for the same password (rehash on login) only if it is unchanged. */
   rehashPassword(userId: string, expectedHash: string, newPasswordHash: string, now: Date): Promise<boolean>;
@@ -184,34 +204,53 @@ export interface AccountStore {
    * still holds (see `Authorisation`). False, and nothing changed, when the user is gone or the authorisation no
    * longer holds.
    */
-  deleteUser(userId: string, message?: NewOutboxMessage, authorisation?: Authorisation): Promise<boolean>;
+  deleteUser(
+    userId: string,
+    message?: NewOutboxMessage,
+    authorisation?: Authorisation,
+    audit?: NewAuditEvent,
+  ): Promise<boolean>;
 
   /**
    * Inserts the session only if its user still exists with exactly this password hash, in one atomic statement: a
-   * login that verified a password which a reset, change or deletion has just replaced creates no session. False
-   * when nothing was inserted.
+   * login that verified a password which a reset, change or deletion has just replaced creates no session, and
+   * neither does one for a disabled user (`disabledAt` set). With the session, the user's `lastSignInAt` becomes
+   * the session's `createdAt`. False when nothing was inserted.
    */
-  createSession(session: StoredSession, passwordHash: string): Promise<boolean>;
+  createSession(session: StoredSession, passwordHash: string, audit?: NewAuditEvent): Promise<boolean>;
   /** One indexed read: the session and its user, or null. Expiry is judged by the caller. */
   getSessionAndUser(tokenHash: string): Promise<{ session: StoredSession; user: StoredUser } | null>;
   /** Moves the idle window of a session. */
   touchSession(tokenHash: string, lastSeenAt: Date): Promise<void>;
-  deleteSession(tokenHash: string): Promise<void>;
-  deleteUserSessions(userId: string): Promise<void>;
+  /** The audit event is written when a session was deleted. */
+  deleteSession(tokenHash: string, audit?: NewAuditEvent): Promise<void>;
+  /**
+   * Deletes every session of the user; returns how many went. The audit event is written whenever the user exists,
+   * with `sessions_ended` (that count) added to its details.
+   */
+  deleteUserSessions(userId: string, audit?: NewAuditEvent): Promise<number>;
   /**
    * Every stored session of the user, newest first (`createdAt`, then `id`, both descending); expiry is judged by
    * the caller. Empty for an unknown user.
    */
   listSessions(userId: string): Promise<StoredSession[]>;
   /** Deletes the session with this public id if it is the user's; false when the user has no such session. */
-  deleteSessionById(userId: string, sessionId: string): Promise<boolean>;
-  /** Deletes every session of the user but the one of `keepTokenHash`; returns how many went. */
-  deleteOtherSessions(userId: string, keepTokenHash: string): Promise<number>;
+  deleteSessionById(userId: string, sessionId: string, audit?: NewAuditEvent): Promise<boolean>;
+  /**
+   * Deletes every session of the user but the one of `keepTokenHash`; returns how many went. The audit event is
+   * written whenever the user exists, with `sessions_ended` added to its details.
+   */
+  deleteOtherSessions(userId: string, keepTokenHash: string, audit?: NewAuditEvent): Promise<number>;
   /**
    * Sets the session's `authenticatedAt` (a re-authentication) only while the session exists and its user's password
    * hash is still `passwordHash` (the one just verified); false, and nothing changed, otherwise.
    */
-  markSessionAuthenticated(tokenHash: string, passwordHash: string, at: Date): Promise<boolean>;
+  markSessionAuthenticated(
+    tokenHash: string,
+    passwordHash: string,
+    at: Date,
+    audit?: NewAuditEvent,
+  ): Promise<boolean>;
 
   /**
    * Atomically stores the change (superseding the user's earlier one, whose pending link messages fail as
@@ -222,6 +261,7 @@ export interface AccountStore {
     change: StoredEmailChange,
     messages: EmailChangeMessages,
     sessionTokenHash: string,
+    audit?: NewAuditEvent,
   ): Promise<EmailChangeRequestResult>;
   /** The live change a token names and its user, without consuming it (the confirmation page names the account). */
   findEmailChange(tokenHash: string, now: Date): Promise<{ change: StoredEmailChange; user: StoredUser } | null>;
@@ -233,7 +273,12 @@ export interface AccountStore {
    * concurrent confirmations of one token, exactly one changes anything; of a confirmation racing another account's
    * claim of the address, at most one makes it verified.
    */
-  confirmEmailChange(tokenHash: string, now: Date, message?: NewOutboxMessage): Promise<EmailChangeResult>;
+  confirmEmailChange(
+    tokenHash: string,
+    now: Date,
+    message?: NewOutboxMessage,
+    audit?: NewAuditEvent,
+  ): Promise<EmailChangeResult>;
   /** Removes what `cutoffs` says has expired (see `ExpiryCutoffs`); returns how many rows went. */
   deleteExpired(cutoffs: ExpiryCutoffs): Promise<number>;
 
@@ -256,6 +301,7 @@ export interface AccountStore {
     now: Date,
     message?: NewOutboxMessage,
     sessionTokenHash?: string,
+    audit?: NewAuditEvent,
   ): Promise<boolean>;
   /**
    * Records `step` as used, only when the user's factor is enabled and its last used step is null or earlier: of
@@ -263,7 +309,12 @@ export interface AccountStore {
    */
   useTotpStep(userId: string, step: number): Promise<boolean>;
   /** Deletes the recovery code and queues the message if it was the user's: true for exactly one concurrent caller. */
-  consumeRecoveryCode(userId: string, codeHash: string, message?: NewOutboxMessage): Promise<boolean>;
+  consumeRecoveryCode(
+    userId: string,
+    codeHash: string,
+    message?: NewOutboxMessage,
+    audit?: NewAuditEvent,
+  ): Promise<boolean>;
   countRecoveryCodes(userId: string): Promise<number>;
   /** Atomically replaces the user's recovery codes and queues the message, only while the factor is enabled. */
   replaceRecoveryCodes(
@@ -271,13 +322,19 @@ export interface AccountStore {
     recoveryCodeHashes: readonly string[],
     now: Date,
     message?: NewOutboxMessage,
+    audit?: NewAuditEvent,
   ): Promise<boolean>;
   /**
    * Atomically deletes the user's factor (enabled or waiting), recovery codes and login challenges, and queues the
    * message. False, and nothing changed, when the user has no factor.
    */
-  disableSecondFactor(userId: string, now: Date, message?: NewOutboxMessage): Promise<boolean>;
-  createLoginChallenge(challenge: StoredLoginChallenge): Promise<void>;
+  disableSecondFactor(
+    userId: string,
+    now: Date,
+    message?: NewOutboxMessage,
+    audit?: NewAuditEvent,
+  ): Promise<boolean>;
+  createLoginChallenge(challenge: StoredLoginChallenge, audit?: NewAuditEvent): Promise<void>;
   /**
    * Counts one answer to a live challenge, atomically: when it is unexpired and has had fewer than `maxAttempts`
    * answers, its `attempts` goes up by one and the challenge is returned as it now is; otherwise null (unknown,
@@ -287,17 +344,21 @@ export interface AccountStore {
   /** Deletes the challenge: true for exactly one of concurrent callers (it yields one session). */
   consumeLoginChallenge(tokenHash: string): Promise<boolean>;
 
-  /** Creates the role if missing; true when it was created now. */
-  createRole(name: string): Promise<boolean>;
-  createPermission(name: string): Promise<boolean>;
+  /** Creates the role if missing; true when it was created now (and only then is the audit event written). */
+  createRole(name: string, audit?: NewAuditEvent): Promise<boolean>;
+  createPermission(name: string, audit?: NewAuditEvent): Promise<boolean>;
   /**
    * This and the three grant/revoke methods below are idempotent: granting twice, or revoking what is not granted,
    * is `ok`. Unknown names are reported in argument order: with both unknown, the first one is named.
    */
-  grantPermission(role: string, permission: string): Promise<GrantResult>;
-  revokePermission(role: string, permission: string): Promise<GrantResult>;
-  grantRole(userId: string, role: string): Promise<GrantResult>;
-  revokeRole(userId: string, role: string): Promise<GrantResult>;
+  grantPermission(role: string, permission: string, audit?: NewAuditEvent): Promise<GrantResult>;
+  revokePermission(role: string, permission: string, audit?: NewAuditEvent): Promise<GrantResult>;
+  grantRole(userId: string, role: string, audit?: NewAuditEvent): Promise<GrantResult>;
+  /**
+   * With `keepLastHolder`, refused (`last_holder`, nothing changed) when the user is the last enabled user holding
+   * the role; concurrent revokes of the last two holders cannot both succeed.
+   */
+  revokeRole(userId: string, role: string, audit?: NewAuditEvent, keepLastHolder?: boolean): Promise<RevokeRoleResult>;
   /** Whether the user holds the role; `unknown` when no role of that name exists. */
   checkRole(userId: string, role: string): Promise<AccessAnswer>;
   /** Whether any role of the user carries the permission; `unknown` when no permission of that name exists. */

@@ -14,6 +14,8 @@ export interface ExpiryRules {
   unverifiedRegistrationTtlMs: number;
   /** Sent and failed outbox messages are kept this long after their last change (`outbox.retentionMs`). */
   outboxRetentionMs: number;
+  /** Audit events are kept this long (`auditRetentionMs`). */
+  auditRetentionMs: number;
 }
 
 export function expiryRulesOf(options: ResolvedAccountOptions): ExpiryRules {
@@ -21,6 +23,7 @@ export function expiryRulesOf(options: ResolvedAccountOptions): ExpiryRules {
     sessionIdleTimeoutMs: options.sessionIdleTimeoutMs,
     unverifiedRegistrationTtlMs: options.unverifiedRegistrationTtlMs,
     outboxRetentionMs: options.outbox.retentionMs,
+    auditRetentionMs: options.auditRetentionMs,
   };
 }
 
@@ -54,6 +57,7 @@ export function expiryCutoffs(now: Date, rules: ExpiryRules): ExpiryCutoffs {
     sessionIdleBefore: new Date(at - rules.sessionIdleTimeoutMs),
     unverifiedCreatedBefore: unverifiedCreatedBefore(now, rules.unverifiedRegistrationTtlMs),
     outboxChangedBefore: new Date(at - rules.outboxRetentionMs),
+    auditBefore: new Date(at - rules.auditRetentionMs),
   };
 }
 

@@ -9,6 +9,11 @@ export interface StoredUser {
   verified: boolean;
   createdAt: Date;
   updatedAt: Date;
+  /**
+   * Set while an administrator has disabled the account: it cannot sign in, and its sessions and tokens were ended
+   * when it was disabled (see `AdminStore.disableUser`).
+   */
+  disabledAt: Date | null;
 }
 
 /** A session as the store keeps it: only the keyed hash of the bearer token. */

@@ -1,12 +1,13 @@
 import type { AccountStore } from './account-store';
+import type { AdminStore } from './admin-store';
 import type { OutboxStore } from './outbox-store';
 
-// The store contract, split by concern: `account-store.ts` (users, sessions, tokens, addresses, roles) and
-// `outbox-store.ts` (email waiting for delivery). Gatehouse needs both from one database, so that an account change
+// The store contract, split by concern: `account-store.ts` (users, sessions, tokens, addresses, roles),
+// `outbox-store.ts` (email waiting for delivery) and `admin-store.ts` (administration and the audit trail). Gatehouse needs both from one database, so that an account change
 // and the message it causes commit together.
 
 /** The whole store Gatehouse needs: the account store and the outbox, in one database so they share transactions. */
-export interface UserStore extends AccountStore, OutboxStore {}
+export interface UserStore extends AccountStore, OutboxStore, AdminStore {}
 
 export type {
   AccessAnswer,
@@ -20,8 +21,26 @@ export type {
   ExpiryCutoffs,
   GrantResult,
   NewUser,
+  RevokeRoleResult,
   RoleSummary,
 } from './account-store';
+export type {
+  AdminStore,
+  MarkVerifiedResult,
+  ProtectedChangeResult,
+  UserCursor,
+  UserDetails,
+  UserListQuery,
+} from './admin-store';
+export type {
+  AuditActorType,
+  AuditCursor,
+  AuditDetails,
+  AuditEvent,
+  AuditEventType,
+  AuditQuery,
+  NewAuditEvent,
+} from './audit-event';
 export type { OutboxStore } from './outbox-store';
 export type {
   SessionClient,

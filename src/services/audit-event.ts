@@ -1,0 +1,98 @@
+/**
+ * The audit trail: one row per security event, written by the store in the same transaction as the change it
+ * records (or alone, for a refusal that changed nothing). Append-only: nothing updates a row, and only the clean-up
+ * removes rows, once they are older than the retention (`auditRetentionMs`).
+ *
+ * An event never holds a token, password, hash or email address: who and what are user ids, role and permission
+ * names and counts. The client address and request id come from the request that caused it.
+ */
+export interface AuditEvent {
+  /** A random UUID. */
+  id: string;
+  at: Date;
+  /** What happened, e.g. `login`, `password_reset`, `admin.user_disabled` (see `AUDIT_EVENT_TYPES`). */
+  type: AuditEventType;
+  /** How it ended, e.g. `success`, `wrong_password`, `invalid_token`, `refused`. */
+  outcome: string;
+  /** Who acted: the person on their own account, an administrator, the CLI's operator, or nobody signed in. */
+  actorType: AuditActorType;
+  /** The acting user (`user`, `admin`); null for `operator` and `anonymous`. */
+  actorId: string | null;
+  /** The account the event is about; null when none is known (a login for an unknown name). */
+  subjectId: string | null;
+  /** The client's address (trusted-proxy aware), when a request caused it. */
+  ip: string | null;
+  /** The `X-Request-Id` of the request that caused it, when one did. */
+  requestId: string | null;
+  /** Names and counts only (a role, a permission, how many sessions ended, which second-factor method). */
+  details: AuditDetails | null;
+}
+
+export type AuditDetails = Record<string, string | number | boolean>;
+
+export type AuditActorType = 'user' | 'admin' | 'operator' | 'anonymous';
+
+/**
+ * An event as the core hands it to a store method. `subjectId: undefined` is allowed only on the methods that find
+ * their user from a token (`verifyEmail`, `resetPassword`, `confirmEmailChange`): the store fills in that user.
+ */
+export type NewAuditEvent = Omit<AuditEvent, 'subjectId'> & { subjectId: string | null | undefined };
+
+/** Every event type the core writes; the admin API and the CLI filter by these. */
+export const AUDIT_EVENT_TYPES = [
+  'register',
+  'verify_email',
+  'login',
+  'login_second_factor',
+  'logout',
+  'logout_all',
+  'reauthenticate',
+  'password_reset_requested',
+  'password_reset',
+  'password_change',
+  'account_deleted',
+  'email_change_requested',
+  'email_change',
+  'second_factor_enabled',
+  'second_factor_disabled',
+  'recovery_codes_regenerated',
+  'recovery_code_used',
+  'session_ended',
+  'other_sessions_ended',
+  'admin.user_disabled',
+  'admin.user_enabled',
+  'admin.sessions_ended',
+  'admin.email_verified',
+  'admin.verification_resent',
+  'admin.user_deleted',
+  'admin.role_granted',
+  'admin.role_revoked',
+  'admin.role_created',
+  'admin.permission_created',
+  'admin.permission_granted',
+  'admin.permission_revoked',
+] as const;
+
+export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
+
+/**
+ * A page of the audit trail, newest first (`at`, then `id`, both descending). Filters combine with AND; `userId`
+ * matches events whose subject or actor is that user.
+ */
+export interface AuditQuery {
+  userId?: string;
+  types?: readonly AuditEventType[];
+  /** Events at or after this instant. */
+  since?: Date;
+  /** Events strictly before this instant. */
+  until?: Date;
+  /** Continue after this event (the last of the previous page): keyset, so inserts meanwhile never shift a page. */
+  after?: AuditCursor;
+  /** At most this many (the core asks for one more than it shows, to know whether a next page exists). */
+  limit: number;
+}
+
+export interface AuditCursor {
+  at: Date;
+  id: string;
+}
