@@ -47,8 +47,6 @@ export class AdminAuditController {
     @Param('id') id: string,
     @QueryParams() query: UserAuditEventQuery,
   ) {
-    return auditPageAnswer(
-      await administration().listAuditEvents(asAdmin(user), { ...query.toFilters(), userId: id }),
-    );
+    return auditPageAnswer(await administration().listAuditEvents(asAdmin(user), { ...query.toFilters(), userId: id }));
   }
 }

@@ -1,4 +1,15 @@
-import { Authorized, Body, CurrentUser, Delete, Get, JsonController, Param, Post, Put, UseBefore } from 'routing-controllers';
+import {
+  Authorized,
+  Body,
+  CurrentUser,
+  Delete,
+  Get,
+  JsonController,
+  Param,
+  Post,
+  Put,
+  UseBefore,
+} from 'routing-controllers';
 import { Service } from 'typedi';
 import { rolesAnswer } from '../http/admin-answer';
 import { rateLimit } from '../http/rate-limit';

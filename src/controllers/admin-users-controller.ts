@@ -42,7 +42,7 @@ export class AdminUsersController {
       '(with the same filters) for the next. The pages are cut by keyset, so accounts registered meanwhile never ' +
       'shift or repeat a row. Filters combine with AND.',
     response: 'UserPage',
-    errors: ['permission_denied', 'invalid_cursor'],
+    errors: ['permission_denied', 'invalid_cursor', 'invalid_role'],
     bearer: true,
     query: true,
   })
@@ -87,7 +87,8 @@ export class AdminUsersController {
   @Post('/admin/users/:id/enable', PLAIN_ANSWER)
   @ApiDoc({
     summary: 'Enable an account',
-    description: 'Needs `gatehouse.users.manage`. The account can sign in again; enabling an enabled one changes nothing.',
+    description:
+      'Needs `gatehouse.users.manage`. The account can sign in again; enabling an enabled one changes nothing.',
     response: 'AdminUser',
     errors: ['permission_denied', 'user_not_found'],
     bearer: true,
@@ -108,7 +109,7 @@ export class AdminUsersController {
     pathParameters: USER_ID,
   })
   @UseBefore(rateLimit('admin.ip'))
-  async endSessions(@CurrentUser({ required: true }) user: AccountUser, @Param('id') id: string) {
+  async endUserSessions(@CurrentUser({ required: true }) user: AccountUser, @Param('id') id: string) {
     const ended = await administration().endSessions(asAdmin(user), id);
     return { detail: 'Sessions ended', ended };
   }
@@ -143,7 +144,7 @@ export class AdminUsersController {
   })
   @HttpCode(202)
   @UseBefore(rateLimit('admin.ip'))
-  async resendVerification(@CurrentUser({ required: true }) user: AccountUser, @Param('id') id: string) {
+  async resendUserVerification(@CurrentUser({ required: true }) user: AccountUser, @Param('id') id: string) {
     await administration().resendVerification(asAdmin(user), id);
     return done('A new verification link is on its way');
   }

@@ -64,7 +64,10 @@ export function adminUserAnswer(user: AdminUserView): AdminUserAnswer {
 }
 
 /** The body of `GET /admin/users`. */
-export function userPageAnswer(page: Page<AdminUserSummary>): { users: UserSummaryAnswer[]; next_cursor: string | null } {
+export function userPageAnswer(page: Page<AdminUserSummary>): {
+  users: UserSummaryAnswer[];
+  next_cursor: string | null;
+} {
   return { users: page.items.map(userSummaryAnswer), next_cursor: page.nextCursor };
 }
 
@@ -83,7 +86,10 @@ export function auditEventAnswer(event: AuditEventView): AuditEventAnswer {
 }
 
 /** The body of `GET /admin/audit-events` and `GET /admin/users/:id/audit-events`. */
-export function auditPageAnswer(page: Page<AuditEventView>): { events: AuditEventAnswer[]; next_cursor: string | null } {
+export function auditPageAnswer(page: Page<AuditEventView>): {
+  events: AuditEventAnswer[];
+  next_cursor: string | null;
+} {
   return { events: page.items.map(auditEventAnswer), next_cursor: page.nextCursor };
 }
 

@@ -7,11 +7,12 @@ import { auditTypesOf, instantOf, IsAuditTypeList, IsInstantText, IsWholeNumberT
 
 /** The query of `GET /admin/users/:id/audit-events`: one account's events, every filter optional. */
 export class UserAuditEventQuery {
-  @JSONSchema({
+  // The whole schema (not merged over the generated one, which would name the design type `Array` as a schema).
+  @JSONSchema(() => ({
     type: 'array',
     items: { type: 'string', enum: [...AUDIT_EVENT_TYPES] },
     description: 'Only events of these types: the parameter repeated, or a comma-separated list.',
-  })
+  }))
   // Declared as an array: routing-controllers then hands a single value over as a one-item array.
   @IsAuditTypeList()
   @IsOptional()

@@ -1,13 +1,13 @@
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type UserFilters } from '../../services/admin-views';
-import { MAX_ACCESS_NAME, MAX_CURSOR, MAX_EMAIL } from './bounds';
+import { MAX_ACCESS_NAME, MAX_CURSOR, MAX_PREFIX } from './bounds';
 import { instantOf, IsBooleanText, IsInstantText, IsWholeNumberText } from './query-values';
 
 /** The query of `GET /admin/users`: every filter optional, combined with AND. */
 export class UserListQuery {
   @JSONSchema({ description: 'A prefix of the username or of the email address, regardless of case.' })
-  @MaxLength(MAX_EMAIL)
+  @MaxLength(MAX_PREFIX)
   @IsString()
   @IsOptional()
   prefix?: string;
