@@ -25,11 +25,13 @@ async function eventsOf(app: AdminApp, userId: string, query: Record<string, str
   return response.body.events as EventJson[];
 }
 
+/** The event of `type` written while answering `response`: it carries that request's id and client address. */
 function eventFor(events: EventJson[], type: string, response: Response): EventJson {
-  const event = events.find((candidate) => candidate.type === type);
-  expect(event, type).to.not.equal(undefined);
-  // Written while answering that very request: its id and client address.
-  expect(event!.request_id).to.equal(response.headers['x-request-id']);
+  const requestId = response.headers['x-request-id'];
+  const event = events.find((candidate) => candidate.type === type && candidate.request_id === requestId);
+  expect(event, `${type} of request ${requestId} in ${JSON.stringify(events.map((e) => e.type))}`).to.not.equal(
+    undefined,
+  );
   expect(event!.ip).to.be.a('string');
   return event!;
 }
