@@ -11,6 +11,7 @@ import type { AccountService } from '../services/account-service';
 import { createAccountService } from './create-account-service';
 import { Clock, systemClock } from '../services/clock';
 import { withLogContext } from '../logging/contextual-logger';
+import { currentLogContext } from '../logging/log-context';
 import { defaultLogger } from '../logging/pino-logger';
 import { Logger } from '../services/logger';
 import type { UserSerializer } from '../services/types';
@@ -88,6 +89,8 @@ export function resolveAccountService(container: TokenContainer = Container): Ac
     clock: clock ?? systemClock,
     // Every line the core writes while serving a request carries that request's id and client address.
     logger: withLogContext(logger ?? defaultLogger()),
+    // Audit events carry the same request id and client address.
+    origin: currentLogContext,
     limiter,
   });
   built.set(container, { store, options, sender, clock, logger, limiter, service });

@@ -2,6 +2,8 @@ import { AccountError } from '../errors/account-error';
 import type { AccountServiceDeps } from './account-service';
 import { ResolvedAccountOptions, resolveAccountOptions } from './account-options';
 import { AccountLimit, AttemptLimiter, noAttemptLimits } from './attempt-limiter';
+import { AuditTrail, self } from './audit-trail';
+import type { NewAuditEvent } from './audit-event';
 import { BackgroundTasks } from './background-tasks';
 import { Clock, systemClock } from './clock';
 import type { EmailSender } from './email-sender';
@@ -47,6 +49,7 @@ export class AccountContext {
   readonly background: BackgroundTasks;
   readonly messages: MessageComposer;
   readonly delivery: MailDelivery | null;
+  readonly audit: AuditTrail;
 
   constructor(deps: AccountServiceDeps) {
     this.store = deps.store;
@@ -61,6 +64,7 @@ export class AccountContext {
     this.background = new BackgroundTasks(this.logger);
     this.messages = new MessageComposer(new TokenSealer(this.options.secretKey), this.options.outbox.giveUpAfterMs);
     this.delivery = deps.delivery ?? null;
+    this.audit = new AuditTrail(this.store, this.clock, deps.origin);
   }
 
   /** The stored session and user behind a live token, for the core's own checks; see `validateSession`. */
@@ -70,6 +74,8 @@ export class AccountContext {
     const found = await this.store.getSessionAndUser(tokenHash);
     if (!found) return null;
     const { session, user } = found;
+    // Disabling ended its sessions; this also refuses one a racing login slipped in (the store refuses that too).
+    if (user.disabledAt !== null) return null;
     const now = this.clock.now();
     const status = sessionStatus(session, now, this.options);
     if (status === 'expired') {
@@ -107,12 +113,12 @@ export class AccountContext {
   }
 
   /** A new emailed token for the user, superseding older ones, and its link message: one store transaction. */
-  async replaceTokenAndQueueLink(user: StoredUser, purpose: TokenPurpose): Promise<void> {
+  async replaceTokenAndQueueLink(user: StoredUser, purpose: TokenPurpose, audit?: NewAuditEvent): Promise<void> {
     const token = this.tokens.generate();
     const now = this.clock.now();
     const row = this.tokenRow(token, user, purpose, now);
     const kind = purpose === 'verify_email' ? 'verification' : 'passwordReset';
-    await this.store.replaceToken(row, this.messages.link(kind, now, token, row.expiresAt));
+    await this.store.replaceToken(row, this.messages.link(kind, now, token, row.expiresAt), audit);
     this.delivery?.nudge();
   }
 
@@ -135,7 +141,12 @@ export class AccountContext {
   }
 
   /** Re-authentication before a sensitive change; a failure is a security event of that change (`event`). */
-  async checkPassword(user: StoredUser, password: string, message: string, event: string): Promise<void> {
+  async checkPassword(
+    user: StoredUser,
+    password: string,
+    message: string,
+    event: 'password_change' | 'account_deleted' | 'reauthenticate',
+  ): Promise<void> {
     // A stolen session must not make the current-password check an unthrottled oracle: it shares login's budget.
     await this.takePasswordGuess(user.usernameKey, user.id);
     const ok =
@@ -143,6 +154,7 @@ export class AccountContext {
       (await this.passwords.verify(user.passwordHash, this.policy.normalize(password)));
     if (!ok) {
       this.logger.info({ event, outcome: 'wrong_password', userId: user.id }, 'current password refused');
+      await this.audit.record(event, 'wrong_password', self(user.id));
       throw new AccountError('invalid_credentials', message);
     }
     await this.forgetPasswordGuesses(user.usernameKey);

@@ -3,6 +3,9 @@ import { AccountError, usernameTakenError } from '../errors/account-error';
 import { AccountContext, invalidSession } from './account-context';
 import type { AccountOptions } from './account-options';
 import type { AttemptLimiter } from './attempt-limiter';
+import { Administration } from './administration';
+import type { AdminActor } from './admin-views';
+import { anonymous, self, type RequestOrigin } from './audit-trail';
 import type { Clock } from './clock';
 import { EmailChanges } from './email-changes';
 import type { EmailSender } from './email-sender';
@@ -23,7 +26,7 @@ import { SessionDirectory } from './session-directory';
 import { newSession } from './session-views';
 import { isRawToken } from './token-hasher';
 import { accountView, type AccountUser, type SessionClient, type SessionView } from './types';
-import type { GrantResult, RoleSummary, UserStore } from './user-store';
+import type { RoleSummary, UserStore } from './user-store';
 
 export interface AccountServiceDeps {
   store: UserStore;
@@ -39,6 +42,11 @@ export interface AccountServiceDeps {
    * (`gatehouse worker`). `createAccountService` gives the service the in-process outbox worker.
    */
   delivery?: MailDelivery;
+  /**
+   * The request being served (its id and the client's address), read when an audit event is written; the HTTP
+   * layer's request context. Without one, events carry neither.
+   */
+  origin?: () => RequestOrigin | undefined;
 }
 
 export interface RegisterInput {
@@ -49,6 +57,8 @@ export interface RegisterInput {
 
 /** How many registrations of one address a resend mails a new link to (the newest ones). */
 const RESEND_LIMIT = 3;
+
+const OPERATOR: AdminActor = { kind: 'operator' };
 
 const invalidCredentials = () => new AccountError('invalid_credentials', 'Invalid username or password');
 const invalidVerificationToken = () =>
@@ -74,6 +84,8 @@ export class AccountService {
   private readonly sessions: SessionDirectory;
   private readonly emailChanges: EmailChanges;
   private readonly secondFactors: SecondFactors;
+  /** Administration of other accounts and the audit trail, each action checked against its permission. */
+  readonly admin: Administration;
   /**
    * What delivers the queued mail, or null when another process does (`gatehouse worker`). It is nudged after every
    * change that queues mail; `delivery.start()` also makes it poll (for messages left by another process or a
@@ -86,6 +98,7 @@ export class AccountService {
     this.sessions = new SessionDirectory(this.core);
     this.emailChanges = new EmailChanges(this.core);
     this.secondFactors = new SecondFactors(this.core);
+    this.admin = new Administration(this.core);
     this.delivery = this.core.delivery;
   }
 
@@ -124,6 +137,8 @@ export class AccountService {
           : undefined,
         ownerNotice: mayMail && canNotify ? this.core.messages.notice('registrationAttempt', now) : undefined,
         expiredUnverifiedBefore: unverifiedCreatedBefore(now, this.core.options.unverifiedRegistrationTtlMs),
+        // The same event whoever holds the address; the store writes it only with the registration.
+        audit: this.core.audit.event('register', 'success', anonymous(id)),
       },
     );
     if (!result.ok) throw usernameTakenError();
@@ -144,9 +159,11 @@ export class AccountService {
       this.core.tokens.hash(token),
       now,
       this.core.messages.notice('emailVerified', now),
+      this.core.audit.event('verify_email', 'success', anonymous(undefined)),
     );
     if (!user) {
       this.core.logger.info({ event: 'verify_email', outcome: 'invalid_token' }, 'email verification refused');
+      await this.core.audit.record('verify_email', 'invalid_token', anonymous(null));
       throw invalidVerificationToken();
     }
     this.core.logger.info({ event: 'verify_email', outcome: 'verified', userId: user.id }, 'email verified');
@@ -180,7 +197,7 @@ export class AccountService {
         const now = this.core.clock.now();
         const createdAfter = unverifiedCreatedBefore(now, this.core.options.unverifiedRegistrationTtlMs);
         for (const user of await this.core.store.findUnverifiedUsersByEmailKey(emailKey, createdAfter, RESEND_LIMIT)) {
-          await this.core.replaceTokenAndQueueLink(user, 'verify_email');
+          if (user.disabledAt === null) await this.core.replaceTokenAndQueueLink(user, 'verify_email');
         }
       });
     });
@@ -215,16 +232,26 @@ export class AccountService {
     if (!user || this.core.hasExpired(user, this.core.clock.now())) {
       await this.core.passwords.verifyDummy(candidate);
       this.core.logger.info({ event: 'login', outcome: 'unknown_user' }, 'login failed');
+      // Not the name asked for: a password typed into the username field must not land in the trail.
+      await this.core.audit.record('login', 'unknown_user', anonymous(null));
       throw invalidCredentials();
     }
     if (!(await this.core.passwords.verify(user.passwordHash, candidate))) {
       this.core.logger.info({ event: 'login', outcome: 'wrong_password', userId: user.id }, 'login failed');
+      await this.core.audit.record('login', 'wrong_password', anonymous(user.id));
       throw invalidCredentials();
     }
     if (!user.verified) {
       await this.core.forgetPasswordGuesses(usernameKey);
       this.core.logger.info({ event: 'login', outcome: 'unverified', userId: user.id }, 'login refused');
+      await this.core.audit.record('login', 'unverified', anonymous(user.id));
       throw new AccountError('unverified_user', 'Email address is not verified');
+    }
+    // Like `unverified_user`, told only to whoever knows the password, so it reveals nothing to a guesser.
+    if (user.disabledAt !== null) {
+      this.core.logger.info({ event: 'login', outcome: 'disabled', userId: user.id }, 'login refused');
+      await this.core.audit.record('login', 'disabled', anonymous(user.id));
+      throw accountDisabled();
     }
     const passwordHash = await this.core.rehashIfOutdated(user, candidate);
     // With a second factor, the password alone clears nothing: the guesses at codes that follow count on top of the
@@ -243,7 +270,8 @@ export class AccountService {
       client,
     );
     // Conditional on the hash just verified: a reset, change or deletion that committed meanwhile wins.
-    if (!(await this.core.store.createSession(session, passwordHash))) throw invalidCredentials();
+    const audit = this.core.audit.event('login', 'success', self(user.id));
+    if (!(await this.core.store.createSession(session, passwordHash, audit))) throw invalidCredentials();
     this.core.logger.info({ event: 'login', outcome: 'success', userId: user.id }, 'login succeeded');
     return { kind: 'session', token };
   }
@@ -277,14 +305,17 @@ export class AccountService {
   /** Ends the presented session only. */
   async logout(token: string): Promise<void> {
     const user = await this.core.requireSessionUser(token);
-    await this.core.store.deleteSession(this.core.tokens.hash(token));
+    await this.core.store.deleteSession(
+      this.core.tokens.hash(token),
+      this.core.audit.event('logout', 'success', self(user.id)),
+    );
     this.core.logger.info({ event: 'logout', outcome: 'success', userId: user.id }, 'session ended');
   }
 
   /** Ends every session of the token's user, and nobody else's. */
   async logoutAll(token: string): Promise<void> {
     const user = await this.core.requireSessionUser(token);
-    await this.core.store.deleteUserSessions(user.id);
+    await this.core.store.deleteUserSessions(user.id, this.core.audit.event('logout_all', 'success', self(user.id)));
     this.core.logger.info({ event: 'logout_all', outcome: 'success', userId: user.id }, 'all sessions ended');
   }
 
@@ -372,10 +403,17 @@ export class AccountService {
       if (!(await this.core.mayMail('reset-request.email', emailKey))) return;
       const user = await this.core.background.retryWhileUnavailable(async () => {
         const found = await this.core.store.findVerifiedUserByEmailKey(emailKey);
-        if (found) await this.core.replaceTokenAndQueueLink(found, 'reset_password');
+        // A disabled account gets no link: a reset must not be a way back in.
+        if (found && found.disabledAt === null) {
+          const audit = this.core.audit.event('password_reset_requested', 'sent', anonymous(found.id));
+          await this.core.replaceTokenAndQueueLink(found, 'reset_password', audit);
+        } else if (found) {
+          await this.core.audit.record('password_reset_requested', 'disabled', anonymous(found.id));
+        }
         return found;
       });
       if (!user) {
+        await this.core.audit.record('password_reset_requested', 'unknown_email', anonymous(null));
         this.core.logger.info(
           { event: 'password_reset_requested', outcome: 'unknown_email' },
           'password reset requested',
@@ -400,6 +438,7 @@ export class AccountService {
     const owner = await this.core.store.findUserByToken(tokenHash, 'reset_password', this.core.clock.now());
     if (!owner) {
       this.core.logger.info({ event: 'password_reset', outcome: 'invalid_token' }, 'password reset refused');
+      await this.core.audit.record('password_reset', 'invalid_token', anonymous(null));
       throw invalidResetToken();
     }
     const password = this.core.policy.check(newPassword, { username: owner.username, email: owner.email });
@@ -410,6 +449,7 @@ export class AccountService {
       passwordHash,
       now,
       this.core.messages.notice('passwordChanged', now),
+      this.core.audit.event('password_reset', 'success', anonymous(owner.id)),
     );
     // Spent by a concurrent confirm between the two reads: exactly one of them wins.
     if (!user) throw invalidResetToken();
@@ -434,7 +474,15 @@ export class AccountService {
     // Conditional on the hash we verified and on this session: a change, reset or logout-all that committed while
     // we hashed wins.
     if (
-      !(await this.core.store.changePassword(user.id, user.passwordHash, passwordHash, now, notice, sessionTokenHash))
+      !(await this.core.store.changePassword(
+        user.id,
+        user.passwordHash,
+        passwordHash,
+        now,
+        notice,
+        sessionTokenHash,
+        this.core.audit.event('password_change', 'success', self(user.id)),
+      ))
     ) {
       throw invalidSession();
     }
@@ -453,7 +501,8 @@ export class AccountService {
     // the password, while we verified it wins.
     const authorisation = { sessionTokenHash: this.core.tokens.hash(token), passwordHash: user.passwordHash };
     const notice = this.core.messages.notice('accountDeleted', this.core.clock.now());
-    if (!(await this.core.store.deleteUser(user.id, notice, authorisation))) {
+    const audit = this.core.audit.event('account_deleted', 'success', self(user.id));
+    if (!(await this.core.store.deleteUser(user.id, notice, authorisation, audit))) {
       this.core.logger.info(
         { event: 'account_deleted', outcome: 'credentials_changed', userId: user.id },
         'account deletion refused',
@@ -466,31 +515,34 @@ export class AccountService {
 
   // --- Roles and permissions -------------------------------------------------------------------------------------
 
+  // The host's code and the CLI manage access as the operator: checked by nothing but their access to the process,
+  // and audited as such (`Administration`, which the admin routes reach with an administrator instead).
+
   /** Creates a role if it does not exist; true when it was created now. */
-  async createRole(name: string): Promise<boolean> {
-    return this.core.store.createRole(checkRoleName(name));
+  createRole(name: string): Promise<boolean> {
+    return this.admin.createRole(OPERATOR, name);
   }
 
-  async createPermission(name: string): Promise<boolean> {
-    return this.core.store.createPermission(checkPermissionName(name));
+  createPermission(name: string): Promise<boolean> {
+    return this.admin.createPermission(OPERATOR, name);
   }
 
-  async grantPermission(role: string, permission: string): Promise<void> {
-    expectGranted(await this.core.store.grantPermission(checkRoleName(role), checkPermissionName(permission)));
+  grantPermission(role: string, permission: string): Promise<void> {
+    return this.admin.grantPermission(OPERATOR, role, permission);
   }
 
-  async revokePermission(role: string, permission: string): Promise<void> {
-    expectGranted(await this.core.store.revokePermission(checkRoleName(role), checkPermissionName(permission)));
+  /** Refuses (`protected_permission`) to take a Gatehouse permission from `gatehouse-admin`. */
+  revokePermission(role: string, permission: string): Promise<void> {
+    return this.admin.revokePermission(OPERATOR, role, permission);
   }
 
   async grantRole(username: string, role: string): Promise<void> {
-    const user = await this.core.requireUser(username);
-    expectGranted(await this.core.store.grantRole(user.id, checkRoleName(role)));
+    await this.admin.grantRole(OPERATOR, await this.admin.userIdOf(username), role);
   }
 
+  /** Refuses (`last_administrator`) to take `gatehouse-admin` from its last enabled holder. */
   async revokeRole(username: string, role: string): Promise<void> {
-    const user = await this.core.requireUser(username);
-    expectGranted((await this.core.store.revokeRole(user.id, checkRoleName(role))) as GrantResult);
+    await this.admin.revokeRole(OPERATOR, await this.admin.userIdOf(username), role);
   }
 
   /** Whether the user holds the role, read from the store now (a demotion counts on the next request). */
@@ -518,11 +570,11 @@ export class AccountService {
   }
 
   listRoles(): Promise<RoleSummary[]> {
-    return this.core.store.listRoles();
+    return this.admin.listRoles(OPERATOR);
   }
 
   listPermissions(): Promise<string[]> {
-    return this.core.store.listPermissions();
+    return this.admin.listPermissions(OPERATOR);
   }
 
   async listUserRoles(username: string): Promise<string[]> {
@@ -587,19 +639,10 @@ export class AccountService {
   // --- Helpers ---------------------------------------------------------------------------------------------------
 }
 
-function permissionDenied(): AccountError {
-  return new AccountError('permission_denied', 'Permission denied');
+function accountDisabled(): AccountError {
+  return new AccountError('account_disabled', 'This account has been disabled');
 }
 
-function expectGranted(result: GrantResult): void {
-  switch (result) {
-    case 'ok':
-      return;
-    case 'unknown_role':
-      throw new AccountError('unknown_role', 'Unknown role');
-    case 'unknown_permission':
-      throw new AccountError('unknown_permission', 'Unknown permission');
-    case 'unknown_user':
-      throw new AccountError('account_error', 'Unknown user');
-  }
+function permissionDenied(): AccountError {
+  return new AccountError('permission_denied', 'Permission denied');
 }

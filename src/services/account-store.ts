@@ -245,12 +245,7 @@ export interface AccountStore {
    * Sets the session's `authenticatedAt` (a re-authentication) only while the session exists and its user's password
    * hash is still `passwordHash` (the one just verified); false, and nothing changed, otherwise.
    */
-  markSessionAuthenticated(
-    tokenHash: string,
-    passwordHash: string,
-    at: Date,
-    audit?: NewAuditEvent,
-  ): Promise<boolean>;
+  markSessionAuthenticated(tokenHash: string, passwordHash: string, at: Date, audit?: NewAuditEvent): Promise<boolean>;
 
   /**
    * Atomically stores the change (superseding the user's earlier one, whose pending link messages fail as
@@ -328,12 +323,7 @@ export interface AccountStore {
    * Atomically deletes the user's factor (enabled or waiting), recovery codes and login challenges, and queues the
    * message. False, and nothing changed, when the user has no factor.
    */
-  disableSecondFactor(
-    userId: string,
-    now: Date,
-    message?: NewOutboxMessage,
-    audit?: NewAuditEvent,
-  ): Promise<boolean>;
+  disableSecondFactor(userId: string, now: Date, message?: NewOutboxMessage, audit?: NewAuditEvent): Promise<boolean>;
   createLoginChallenge(challenge: StoredLoginChallenge, audit?: NewAuditEvent): Promise<void>;
   /**
    * Counts one answer to a live challenge, atomically: when it is unexpired and has had fewer than `maxAttempts`

@@ -1,111 +1,385 @@
+import { AccountError } from '../errors/account-error';
 import type { AccountContext } from './account-context';
-import type { RoleSummary } from './account-store';
-import type { AdminActor, AdminUserSummary, AdminUserView, AuditEventView, AuditFilters, Page, UserFilters } from './admin-views';
+import type { GrantResult, RoleSummary } from './account-store';
+import { ADMIN_PERMISSIONS, ADMIN_ROLE, ALL_ADMIN_PERMISSIONS, type AdminPermission } from './admin-permissions';
+import type { ProtectedChangeResult, UserDetails } from './admin-store';
+import {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  type AdminActor,
+  type AdminUserSummary,
+  type AdminUserView,
+  type AuditEventView,
+  type AuditFilters,
+  type Page,
+  type UserFilters,
+} from './admin-views';
+import type { AuditDetails, AuditEventType, NewAuditEvent } from './audit-event';
+import { operator, type AuditParties } from './audit-trail';
+import { checkPermissionName, checkRoleName } from './identity';
+import { decodeCursor, encodeCursor } from './page-cursor';
+import type { StoredUser } from './types';
+
+/** Longest prefix a user search takes: the longest address. */
+const MAX_PREFIX_LENGTH = 254;
+
+const userNotFound = () => new AccountError('user_not_found', 'No user has this id');
+const lastAdministrator = () =>
+  new AccountError('last_administrator', `This would leave no enabled user with the ${ADMIN_ROLE} role`);
 
 /**
  * Administration: what an administrator (or the operator at the CLI) may do to other accounts, each action checked
- * against its permission (`ADMIN_PERMISSIONS`) and written to the audit trail in the transaction of its change.
- * Reached as `AccountService.admin`. Users are named by id.
+ * against its permission (`ADMIN_PERMISSIONS`) before anything else (so an unknown id tells a non-administrator
+ * nothing) and written to the audit trail in the transaction of its change. Reached as `AccountService.admin`.
+ * Users are named by id; the operator's commands find the id from a username (`userIdOf`).
  */
 export class Administration {
   constructor(private readonly core: AccountContext) {}
 
-  /** `gatehouse.users.read`. */
-  listUsers(actor: AdminActor, filters: UserFilters): Promise<Page<AdminUserSummary>> {
-    throw new Error('TEMP stub');
+  /** `gatehouse.users.read`: newest first, keyset-paginated (stable while users register). */
+  async listUsers(actor: AdminActor, filters: UserFilters): Promise<Page<AdminUserSummary>> {
+    await this.authorise(actor, ADMIN_PERMISSIONS.readUsers);
+    const limit = pageSize(filters.limit);
+    const after = filters.cursor === undefined ? undefined : decodeCursor(filters.cursor);
+    const rows = await this.core.store.listUsers({
+      prefix: searchPrefix(filters.prefix),
+      verified: filters.verified,
+      disabled: filters.disabled,
+      role: filters.role === undefined ? undefined : checkRoleName(filters.role),
+      createdFrom: filters.createdFrom,
+      createdBefore: filters.createdBefore,
+      after: after && { createdAt: after.at, id: after.id },
+      limit: limit + 1,
+    });
+    return pageOf(rows, limit, summaryOf, (user) => ({ at: user.createdAt, id: user.id }));
   }
 
   /** `gatehouse.users.read`; `user_not_found` for an unknown id. */
-  getUser(actor: AdminActor, userId: string): Promise<AdminUserView> {
-    throw new Error('TEMP stub');
+  async getUser(actor: AdminActor, userId: string): Promise<AdminUserView> {
+    await this.authorise(actor, ADMIN_PERMISSIONS.readUsers);
+    return this.view(userId);
   }
 
   /**
-   * `gatehouse.users.manage`: the account cannot sign in, its sessions end and its tokens die, at once. Idempotent.
-   * `last_administrator` when it is the last enabled holder of `ADMIN_ROLE`.
+   * `gatehouse.users.manage`: the account cannot sign in, and its sessions, links and login challenges end in the
+   * same transaction, so it is signed out on every instance at its next request. Idempotent. `last_administrator`
+   * when it is the last enabled holder of `ADMIN_ROLE`.
    */
-  disableUser(actor: AdminActor, userId: string): Promise<AdminUserView> {
-    throw new Error('TEMP stub');
+  async disableUser(actor: AdminActor, userId: string): Promise<AdminUserView> {
+    await this.authorise(actor, ADMIN_PERMISSIONS.manageUsers);
+    const audit = this.event(actor, 'admin.user_disabled', userId);
+    this.expectChanged(await this.core.store.disableUser(userId, this.core.clock.now(), audit, ADMIN_ROLE));
+    this.log(audit, 'account disabled');
+    return this.view(userId);
   }
 
-  /** `gatehouse.users.manage`. Idempotent. */
-  enableUser(actor: AdminActor, userId: string): Promise<AdminUserView> {
-    throw new Error('TEMP stub');
+  /** `gatehouse.users.manage`: the account may sign in again (its old sessions stay ended). Idempotent. */
+  async enableUser(actor: AdminActor, userId: string): Promise<AdminUserView> {
+    await this.authorise(actor, ADMIN_PERMISSIONS.manageUsers);
+    const audit = this.event(actor, 'admin.user_enabled', userId);
+    this.expectChanged(await this.core.store.enableUser(userId, this.core.clock.now(), audit));
+    this.log(audit, 'account enabled');
+    return this.view(userId);
   }
 
-  /** `gatehouse.sessions.end`: every session of the account; returns how many ended. */
-  endSessions(actor: AdminActor, userId: string): Promise<number> {
-    throw new Error('TEMP stub');
+  /** `gatehouse.sessions.end`: every session of the account, on every instance; returns how many ended. */
+  async endSessions(actor: AdminActor, userId: string): Promise<number> {
+    await this.authorise(actor, ADMIN_PERMISSIONS.endSessions);
+    await this.requireUserById(userId);
+    const audit = this.event(actor, 'admin.sessions_ended', userId);
+    const ended = await this.core.store.deleteUserSessions(userId, audit);
+    this.log(audit, 'sessions ended by an administrator', { sessions_ended: ended });
+    return ended;
   }
 
   /**
    * `gatehouse.users.manage`: the address becomes verified and the account its owner (other unverified
-   * registrations of it end). Idempotent; `address_owned` when another verified account owns the address.
+   * registrations of it end, as when a link is confirmed). Idempotent; `address_owned` when another verified
+   * account owns the address.
    */
-  markVerified(actor: AdminActor, userId: string): Promise<AdminUserView> {
-    throw new Error('TEMP stub');
-  }
-
-  /** `gatehouse.users.manage`: a new verification link (superseding older ones); `account_error` when verified. */
-  resendVerification(actor: AdminActor, userId: string): Promise<void> {
-    throw new Error('TEMP stub');
-  }
-
-  /** `gatehouse.users.delete`; `last_administrator` for the last enabled administrator. */
-  deleteUser(actor: AdminActor, userId: string): Promise<void> {
-    throw new Error('TEMP stub');
-  }
-
-  /** `gatehouse.roles.manage`; returns the user's roles after the change. Idempotent. */
-  grantRole(actor: AdminActor, userId: string, role: string): Promise<string[]> {
-    throw new Error('TEMP stub');
-  }
-
-  /** `gatehouse.roles.manage`; `last_administrator` when it would leave `ADMIN_ROLE` with no enabled holder. */
-  revokeRole(actor: AdminActor, userId: string, role: string): Promise<string[]> {
-    throw new Error('TEMP stub');
-  }
-
-  /** `gatehouse.roles.manage`. */
-  listRoles(actor: AdminActor): Promise<RoleSummary[]> {
-    throw new Error('TEMP stub');
-  }
-
-  /** `gatehouse.roles.manage`. */
-  listPermissions(actor: AdminActor): Promise<string[]> {
-    throw new Error('TEMP stub');
-  }
-
-  /** `gatehouse.roles.manage`; true when created now (idempotent). */
-  createRole(actor: AdminActor, name: string): Promise<boolean> {
-    throw new Error('TEMP stub');
-  }
-
-  /** `gatehouse.roles.manage`; true when created now (idempotent). */
-  createPermission(actor: AdminActor, name: string): Promise<boolean> {
-    throw new Error('TEMP stub');
-  }
-
-  /** `gatehouse.roles.manage`; idempotent. */
-  grantPermission(actor: AdminActor, role: string, permission: string): Promise<void> {
-    throw new Error('TEMP stub');
-  }
-
-  /** `gatehouse.roles.manage`; `protected_permission` for a Gatehouse permission of `ADMIN_ROLE`. */
-  revokePermission(actor: AdminActor, role: string, permission: string): Promise<void> {
-    throw new Error('TEMP stub');
-  }
-
-  /** `gatehouse.audit.read`: the audit trail, newest first. */
-  listAuditEvents(actor: AdminActor, filters: AuditFilters): Promise<Page<AuditEventView>> {
-    throw new Error('TEMP stub');
+  async markVerified(actor: AdminActor, userId: string): Promise<AdminUserView> {
+    await this.authorise(actor, ADMIN_PERMISSIONS.manageUsers);
+    const audit = this.event(actor, 'admin.email_verified', userId);
+    const result = await this.core.store.markUserVerified(userId, this.core.clock.now(), audit);
+    if (result === 'unknown_user') throw userNotFound();
+    if (result === 'address_owned') {
+      throw new AccountError('address_owned', 'Another verified account owns this address');
+    }
+    if (result === 'verified') this.log(audit, 'address marked verified');
+    return this.view(userId);
   }
 
   /**
-   * For the operator (CLI): creates `ADMIN_ROLE` with every Gatehouse permission if missing, and grants it to the
-   * user. Returns whether the user did not hold it before.
+   * `gatehouse.users.manage`: a new verification link to the account's address, superseding older ones.
+   * `account_error` when the account is verified, disabled, or its registration has expired.
    */
-  makeAdministrator(username: string): Promise<boolean> {
-    throw new Error('TEMP stub');
+  async resendVerification(actor: AdminActor, userId: string): Promise<void> {
+    await this.authorise(actor, ADMIN_PERMISSIONS.manageUsers);
+    const user = await this.requireUserById(userId);
+    if (user.verified) throw new AccountError('account_error', 'The address is already verified');
+    if (user.disabledAt !== null) throw new AccountError('account_error', 'The account is disabled');
+    if (this.core.hasExpired(user, this.core.clock.now())) {
+      throw new AccountError('account_error', 'The registration has expired');
+    }
+    const audit = this.event(actor, 'admin.verification_resent', userId);
+    await this.core.replaceTokenAndQueueLink(user, 'verify_email', audit);
+    this.log(audit, 'verification link resent by an administrator');
+  }
+
+  /** `gatehouse.users.delete`: the account and everything of it; `last_administrator` for the last administrator. */
+  async deleteUser(actor: AdminActor, userId: string): Promise<void> {
+    await this.authorise(actor, ADMIN_PERMISSIONS.deleteUsers);
+    const audit = this.event(actor, 'admin.user_deleted', userId);
+    const notice = this.core.messages.notice('accountDeleted', this.core.clock.now());
+    this.expectChanged(await this.core.store.deleteUserAsAdmin(userId, ADMIN_ROLE, audit, notice));
+    this.log(audit, 'account deleted by an administrator');
+    this.core.delivery?.nudge();
+  }
+
+  /** `gatehouse.roles.manage`; returns the user's roles after the change. Idempotent. */
+  async grantRole(actor: AdminActor, userId: string, role: string): Promise<string[]> {
+    await this.authorise(actor, ADMIN_PERMISSIONS.manageRoles);
+    const name = checkRoleName(role);
+    const audit = this.event(actor, 'admin.role_granted', userId, { role: name });
+    expectGranted(await this.core.store.grantRole(userId, name, audit));
+    this.log(audit, 'role granted');
+    return this.core.store.listUserRoles(userId);
+  }
+
+  /** `gatehouse.roles.manage`; `last_administrator` when it would leave `ADMIN_ROLE` with no enabled holder. */
+  async revokeRole(actor: AdminActor, userId: string, role: string): Promise<string[]> {
+    await this.authorise(actor, ADMIN_PERMISSIONS.manageRoles);
+    const name = checkRoleName(role);
+    const audit = this.event(actor, 'admin.role_revoked', userId, { role: name });
+    const result = await this.core.store.revokeRole(userId, name, audit, name === ADMIN_ROLE);
+    if (result === 'last_holder') throw lastAdministrator();
+    expectGranted(result);
+    this.log(audit, 'role revoked');
+    return this.core.store.listUserRoles(userId);
+  }
+
+  /** `gatehouse.roles.manage`. */
+  async listRoles(actor: AdminActor): Promise<RoleSummary[]> {
+    await this.authorise(actor, ADMIN_PERMISSIONS.manageRoles);
+    return this.core.store.listRoles();
+  }
+
+  /** `gatehouse.roles.manage`. */
+  async listPermissions(actor: AdminActor): Promise<string[]> {
+    await this.authorise(actor, ADMIN_PERMISSIONS.manageRoles);
+    return this.core.store.listPermissions();
+  }
+
+  /** `gatehouse.roles.manage`; true when created now (idempotent). */
+  async createRole(actor: AdminActor, name: string): Promise<boolean> {
+    await this.authorise(actor, ADMIN_PERMISSIONS.manageRoles);
+    const role = checkRoleName(name);
+    const audit = this.event(actor, 'admin.role_created', null, { role });
+    const created = await this.core.store.createRole(role, audit);
+    if (created) this.log(audit, 'role created');
+    return created;
+  }
+
+  /** `gatehouse.roles.manage`; true when created now (idempotent). */
+  async createPermission(actor: AdminActor, name: string): Promise<boolean> {
+    await this.authorise(actor, ADMIN_PERMISSIONS.manageRoles);
+    const permission = checkPermissionName(name);
+    const audit = this.event(actor, 'admin.permission_created', null, { permission });
+    const created = await this.core.store.createPermission(permission, audit);
+    if (created) this.log(audit, 'permission created');
+    return created;
+  }
+
+  /** `gatehouse.roles.manage`; idempotent. */
+  async grantPermission(actor: AdminActor, role: string, permission: string): Promise<void> {
+    await this.authorise(actor, ADMIN_PERMISSIONS.manageRoles);
+    const details = { role: checkRoleName(role), permission: checkPermissionName(permission) };
+    const audit = this.event(actor, 'admin.permission_granted', null, details);
+    expectGranted(await this.core.store.grantPermission(details.role, details.permission, audit));
+    this.log(audit, 'permission granted to a role');
+  }
+
+  /** `gatehouse.roles.manage`; `protected_permission` for a Gatehouse permission of `ADMIN_ROLE`. */
+  async revokePermission(actor: AdminActor, role: string, permission: string): Promise<void> {
+    await this.authorise(actor, ADMIN_PERMISSIONS.manageRoles);
+    const details = { role: checkRoleName(role), permission: checkPermissionName(permission) };
+    if (details.role === ADMIN_ROLE && (ALL_ADMIN_PERMISSIONS as readonly string[]).includes(details.permission)) {
+      throw new AccountError('protected_permission', `${details.permission} cannot leave the ${ADMIN_ROLE} role`);
+    }
+    const audit = this.event(actor, 'admin.permission_revoked', null, details);
+    expectGranted(await this.core.store.revokePermission(details.role, details.permission, audit));
+    this.log(audit, 'permission revoked from a role');
+  }
+
+  /** `gatehouse.audit.read`: the audit trail, newest first, keyset-paginated. */
+  async listAuditEvents(actor: AdminActor, filters: AuditFilters): Promise<Page<AuditEventView>> {
+    await this.authorise(actor, ADMIN_PERMISSIONS.readAudit);
+    const limit = pageSize(filters.limit);
+    const rows = await this.core.store.listAuditEvents({
+      userId: filters.userId,
+      types: filters.types,
+      since: filters.since,
+      until: filters.until,
+      after: filters.cursor === undefined ? undefined : decodeCursor(filters.cursor),
+      limit: limit + 1,
+    });
+    return pageOf(
+      rows,
+      limit,
+      (event) => event,
+      (event) => ({ at: event.at, id: event.id }),
+    );
+  }
+
+  /**
+   * For the operator (CLI): creates `ADMIN_ROLE` with every Gatehouse permission where missing, and grants it to
+   * the user. Returns whether the user did not hold it before. Every step is audited as the operator's.
+   */
+  async makeAdministrator(username: string): Promise<boolean> {
+    const user = await this.core.requireUser(username);
+    const actor: AdminActor = { kind: 'operator' };
+    await this.createRole(actor, ADMIN_ROLE);
+    for (const permission of ALL_ADMIN_PERMISSIONS) {
+      await this.createPermission(actor, permission);
+      await this.grantPermission(actor, ADMIN_ROLE, permission);
+    }
+    const before = await this.core.store.checkRole(user.id, ADMIN_ROLE);
+    await this.grantRole(actor, user.id, ADMIN_ROLE);
+    return before !== 'granted';
+  }
+
+  /** The id of the account with this username (for the operator's commands); `account_error` when unknown. */
+  async userIdOf(username: string): Promise<string> {
+    return (await this.core.requireUser(username)).id;
+  }
+
+  /**
+   * The actor's permission, before anything is read: a signed-in user without it gets `permission_denied` whatever
+   * the route and whatever the id, and a permission nobody created yet is simply not held.
+   */
+  private async authorise(actor: AdminActor, permission: AdminPermission): Promise<void> {
+    if (actor.kind === 'operator') return;
+    if ((await this.core.store.checkPermission(actor.user.id, permission)) === 'granted') return;
+    this.core.logger.info(
+      { event: 'admin_action', outcome: 'permission_denied', userId: actor.user.id, permission },
+      'admin action refused',
+    );
+    throw new AccountError('permission_denied', 'Permission denied');
+  }
+
+  private event(
+    actor: AdminActor,
+    type: AuditEventType,
+    subjectId: string | null,
+    details?: AuditDetails,
+  ): NewAuditEvent {
+    const parties: AuditParties =
+      actor.kind === 'admin' ? { actorType: 'admin', actorId: actor.user.id, subjectId } : operator(subjectId);
+    return this.core.audit.event(type, 'success', parties, details);
+  }
+
+  private log(event: NewAuditEvent, message: string, extra: AuditDetails = {}): void {
+    this.core.logger.info(
+      {
+        event: event.type,
+        outcome: event.outcome,
+        ...(event.subjectId ? { userId: event.subjectId } : {}),
+        actorType: event.actorType,
+        ...(event.actorId ? { actorId: event.actorId } : {}),
+        ...event.details,
+        ...extra,
+      },
+      message,
+    );
+  }
+
+  private expectChanged(result: ProtectedChangeResult | 'ok' | 'unknown_user'): void {
+    if (result === 'unknown_user') throw userNotFound();
+    if (result === 'last_holder') throw lastAdministrator();
+  }
+
+  private async requireUserById(userId: string): Promise<StoredUser> {
+    const user = await this.core.store.findUserById(userId);
+    if (!user) throw userNotFound();
+    return user;
+  }
+
+  private async view(userId: string): Promise<AdminUserView> {
+    const now = this.core.clock.now();
+    const idleBefore = new Date(now.getTime() - this.core.options.sessionIdleTimeoutMs);
+    const details = await this.core.store.getUserDetails(userId, now, idleBefore);
+    if (!details) throw userNotFound();
+    return viewOf(details);
+  }
+}
+
+function pageSize(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+    throw new AccountError('account_error', `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
+  }
+  return limit;
+}
+
+/** The keys are NFKC and lower case; so is the prefix, or it could never match. */
+function searchPrefix(prefix: string | undefined): string | undefined {
+  if (prefix === undefined || prefix === '') return undefined;
+  if (prefix.length > MAX_PREFIX_LENGTH) {
+    throw new AccountError('account_error', `prefix must be at most ${MAX_PREFIX_LENGTH} characters`);
+  }
+  return prefix.normalize('NFKC').toLowerCase();
+}
+
+/** The store was asked for one row more than the page holds: its presence says a next page exists. */
+function pageOf<Row, Item>(
+  rows: Row[],
+  limit: number,
+  toItem: (row: Row) => Item,
+  keyOf: (row: Row) => { at: Date; id: string },
+): Page<Item> {
+  const shown = rows.slice(0, limit);
+  const last = shown[shown.length - 1];
+  return {
+    items: shown.map(toItem),
+    nextCursor: rows.length > limit && last !== undefined ? encodeCursor(keyOf(last)) : null,
+  };
+}
+
+function summaryOf(user: StoredUser): AdminUserSummary {
+  return {
+    id: user.id,
+    username: user.username,
+    email: user.email,
+    verified: user.verified,
+    disabled: user.disabledAt !== null,
+    createdAt: user.createdAt,
+    updatedAt: user.updatedAt,
+  };
+}
+
+function viewOf(details: UserDetails): AdminUserView {
+  return {
+    ...summaryOf(details.user),
+    disabledAt: details.user.disabledAt,
+    lastSignInAt: details.lastSignInAt,
+    roles: details.roles,
+    permissions: details.permissions,
+    secondFactor: details.secondFactor,
+    sessionCount: details.liveSessions,
+  };
+}
+
+function expectGranted(result: GrantResult | 'last_holder'): void {
+  switch (result) {
+    case 'ok':
+      return;
+    case 'unknown_role':
+      throw new AccountError('unknown_role', 'Unknown role');
+    case 'unknown_permission':
+      throw new AccountError('unknown_permission', 'Unknown permission');
+    case 'unknown_user':
+      throw userNotFound();
+    case 'last_holder':
+      throw lastAdministrator();
   }
 }

@@ -1,5 +1,6 @@
 import { AccountError } from '../errors/account-error';
 import { AccountContext, invalidSession } from './account-context';
+import { anonymous, self } from './audit-trail';
 import { canonicalEmail } from './identity';
 import { canSend } from './sender-operations';
 import { isRawToken } from './token-hasher';
@@ -54,6 +55,7 @@ export class EmailChanges {
         requestedNotice: canNotifyRequester ? this.core.messages.notice('emailChangeRequested', now) : undefined,
       },
       session.tokenHash,
+      this.core.audit.event('email_change_requested', 'success', self(user.id)),
     );
     if (!result.ok) throw invalidSession();
     const outcome = result.addressOwned ? 'address_owned' : 'requested';
@@ -74,10 +76,12 @@ export class EmailChanges {
       this.core.tokens.hash(token),
       now,
       canNotify ? this.core.messages.notice('emailChanged', now) : undefined,
+      this.core.audit.event('email_change', 'success', anonymous(undefined)),
     );
     if (result.outcome !== 'changed') {
       const outcome = result.outcome === 'taken' ? 'taken' : 'invalid_token';
       this.core.logger.info({ event: 'email_change', outcome }, 'email change refused');
+      await this.core.audit.record('email_change', outcome, anonymous(null));
       throw invalidEmailChangeToken();
     }
     this.core.logger.info(

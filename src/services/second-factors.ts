@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { AccountError } from '../errors/account-error';
 import { AccountContext, LiveSession } from './account-context';
+import { anonymous, operator, self, type AuditParties } from './audit-trail';
 import { sessionExpiresAt } from './expiry-rules';
 import type { OutboxKind } from './outbox-message';
 import { canSend } from './sender-operations';
@@ -56,16 +57,19 @@ export class SecondFactors {
     const now = this.core.clock.now();
     const expiresAt = new Date(now.getTime() + this.core.options.loginChallengeTtlMs);
     const { ip, userAgent } = recordedClient(client);
-    await this.core.store.createLoginChallenge({
-      tokenHash: this.core.tokens.hash(challengeToken),
-      userId: user.id,
-      passwordBinding: this.passwordBinding(passwordHash),
-      attempts: 0,
-      createdAt: now,
-      expiresAt,
-      ip,
-      userAgent,
-    });
+    await this.core.store.createLoginChallenge(
+      {
+        tokenHash: this.core.tokens.hash(challengeToken),
+        userId: user.id,
+        passwordBinding: this.passwordBinding(passwordHash),
+        attempts: 0,
+        createdAt: now,
+        expiresAt,
+        ip,
+        userAgent,
+      },
+      this.core.audit.event('login', 'challenge_issued', anonymous(user.id)),
+    );
     this.core.logger.info({ event: 'login', outcome: 'challenge_issued', userId: user.id }, 'second factor asked for');
     return { kind: 'challenge', challengeToken, expiresAt, methods: ['totp', 'recovery_code'] };
   }
@@ -84,20 +88,25 @@ export class SecondFactors {
     const user = challenge && (await store.findUserById(challenge.userId));
     if (!challenge || !user || !this.sameBinding(challenge.passwordBinding, user.passwordHash)) {
       logger.info({ event: 'login_second_factor', outcome: 'invalid_challenge' }, 'second factor refused');
+      await this.core.audit.record('login_second_factor', 'invalid_challenge', anonymous(user?.id ?? null));
       throw invalidChallenge();
     }
     await this.core.takePasswordGuess(user.usernameKey, user.id);
-    if (!(await this.proves(user, proof, now))) {
+    if (!(await this.proves(user, proof, now, anonymous(user.id)))) {
       logger.info({ event: 'login_second_factor', outcome: 'wrong_code', userId: user.id }, 'second factor refused');
+      await this.core.audit.record('login_second_factor', 'wrong_code', anonymous(user.id));
       throw invalidCode();
     }
+    // Disabled while the challenge waited: disabling deleted it, but a code already under way must not get through.
+    if (user.disabledAt !== null) throw invalidChallenge();
     await this.core.forgetPasswordGuesses(user.usernameKey);
     if (!(await store.consumeLoginChallenge(tokenHash))) throw invalidChallenge();
     const token = this.core.tokens.generate();
     const from = client ?? { ip: challenge.ip, userAgent: challenge.userAgent };
     const session = newSession(this.core.tokens.hash(token), user.id, now, sessionExpiresAt(now, options), from, true);
     // Conditional on the password hash: a reset that committed meanwhile wins.
-    if (!(await store.createSession(session, user.passwordHash))) throw invalidChallenge();
+    const audit = this.core.audit.event('login_second_factor', 'success', self(user.id), { method: methodOf(proof) });
+    if (!(await store.createSession(session, user.passwordHash, audit))) throw invalidChallenge();
     logger.info({ event: 'login_second_factor', outcome: 'success', userId: user.id }, 'login succeeded');
     return token;
   }
@@ -155,7 +164,16 @@ export class SecondFactors {
     const hashes = recoveryCodes.map((typed) => this.recoveryCodeHash(user.id, typed));
     const notice = this.notice('secondFactorEnabled', now);
     // This session just proved the factor: it counts as made with it, as a sign-in with a code would.
-    const enabled = await this.core.store.enableSecondFactor(user.id, step, hashes, now, notice, session.tokenHash);
+    const audit = this.core.audit.event('second_factor_enabled', 'success', self(user.id));
+    const enabled = await this.core.store.enableSecondFactor(
+      user.id,
+      step,
+      hashes,
+      now,
+      notice,
+      session.tokenHash,
+      audit,
+    );
     if (!enabled) throw alreadyEnabled();
     this.core.logger.info({ event: 'second_factor_enabled', outcome: 'success', userId: user.id }, 'second factor on');
     this.core.delivery?.nudge();
@@ -164,12 +182,13 @@ export class SecondFactors {
 
   /** New recovery codes in place of the old ones: a recent password and a code (TOTP or recovery). */
   async regenerateRecoveryCodes(token: string, code: string): Promise<{ recoveryCodes: string[] }> {
-    const { user } = await this.requireProvedChange(token, code);
+    const { user } = await this.requireProvedChange(token, code, 'recovery_codes_regenerated');
     const now = this.core.clock.now();
     const recoveryCodes = newRecoveryCodes();
     const hashes = recoveryCodes.map((typed) => this.recoveryCodeHash(user.id, typed));
     const notice = this.notice('recoveryCodesRegenerated', now);
-    if (!(await this.core.store.replaceRecoveryCodes(user.id, hashes, now, notice))) throw notEnabled();
+    const audit = this.core.audit.event('recovery_codes_regenerated', 'success', self(user.id));
+    if (!(await this.core.store.replaceRecoveryCodes(user.id, hashes, now, notice, audit))) throw notEnabled();
     this.core.logger.info(
       { event: 'recovery_codes_regenerated', outcome: 'success', userId: user.id },
       'recovery codes replaced',
@@ -180,9 +199,10 @@ export class SecondFactors {
 
   /** Switches the second factor off: a recent password and a code (TOTP or recovery). */
   async disable(token: string, code: string): Promise<void> {
-    const { user } = await this.requireProvedChange(token, code);
+    const { user } = await this.requireProvedChange(token, code, 'second_factor_disabled');
     const now = this.core.clock.now();
-    if (!(await this.core.store.disableSecondFactor(user.id, now, this.notice('secondFactorDisabled', now)))) {
+    const audit = this.core.audit.event('second_factor_disabled', 'success', self(user.id));
+    if (!(await this.core.store.disableSecondFactor(user.id, now, this.notice('secondFactorDisabled', now), audit))) {
       throw notEnabled();
     }
     this.core.logger.info(
@@ -196,7 +216,12 @@ export class SecondFactors {
   async disableFor(username: string): Promise<boolean> {
     const user = await this.core.requireUser(username);
     const now = this.core.clock.now();
-    const disabled = await this.core.store.disableSecondFactor(user.id, now, this.notice('secondFactorDisabled', now));
+    const disabled = await this.core.store.disableSecondFactor(
+      user.id,
+      now,
+      this.notice('secondFactorDisabled', now),
+      this.core.audit.event('second_factor_disabled', 'by_operator', operator(user.id)),
+    );
     if (disabled) {
       this.core.logger.info(
         { event: 'second_factor_disabled', outcome: 'by_operator', userId: user.id },
@@ -208,14 +233,19 @@ export class SecondFactors {
   }
 
   /** A change of the factor: a recent password, a factor that is on, and a right code (counted as a guess). */
-  private async requireProvedChange(token: string, code: string): Promise<LiveSession> {
+  private async requireProvedChange(
+    token: string,
+    code: string,
+    change: 'recovery_codes_regenerated' | 'second_factor_disabled',
+  ): Promise<LiveSession> {
     const live = await this.core.requireRecentSession(token);
     const { user } = live;
     if (!(await this.core.store.getSecondFactor(user.id))?.enabled) throw notEnabled();
     await this.core.takePasswordGuess(user.usernameKey, user.id);
     const proof = /^[0-9]{6}$/.test(code) ? { code } : { recoveryCode: code };
-    if (!(await this.proves(user, proof, this.core.clock.now()))) {
+    if (!(await this.proves(user, proof, this.core.clock.now(), self(user.id)))) {
       this.core.logger.info({ event: 'second_factor_change', outcome: 'wrong_code', userId: user.id }, 'code refused');
+      await this.core.audit.record(change, 'wrong_code', self(user.id));
       throw invalidCode();
     }
     await this.core.forgetPasswordGuesses(user.usernameKey);
@@ -223,7 +253,7 @@ export class SecondFactors {
   }
 
   /** Whether the proof is right, spending it: the TOTP step is recorded as used, the recovery code deleted. */
-  private async proves(user: StoredUser, proof: SecondFactorProof, now: Date): Promise<boolean> {
+  private async proves(user: StoredUser, proof: SecondFactorProof, now: Date, by: AuditParties): Promise<boolean> {
     const { store } = this.core;
     if (typeof proof.code === 'string') {
       const factor = await store.getSecondFactor(user.id);
@@ -239,7 +269,8 @@ export class SecondFactors {
       const code = normalizeRecoveryCode(proof.recoveryCode);
       if (code === null) return false;
       const hash = this.core.tokens.hash(recoveryCodeKey(user.id, code));
-      if (!(await store.consumeRecoveryCode(user.id, hash, this.notice('recoveryCodeUsed', now)))) return false;
+      const audit = this.core.audit.event('recovery_code_used', 'success', by);
+      if (!(await store.consumeRecoveryCode(user.id, hash, this.notice('recoveryCodeUsed', now), audit))) return false;
       this.core.logger.info({ event: 'recovery_code_used', outcome: 'success', userId: user.id }, 'recovery code used');
       this.core.delivery?.nudge();
       return true;
@@ -284,4 +315,8 @@ export class SecondFactors {
   private notice(kind: OutboxKind, now: Date) {
     return canSend(this.core.sender, kind) ? this.core.messages.notice(kind, now) : undefined;
   }
+}
+
+function methodOf(proof: SecondFactorProof): string {
+  return typeof proof.code === 'string' ? 'totp' : 'recovery_code';
 }

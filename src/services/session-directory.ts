@@ -1,5 +1,6 @@
 import { AccountError } from '../errors/account-error';
 import { AccountContext, invalidSession } from './account-context';
+import { operator, self } from './audit-trail';
 import { liveSessionViews } from './session-views';
 import type { SessionView } from './types';
 
@@ -32,7 +33,8 @@ export class SessionDirectory {
   async end(token: string, sessionId: string): Promise<void> {
     const live = await this.core.requireLiveSession(token);
     if (live.session.id !== sessionId) this.core.requireRecent(live);
-    if (!(await this.core.store.deleteSessionById(live.user.id, sessionId))) {
+    const audit = this.core.audit.event('session_ended', 'success', self(live.user.id));
+    if (!(await this.core.store.deleteSessionById(live.user.id, sessionId, audit))) {
       this.core.logger.info({ event: 'session_ended', outcome: 'not_found', userId: live.user.id }, 'no such session');
       throw sessionNotFound();
     }
@@ -45,7 +47,8 @@ export class SessionDirectory {
   /** Ends every session of the user but this one; needs a recent password. Returns how many ended. */
   async endOthers(token: string): Promise<number> {
     const { user, session } = await this.core.requireRecentSession(token);
-    const count = await this.core.store.deleteOtherSessions(user.id, session.tokenHash);
+    const audit = this.core.audit.event('other_sessions_ended', 'success', self(user.id));
+    const count = await this.core.store.deleteOtherSessions(user.id, session.tokenHash, audit);
     this.core.logger.info(
       { event: 'other_sessions_ended', outcome: 'success', userId: user.id, count },
       'other sessions ended',
@@ -62,7 +65,8 @@ export class SessionDirectory {
     await this.core.checkPassword(user, password, 'Password is incorrect', 'reauthenticate');
     const now = this.core.clock.now();
     // Conditional on the hash just verified: a password change or reset that ended this session meanwhile wins.
-    const marked = await this.core.store.markSessionAuthenticated(session.tokenHash, user.passwordHash, now);
+    const audit = this.core.audit.event('reauthenticate', 'success', self(user.id));
+    const marked = await this.core.store.markSessionAuthenticated(session.tokenHash, user.passwordHash, now, audit);
     if (!marked) throw invalidSession();
     this.core.logger.info({ event: 'reauthenticate', outcome: 'success', userId: user.id }, 'password confirmed');
     return { authenticatedUntil: new Date(now.getTime() + this.core.options.reauthenticationWindowMs) };
@@ -77,7 +81,8 @@ export class SessionDirectory {
   /** Ends one session of the user by its public id; `session_not_found` when the user has no such session. */
   async endOf(username: string, sessionId: string): Promise<void> {
     const user = await this.core.requireUser(username);
-    if (!(await this.core.store.deleteSessionById(user.id, sessionId))) throw sessionNotFound();
+    const audit = this.core.audit.event('admin.sessions_ended', 'success', operator(user.id));
+    if (!(await this.core.store.deleteSessionById(user.id, sessionId, audit))) throw sessionNotFound();
     this.core.logger.info(
       { event: 'admin_sessions_ended', outcome: 'success', userId: user.id, sessionId },
       'session ended by an operator',
@@ -92,7 +97,10 @@ export class SessionDirectory {
       this.core.clock.now(),
       this.core.options,
     ).length;
-    await this.core.store.deleteUserSessions(user.id);
+    await this.core.store.deleteUserSessions(
+      user.id,
+      this.core.audit.event('admin.sessions_ended', 'success', operator(user.id)),
+    );
     this.core.logger.info(
       { event: 'admin_sessions_ended', outcome: 'success', userId: user.id, count: live },
       'all sessions ended by an operator',
