@@ -8,7 +8,9 @@ import { UsageProblem } from './command-options';
  * operator's act.
  */
 export const ADMIN_COMMANDS: CommandGroup<{ username: string }> = {
-  usage: [['admin grant <username>', `make the user an administrator (role ${ADMIN_ROLE}, with every admin permission)`]],
+  usage: [
+    ['admin grant <username>', `make the user an administrator (role ${ADMIN_ROLE}, with every admin permission)`],
+  ],
   notes: [],
   parse(args) {
     const [subcommand, ...rest] = args;

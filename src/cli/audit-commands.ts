@@ -50,7 +50,8 @@ export const AUDIT_COMMANDS: CommandGroup<AuditRequest> = {
   },
   async run({ user, filters }, { accounts, out }) {
     // An id also finds the events of a user since deleted, whose name resolves no more.
-    const userId = user === undefined ? undefined : USER_ID.test(user) ? user.toLowerCase() : await accounts.admin.userIdOf(user);
+    const userId =
+      user === undefined ? undefined : USER_ID.test(user) ? user.toLowerCase() : await accounts.admin.userIdOf(user);
     const page = await accounts.admin.listAuditEvents(OPERATOR, { ...filters, userId });
     if (page.items.length === 0) out('no events');
     else {

@@ -4,8 +4,7 @@ import { booleanOption, dateOption, integerOption, parseOptions, UsageProblem } 
 import { printable, table } from './terminal-text';
 
 type UsersRequest =
-  | { subcommand: 'list'; filters: UserFilters }
-  | { subcommand: 'show' | 'disable' | 'enable'; username: string };
+  { subcommand: 'list'; filters: UserFilters } | { subcommand: 'show' | 'disable' | 'enable'; username: string };
 
 const LIST_FLAGS = {
   prefix: 'single',
@@ -26,7 +25,10 @@ const LIST_FLAGS = {
 export const USER_COMMANDS: CommandGroup<UsersRequest> = {
   usage: [
     ['users list [options]', 'accounts, newest first, a page at a time (full addresses: finding a user is the point)'],
-    ['users show <username>', 'one account: roles, permissions, verified, disabled, two-factor, sessions, last sign-in'],
+    [
+      'users show <username>',
+      'one account: roles, permissions, verified, disabled, two-factor, sessions, last sign-in',
+    ],
     ['users disable <username>', 'the account cannot sign in; its sessions end and its emailed links die (audited)'],
     ['users enable <username>', 'the account can sign in again (audited)'],
   ],
@@ -41,7 +43,9 @@ export const USER_COMMANDS: CommandGroup<UsersRequest> = {
       if (rest.length !== 1 || rest[0].startsWith('--')) throw new UsageProblem(`users ${subcommand} takes <username>`);
       return { subcommand, username: rest[0] };
     }
-    throw new UsageProblem(subcommand ? `unknown users command "${subcommand}"` : 'users needs list, show, disable or enable');
+    throw new UsageProblem(
+      subcommand ? `unknown users command "${subcommand}"` : 'users needs list, show, disable or enable',
+    );
   },
   async run(request, io) {
     if (request.subcommand === 'list') return list(request.filters, io);
