@@ -2,6 +2,7 @@ import { AccountOptions } from '../../src/services/account-options';
 import type { AccountService } from '../../src/services/account-service';
 import { createAccountService } from '../../src/di/create-account-service';
 import type { AttemptLimiter } from '../../src/services/attempt-limiter';
+import type { RequestOrigin } from '../../src/services/audit-trail';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
 import { UserStore } from '../../src/services/user-store';
 import { ManualClock } from './manual-clock';
@@ -31,7 +32,12 @@ export interface Harness {
 
 /** Without `limiter`, the core counts nothing (as when built without one); test/limits passes one. */
 export function makeHarness(
-  overrides: { store?: UserStore; options?: Partial<AccountOptions>; limiter?: AttemptLimiter } = {},
+  overrides: {
+    store?: UserStore;
+    options?: Partial<AccountOptions>;
+    limiter?: AttemptLimiter;
+    origin?: () => RequestOrigin | undefined;
+  } = {},
 ): Harness {
   const store = overrides.store ?? new MemoryUserStore();
   const sender = new RecordingEmailSender();
@@ -43,6 +49,7 @@ export function makeHarness(
     clock,
     logger,
     limiter: overrides.limiter,
+    origin: overrides.origin,
     options: { secretKey: TEST_SECRET, ...overrides.options },
   });
   const harness: Harness = {
