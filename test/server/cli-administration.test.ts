@@ -132,10 +132,17 @@ describe('admin CLI: gatehouse admin grant, users, audit list', () => {
         'alice already is an administrator (role gatehouse-admin); nothing changed',
       ]);
       const aliceId = await idOf('alice');
+      expect(await run('list-user-roles', 'alice')).to.deep.equal(['gatehouse-admin']);
       const granted = events(await run('audit', 'list', '--type', 'admin.role_granted'));
-      expect(granted).to.have.length(1);
-      expect(granted[0]).to.include({ outcome: 'success', actor: 'operator', subject: aliceId });
-      expect(granted[0].details).to.equal('role=gatehouse-admin');
+      const first = granted[granted.length - 1];
+      expect(first).to.include({ outcome: 'success', actor: 'operator', subject: aliceId });
+      expect(first.details).to.equal('role=gatehouse-admin');
+      const created = events(await run('audit', 'list', '--type', 'admin.role_created,admin.permission_created'));
+      expect(created.map((row) => row.details)).to.have.members([
+        'role=gatehouse-admin',
+        ...ALL_ADMIN_PERMISSIONS.map((permission) => `permission=${permission}`),
+      ]);
+      for (const row of created) expect(row.actor).to.equal('operator');
     });
 
     it('refuses an unknown user in one line with exit code 1', async () => {
@@ -155,7 +162,10 @@ describe('admin CLI: gatehouse admin grant, users, audit list', () => {
       expect(all.some((line) => line.startsWith('next cursor'))).to.equal(false);
 
       const usernames = async (...filters: string[]) =>
-        (await run('users', 'list', ...filters)).slice(1).map((line) => line.split(/\s+/)[1]);
+        (await run('users', 'list', ...filters))
+          .filter((line) => !line.startsWith('next cursor: '))
+          .slice(1)
+          .map((line) => line.split(/\s+/)[1]);
       expect(await usernames('--prefix', 'B')).to.deep.equal(['bob']);
       expect(await usernames('--prefix', 'dave@')).to.deep.equal(['dave']);
       expect(await usernames('--verified', 'false')).to.deep.equal(['dave']);
