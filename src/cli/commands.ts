@@ -104,10 +104,10 @@ export const DATABASE_COMMANDS: Record<string, DatabaseCommand> = {
     },
   },
   cleanup: {
-    summary: 'remove expired sessions, tokens and registrations, and old sent or failed email (for cron)',
+    summary: 'remove expired sessions, tokens, registrations, old sent or failed email and old audit events (for cron)',
     async run(accounts, out) {
       const removed = await accounts.removeExpired();
-      out(`removed ${removed} expired sessions, tokens and registrations, and old sent or failed email`);
+      out(`removed ${removed} expired sessions, tokens, registrations, old sent or failed email and old audit events`);
     },
   },
 };

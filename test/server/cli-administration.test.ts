@@ -316,6 +316,41 @@ describe('admin CLI: gatehouse admin grant, users, audit list', () => {
     });
   });
 
+  it('gatehouse cleanup removes audit events older than GATEHOUSE_AUDIT_RETENTION, and only those', async () => {
+    const DAY = 86_400_000;
+    const store = await SqliteUserStore.open({ filename: join(dir, 'accounts.db') });
+    for (const [id, age] of [
+      ['00000000-0000-4000-8000-000000000040', 40 * DAY],
+      ['00000000-0000-4000-8000-000000000020', 20 * DAY],
+    ] as const) {
+      await store.appendAuditEvent({
+        id,
+        at: new Date(Date.now() - age),
+        type: 'logout',
+        outcome: 'success',
+        actorType: 'anonymous',
+        actorId: null,
+        subjectId: null,
+        ip: null,
+        requestId: null,
+        details: null,
+      });
+    }
+    await store.close();
+    const old = async () => events(await run('audit', 'list', '--type', 'logout')).map((row) => row.at);
+    expect(await old()).to.have.length(2);
+    // The default keeps a year; 30 days removes the 40-day-old event and keeps the 20-day-old one.
+    await run('cleanup');
+    expect(await old()).to.have.length(2);
+    env.GATEHOUSE_AUDIT_RETENTION = '30d';
+    await run('cleanup');
+    const kept = await old();
+    expect(kept).to.have.length(1);
+    expect(Date.now() - Date.parse(kept[0])).to.be.within(20 * DAY, 21 * DAY);
+    // Registrations and logins of today stay.
+    expect(events(await run('audit', 'list', '--type', 'register'))).to.have.length(4);
+  });
+
   it('answers a malformed command with exit code 2 and the usage, before opening the database', async () => {
     env.GATEHOUSE_DATABASE_URL = 'sqlite:/nonexistent-dir/for/sure/accounts.db';
     for (const [argv, problem] of [
