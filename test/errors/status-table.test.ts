@@ -38,6 +38,12 @@ describe('errors: the one code → status table', () => {
       second_factor_required: 403,
       second_factor_already_enabled: 409,
       second_factor_not_enabled: 409,
+      account_disabled: 403,
+      user_not_found: 404,
+      last_administrator: 409,
+      protected_permission: 409,
+      address_owned: 409,
+      invalid_cursor: 400,
     });
   });
 
