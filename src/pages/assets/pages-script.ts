@@ -921,16 +921,16 @@ export function pagesScript(): void {
     let user: AdminUser | null = null;
     let eventsCursor: string | null = null;
 
-    /** A dead session goes to the sign-in page; a missing permission leaves the API's message and nothing else. */
+    /**
+     * A dead session goes to the sign-in page. Refused the list, the page shows the API's message and nothing else;
+     * refused one action (a permission to read, not to change), it says so and the rest stays.
+     */
     const afterFailure = (problem: Problem, form?: PageElement): void => {
       if (sessionEnded(problem)) {
         endSession();
         return leave('/login', 'Your session has ended. Sign in again.');
       }
-      if (problem.code === 'permission_denied') {
-        hide('signed-in');
-        show('denied');
-      }
+      if (problem.code === 'permission_denied' && byId('signed-in').hidden) show('denied');
       showProblem(problem, form);
     };
 

@@ -75,25 +75,21 @@ ${form({
 </div>
 </section>
 <h3 id="roles-title">Roles</h3>
-${form({
-  id: roleId,
-  action: `${prefix}/admin/users`,
-  submit: 'Grant the role',
-  fields: [
-    field({
-      form: roleId,
-      name: 'role',
-      label: 'Role name',
-      hint: 'Granting needs an existing role; revoking takes the role away.',
-      autocomplete: 'off',
-      missing: 'Enter the name of a role',
-      maxLength: MAX_ROLE_NAME,
-    }),
-  ],
+<form id="${roleId}" method="post" action="${prefix}/admin/users" novalidate>
+${field({
+  form: roleId,
+  name: 'role',
+  label: 'Role name',
+  hint: 'Granting needs an existing role; revoking takes the role away.',
+  autocomplete: 'off',
+  missing: 'Enter the name of a role',
+  maxLength: MAX_ROLE_NAME,
 })}
 <div class="actions">
+<button type="submit">Grant the role</button>
 <button type="button" id="revoke-role-button" class="secondary">Revoke the role</button>
 </div>
+</form>
 <h3 id="events-title" tabindex="-1">Audit events</h3>
 <p>What was done by or to this account, newest first.</p>
 <table id="events">
