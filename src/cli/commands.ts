@@ -1,3 +1,4 @@
+import { ADMIN_GROUPS } from './admin-groups';
 import { OUTBOX_USAGE } from './outbox-commands';
 import { SECOND_FACTOR_USAGE } from './second-factor-commands';
 import { SESSIONS_USAGE } from './session-commands';
@@ -103,10 +104,10 @@ export const DATABASE_COMMANDS: Record<string, DatabaseCommand> = {
     },
   },
   cleanup: {
-    summary: 'remove expired sessions, tokens and registrations, and old sent or failed email (for cron)',
+    summary: 'remove expired sessions, tokens, registrations, old sent or failed email and old audit events (for cron)',
     async run(accounts, out) {
       const removed = await accounts.removeExpired();
-      out(`removed ${removed} expired sessions, tokens and registrations, and old sent or failed email`);
+      out(`removed ${removed} expired sessions, tokens, registrations, old sent or failed email and old audit events`);
     },
   },
 };
@@ -117,6 +118,7 @@ export function usage(): string {
     ...OUTBOX_USAGE.map(([synopsis]) => synopsis.length),
     ...SESSIONS_USAGE.map(([synopsis]) => synopsis.length),
     ...SECOND_FACTOR_USAGE.map(([synopsis]) => synopsis.length),
+    ...Object.values(ADMIN_GROUPS).flatMap((group) => group.usage.map(([synopsis]) => synopsis.length)),
   );
   return [
     'usage: gatehouse <command> [arguments]',
@@ -136,6 +138,12 @@ export function usage(): string {
     '',
     'Two-factor sign-in:',
     ...SECOND_FACTOR_USAGE.map(([synopsis, summary]) => `  ${synopsis.padEnd(width)}  ${summary}`),
+    '',
+    'Administration (audited as the operator):',
+    ...Object.values(ADMIN_GROUPS).flatMap((group) =>
+      group.usage.map(([synopsis, summary]) => `  ${synopsis.padEnd(width)}  ${summary}`),
+    ),
+    ...Object.values(ADMIN_GROUPS).flatMap((group) => group.notes.map((note) => `  ${note}`)),
     '',
     'Roles and permissions:',
     ...Object.entries(COMMANDS).map(([name, c]) => `  ${commandLine(name, c.args).padEnd(width)}  ${c.summary}`),

@@ -9,7 +9,9 @@ import { accountOptionsOf, loadConfig, parseLogLevel } from '../server/config';
 import { buildSender } from '../server/build-sender';
 import { openStore } from '../server/open-store';
 import { NullEmailSender } from '../email/null-email-sender';
+import { ADMIN_GROUPS } from './admin-groups';
 import { COMMANDS, DATABASE_COMMANDS, usage } from './commands';
+import { UsageProblem } from './command-options';
 import { runOutboxCommand } from './outbox-commands';
 import { runSecondFactorCommand, secondFactorUsageProblem } from './second-factor-commands';
 import { runSessionsCommand, sessionsUsageProblem } from './session-commands';
@@ -18,7 +20,8 @@ import { runWorker } from './worker-command';
 /**
  * `gatehouse <command>`: admin work on the same database as the server, configured by the same variables.
  * Exit codes: 0 done, 1 refused (unknown role, invalid name...), 2 usage or configuration error. `auditLogger`
- * receives the audit lines of the commands that act on a user's sessions or second factor (default: pino on stderr).
+ * receives the audit lines of the commands that act on users' accounts: sessions, second factor, and the
+ * administration commands (`admin`, `users`, `audit`) (default: pino on stderr).
  */
 export async function runCli(
   argv: string[],
@@ -38,9 +41,20 @@ export async function runCli(
   const databaseCommand = Object.hasOwn(DATABASE_COMMANDS, name) ? DATABASE_COMMANDS[name] : undefined;
   const sessions = name === 'sessions';
   const secondFactor = name === 'second-factor';
-  // Both act on one user's sign-in, so both are audit events (who, and when) and log.
-  const audited = sessions || secondFactor;
-  if (audited) {
+  const group = Object.hasOwn(ADMIN_GROUPS, name) ? ADMIN_GROUPS[name] : undefined;
+  // Each acts on users' accounts, so each is an audit event (who, and when) and logs.
+  const audited = sessions || secondFactor || group !== undefined;
+  let request: unknown;
+  if (group) {
+    try {
+      request = group.parse(args);
+    } catch (error) {
+      if (!(error instanceof UsageProblem)) throw error;
+      err(`gatehouse: ${error.message}`);
+      err(usage());
+      return 2;
+    }
+  } else if (audited) {
     const problem = sessions ? sessionsUsageProblem(args) : secondFactorUsageProblem(args);
     if (problem) {
       err(`gatehouse: ${problem}`);
@@ -76,8 +90,8 @@ export async function runCli(
     // The CLI sends no mail itself: without a delivery, what a command queues waits in the outbox for a worker.
     // The core queues a notice only when the sender has its operation, so `second-factor disable` is given the
     // configured sender (as the worker builds it, which has the notice), to queue the "turned off" mail for it.
-    // Ending a user's sessions and turning off their second factor are audit events (whose, and when), so those
-    // commands log; the others stay quiet.
+    // Ending a user's sessions, turning off their second factor and administration are audit events (whose, and
+    // when), so those commands log; the others stay quiet.
     const accounts = new AccountService({
       store,
       sender,
@@ -92,6 +106,10 @@ export async function runCli(
     }
     if (secondFactor) {
       await runSecondFactorCommand(args, { accounts, out });
+      return 0;
+    }
+    if (group) {
+      await group.run(request, { accounts, out });
       return 0;
     }
     if (!command) {

@@ -96,9 +96,10 @@ export class AccountController {
     description:
       'Exchanges username and password for a new session token; `unverified_user` comes only after a correct ' +
       'password. For an account with two-factor sign-in on, a right password answers a challenge instead ' +
-      '(`second_factor_required: true`, no session yet), to answer with `POST /login/second-factor`.',
+      '(`second_factor_required: true`, no session yet), to answer with `POST /login/second-factor`. An account ' +
+      'an administrator has disabled gets `account_disabled`, also only after a correct password.',
     response: 'LoginAnswer',
-    errors: ['invalid_credentials', 'unverified_user'],
+    errors: ['invalid_credentials', 'unverified_user', 'account_disabled'],
   })
   @UseBefore(rateLimit('login.ip'), hashingCapacity)
   async login(@Body() body: LoginBody, @SessionClientInfo() client: SessionClient) {

@@ -77,6 +77,9 @@ export class NotAuthenticatedError extends GatehouseHttpError {
 }
 
 /** A request body that failed its DTO's rules. */
+/** The message of a `validation_error` about query parameters rather than the body. */
+export const INVALID_QUERY_MESSAGE = 'Invalid query parameters';
+
 export class ValidationHttpError extends GatehouseHttpError {
   constructor(
     readonly errors: FieldError[],

@@ -9,6 +9,7 @@ import {
   FieldError,
   GatehouseHttpError,
   httpErrorForStatus,
+  INVALID_QUERY_MESSAGE,
   NotAuthenticatedError,
   serviceUnavailableError,
   ValidationHttpError,
@@ -33,7 +34,12 @@ export async function toHttpError(error: unknown, req: IncomingMessage): Promise
 async function fromRoutingControllers(error: HttpError, req: IncomingMessage): Promise<GatehouseHttpError | null> {
   if (error instanceof BadRequestError) {
     const details = (error as { errors?: unknown }).errors;
-    if (Array.isArray(details)) return new ValidationHttpError(fieldErrors(details as ValidationError[]));
+    if (Array.isArray(details)) {
+      // routing-controllers names the kind of parameter it validated: `Invalid queries, ...` for a query DTO.
+      const query = error.message.startsWith('Invalid queries');
+      const fields = fieldErrors(details as ValidationError[]);
+      return query ? new ValidationHttpError(fields, INVALID_QUERY_MESSAGE) : new ValidationHttpError(fields);
+    }
     if (PARAMETER_ERRORS.has(error.name)) return new ValidationHttpError([], 'Invalid request parameters');
   }
   // A required @CurrentUser() that got no user: say why, as the guards would have.

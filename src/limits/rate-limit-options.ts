@@ -19,6 +19,8 @@ export const IP_LIMITS = [
   'second-factor.ip',
   // Reading, enrolling, confirming, regenerating and switching off the second factor (one budget for the five).
   'second-factor-manage.ip',
+  // Every admin route (one budget): an administrator's pages read a list and a user on each visit.
+  'admin.ip',
 ] as const;
 export type IpLimit = (typeof IP_LIMITS)[number];
 
@@ -117,6 +119,8 @@ export const DEFAULT_LIMITS: Readonly<Record<LimitName, Limit>> = {
   'second-factor.ip': { points: 100, duration: MINUTE },
   // A security page reads the status on every visit; enrolment and changes are a few requests each.
   'second-factor-manage.ip': { points: 60, duration: HOUR },
+  // Room for an administrator paging through thousands of accounts and their events; the core checks each request.
+  'admin.ip': { points: 600, duration: MINUTE },
   'login.account': { points: 50, duration: HOUR },
   'register.email': { points: 5, duration: HOUR },
   'resend-verification.email': { points: 5, duration: HOUR },

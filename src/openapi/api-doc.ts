@@ -6,6 +6,7 @@ import {
   bodyErrorCases,
   commonErrorCases,
   errorResponses,
+  queryErrorCases,
   type ErrorCase,
 } from './error-responses';
 import { BEARER_SCHEME, ref, type SuccessSchemaName } from './schemas';
@@ -26,12 +27,19 @@ export interface ApiDocOptions {
   errors?: AccountErrorCode[];
   /** The action reads `Authorization: Bearer` (its `@BearerToken()` parameter). */
   bearer?: boolean;
+  /** The action reads query parameters (a `@QueryParams()` DTO): a bad one is a `validation_error`. */
+  query?: boolean;
   /**
    * What each parameter of the path means, by name (`{ id: 'The session id' }` for `/sessions/:id`). The parameters
    * themselves, required strings (any one path segment), are read from the route's path; a name the path lacks
    * fails the document's build.
    */
   pathParameters?: Record<string, string>;
+  /**
+   * The action answers 201 with the same body when it creates what it names, and its usual status (200) when that
+   * existed already: this says when, as the 201's description.
+   */
+  createdWhen?: string;
 }
 
 type Transform = Extract<OpenAPIParam, (...args: never[]) => unknown>;
@@ -71,6 +79,7 @@ function withDocumentation(operation: Operation, route: Route, doc: ApiDocOption
   const cases: ErrorCase[] = [
     ...(doc.bearer ? bearerErrorCases() : []),
     ...(route.action.type === 'get' ? [] : bodyErrorCases()),
+    ...(doc.query ? queryErrorCases() : []),
     ...(doc.errors ?? []).flatMap(accountErrorCases),
     ...commonErrorCases(),
   ];
@@ -88,6 +97,9 @@ function withDocumentation(operation: Operation, route: Route, doc: ApiDocOption
         description: doc.summary,
         content: { 'application/json': { schema: ref(doc.response) } },
       },
+      ...(doc.createdWhen
+        ? { 201: { description: doc.createdWhen, content: { 'application/json': { schema: ref(doc.response) } } } }
+        : {}),
       ...errorResponses(cases),
     },
   };

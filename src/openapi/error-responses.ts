@@ -6,6 +6,7 @@ import {
   internalError,
   malformedJsonError,
   NotAuthenticatedError,
+  INVALID_QUERY_MESSAGE,
   tokenInQueryError,
   ValidationHttpError,
 } from '../http/http-errors';
@@ -58,6 +59,16 @@ export function bodyErrorCases(): ErrorCase[] {
     {
       error: httpErrorForStatus(415),
       description: 'The body is not `application/json` in UTF-8, or is encoded other than identity, gzip or deflate.',
+    },
+  ];
+}
+
+/** What a route that reads query parameters answers for one it cannot take. */
+export function queryErrorCases(): ErrorCase[] {
+  return [
+    {
+      error: new ValidationHttpError([], INVALID_QUERY_MESSAGE),
+      description: 'A query parameter is out of its range or not of its type; see `errors`.',
     },
   ];
 }

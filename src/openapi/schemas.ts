@@ -1,4 +1,5 @@
 import { NotAuthenticatedError } from '../http/http-errors';
+import { adminSchemas } from './admin-schemas';
 
 /** A JSON object of the OpenAPI document (OpenAPI 3.1, whose schemas are JSON Schema 2020-12). */
 export type JsonObject = Record<string, unknown>;
@@ -19,7 +20,15 @@ export type SuccessSchemaName =
   | 'Reauthenticated'
   | 'SecondFactorStatus'
   | 'TotpEnrolment'
-  | 'RecoveryCodes';
+  | 'RecoveryCodes'
+  | 'UserPage'
+  | 'AdminUser'
+  | 'SessionsEnded'
+  | 'UserRoles'
+  | 'RoleList'
+  | 'PermissionList'
+  | 'NameCreated'
+  | 'AuditEventPage';
 
 /** The default public form of a user (`defaultUserSerializer`); `accountApiDocument({ userSchema })` replaces it. */
 export const DEFAULT_USER_SCHEMA: JsonObject = {
@@ -58,6 +67,7 @@ export function responseSchemas(userSchema: JsonObject): Record<string, JsonObje
     User: userSchema,
     ...sessionSchemas(),
     ...secondFactorSchemas(),
+    ...adminSchemas(),
     Error: errorBodySchema(ref('ErrorCode')),
     FieldError: {
       type: 'object',

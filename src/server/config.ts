@@ -32,6 +32,8 @@ export interface ServerConfig {
   reauthenticationWindowMs: number;
   /** `GATEHOUSE_EMAIL_CHANGE_TTL` in ms: how long the link confirming a new email address works. */
   emailChangeTokenTtlMs: number;
+  /** `GATEHOUSE_AUDIT_RETENTION` in ms: how long audit events are kept before the clean-up removes them. */
+  auditRetentionMs: number;
   smtpUrl?: string;
   emailFrom: string;
   publicUrl: string;
@@ -75,6 +77,7 @@ export function accountOptionsOf(config: ServerConfig): AccountOptions {
     unverifiedRegistrationTtlMs: config.unverifiedRegistrationTtlMs,
     reauthenticationWindowMs: config.reauthenticationWindowMs,
     emailChangeTokenTtlMs: config.emailChangeTokenTtlMs,
+    auditRetentionMs: config.auditRetentionMs,
   };
 }
 
@@ -132,6 +135,15 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerCon
       DEFAULT_ACCOUNT_OPTIONS.emailChangeTokenTtlMs,
       MINUTE,
       7 * DAY,
+    ),
+    // At least a day, so a typo (`30` meaning days, read as seconds) cannot empty the trail at the next clean-up;
+    // at most ten years, far past any retention rule.
+    auditRetentionMs: parseDuration(
+      'GATEHOUSE_AUDIT_RETENTION',
+      env.GATEHOUSE_AUDIT_RETENTION,
+      DEFAULT_ACCOUNT_OPTIONS.auditRetentionMs,
+      DAY,
+      3650 * DAY,
     ),
     smtpUrl: parseSmtpUrl(env.GATEHOUSE_SMTP_URL),
     emailFrom: parseEmailFrom(env.GATEHOUSE_EMAIL_FROM),

@@ -238,14 +238,17 @@ export class Administration {
   async makeAdministrator(username: string): Promise<boolean> {
     const user = await this.core.requireUser(username);
     const actor: AdminActor = { kind: 'operator' };
-    await this.createRole(actor, ADMIN_ROLE);
+    // Only what is missing, so that running it again writes nothing to the trail.
+    const existing = (await this.core.store.listRoles()).find((role) => role.name === ADMIN_ROLE);
+    if (!existing) await this.createRole(actor, ADMIN_ROLE);
+    const known = new Set(await this.core.store.listPermissions());
     for (const permission of ALL_ADMIN_PERMISSIONS) {
-      await this.createPermission(actor, permission);
-      await this.grantPermission(actor, ADMIN_ROLE, permission);
+      if (!known.has(permission)) await this.createPermission(actor, permission);
+      if (!existing?.permissions.includes(permission)) await this.grantPermission(actor, ADMIN_ROLE, permission);
     }
-    const before = await this.core.store.checkRole(user.id, ADMIN_ROLE);
+    if ((await this.core.store.checkRole(user.id, ADMIN_ROLE)) === 'granted') return false;
     await this.grantRole(actor, user.id, ADMIN_ROLE);
-    return before !== 'granted';
+    return true;
   }
 
   /** The id of the account with this username (for the operator's commands); `account_error` when unknown. */

@@ -7,7 +7,7 @@
  * names and counts. The client address and request id come from the request that caused it.
  */
 export interface AuditEvent {
-  /** A random UUID. */
+  /** A UUID version 7: events of one process sort in the order they happened, within a millisecond too. */
   id: string;
   at: Date;
   /** What happened, e.g. `login`, `password_reset`, `admin.user_disabled` (see `AUDIT_EVENT_TYPES`). */

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { AuditActorType, AuditDetails, AuditEventType, NewAuditEvent } from './audit-event';
 import type { Clock } from './clock';
+import { orderedId } from './ordered-id';
 import type { UserStore } from './user-store';
 
 /** The request an event comes from, as the HTTP layer knows it; absent outside a request (CLI, clean-up). */
@@ -48,7 +48,7 @@ export class AuditTrail {
   event(type: AuditEventType, outcome: string, parties: AuditParties, details?: AuditDetails): NewAuditEvent {
     const origin = this.origin();
     return {
-      id: randomUUID(),
+      id: orderedId(),
       at: this.clock.now(),
       type,
       outcome,

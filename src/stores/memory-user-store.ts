@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AuditDetails, AuditEvent, AuditQuery, NewAuditEvent } from '../services/audit-event';
 import { carriesLink, SUPERSEDED_ERROR, type OutboxKind } from '../services/outbox-message';
 import {
   AccessAnswer,
@@ -11,11 +12,14 @@ import {
   EmailChangeResult,
   ExpiryCutoffs,
   GrantResult,
+  MarkVerifiedResult,
   NewOutboxMessage,
   NewUser,
   OutboxEntry,
   OutboxQuery,
+  ProtectedChangeResult,
   RetryTarget,
+  RevokeRoleResult,
   RoleSummary,
   StoredEmailChange,
   StoredLoginChallenge,
@@ -24,6 +28,8 @@ import {
   StoredToken,
   StoredUser,
   TokenPurpose,
+  UserDetails,
+  UserListQuery,
   UserStore,
 } from '../services/user-store';
 
@@ -63,6 +69,10 @@ export class MemoryUserStore implements UserStore {
   private readonly recoveryCodes = new Map<string, string>();
   /** Token hash → login challenge. */
   private readonly loginChallenges = new Map<string, StoredLoginChallenge>();
+  /** User id → the creation of the user's latest session. */
+  private readonly lastSignIns = new Map<string, Date>();
+  /** Event id → event, in insertion order (the trail; nothing changes an event). */
+  private readonly auditEvents = new Map<string, AuditEvent>();
 
   async createUser(
     user: NewUser,
@@ -80,15 +90,17 @@ export class MemoryUserStore implements UserStore {
     this.assertTokenHashFree(verification);
     this.assertMessageIdFree(options.link);
     this.assertMessageIdFree(options.ownerNotice);
+    this.assertAuditIdFree(options.audit);
 
     if (holder) this.removeUser(holder);
-    const stored = copyUser({ ...user, verified: false, updatedAt: user.createdAt });
+    const stored = copyUser({ ...user, verified: false, updatedAt: user.createdAt, disabledAt: null });
     this.users.set(stored.id, stored);
     this.userIdByUsernameKey.set(stored.usernameKey, stored.id);
     this.tokens.set(verification.tokenHash, copyToken(verification));
     const owner = this.users.get(this.userIdByEmailKey.get(stored.emailKey) ?? '');
     if (owner) this.insertMessage(owner, options.ownerNotice);
     else this.insertMessage(stored, options.link);
+    this.insertAudit(options.audit, stored.id);
     return { ok: true, user: copyUser(stored), addressOwned: owner !== undefined };
   }
 
@@ -116,34 +128,40 @@ export class MemoryUserStore implements UserStore {
     return this.copyOfUser(this.liveToken(tokenHash, purpose, now)?.userId);
   }
 
-  async replaceToken(token: StoredToken, message?: NewOutboxMessage): Promise<void> {
+  async replaceToken(token: StoredToken, message?: NewOutboxMessage, audit?: NewAuditEvent): Promise<void> {
     const user = this.users.get(token.userId);
     if (!user) throw new Error('MemoryUserStore: no user with that id');
+    // A disabled account gets no new token.
+    if (user.disabledAt) return;
     const existing = this.tokens.get(token.tokenHash);
     const existingIsSuperseded = existing?.userId === token.userId && existing.purpose === token.purpose;
     if (existing && !existingIsSuperseded) throw new Error('MemoryUserStore: duplicate token hash');
     this.assertMessageIdFree(message);
+    this.assertAuditIdFree(audit);
 
     this.deleteTokensOf(token.userId, token.purpose);
     this.tokens.set(token.tokenHash, copyToken(token));
+    this.insertAudit(audit, user.id);
     if (message) {
       this.supersedeMessages(user.id, message.kind, message.createdAt);
       this.insertMessage(user, message);
     }
   }
 
-  async verifyEmail(tokenHash: string, now: Date, message?: NewOutboxMessage): Promise<StoredUser | null> {
+  async verifyEmail(
+    tokenHash: string,
+    now: Date,
+    message?: NewOutboxMessage,
+    audit?: NewAuditEvent,
+  ): Promise<StoredUser | null> {
     this.assertMessageIdFree(message);
+    this.assertAuditIdFree(audit);
     const user = this.consumeToken(tokenHash, 'verify_email', now);
     if (!user) return null;
     if (this.userIdByEmailKey.has(user.emailKey)) return null;
-    user.verified = true;
-    user.updatedAt = new Date(now);
-    this.userIdByEmailKey.set(user.emailKey, user.id);
-    for (const other of [...this.users.values()]) {
-      if (!other.verified && other.emailKey === user.emailKey) this.endRegistration(other, now);
-    }
+    this.makeOwner(user, now);
     this.insertMessage(user, message);
+    this.insertAudit(audit, user.id);
     return copyUser(user);
   }
 
@@ -152,12 +170,15 @@ export class MemoryUserStore implements UserStore {
     newPasswordHash: string,
     now: Date,
     message?: NewOutboxMessage,
+    audit?: NewAuditEvent,
   ): Promise<StoredUser | null> {
     this.assertMessageIdFree(message);
+    this.assertAuditIdFree(audit);
     const user = this.consumeToken(tokenHash, 'reset_password', now);
     if (!user) return null;
     this.replacePasswordEndingSessions(user, newPasswordHash, now);
     this.insertMessage(user, message);
+    this.insertAudit(audit, user.id);
     return copyUser(user);
   }
 
@@ -168,13 +189,16 @@ export class MemoryUserStore implements UserStore {
     now: Date,
     message?: NewOutboxMessage,
     sessionTokenHash?: string,
+    audit?: NewAuditEvent,
   ): Promise<boolean> {
     const user = this.users.get(userId);
     if (!user || user.passwordHash !== expectedHash) return false;
     if (sessionTokenHash !== undefined && this.sessions.get(sessionTokenHash)?.userId !== userId) return false;
     this.assertMessageIdFree(message);
+    this.assertAuditIdFree(audit);
     this.replacePasswordEndingSessions(user, newPasswordHash, now);
     this.insertMessage(user, message);
+    this.insertAudit(audit, user.id);
     return true;
   }
 
@@ -186,7 +210,12 @@ export class MemoryUserStore implements UserStore {
     return true;
   }
 
-  async deleteUser(userId: string, message?: NewOutboxMessage, authorisation?: Authorisation): Promise<boolean> {
+  async deleteUser(
+    userId: string,
+    message?: NewOutboxMessage,
+    authorisation?: Authorisation,
+    audit?: NewAuditEvent,
+  ): Promise<boolean> {
     const user = this.users.get(userId);
     if (!user) return false;
     if (authorisation) {
@@ -194,17 +223,23 @@ export class MemoryUserStore implements UserStore {
       if (this.sessions.get(authorisation.sessionTokenHash)?.userId !== userId) return false;
     }
     this.assertMessageIdFree(message);
+    this.assertAuditIdFree(audit);
     this.insertMessage(user, message);
     this.removeUser(user);
+    this.insertAudit(audit, userId);
     return true;
   }
 
-  async createSession(session: StoredSession, passwordHash: string): Promise<boolean> {
-    if (this.users.get(session.userId)?.passwordHash !== passwordHash) return false;
+  async createSession(session: StoredSession, passwordHash: string, audit?: NewAuditEvent): Promise<boolean> {
+    const user = this.users.get(session.userId);
+    if (user?.passwordHash !== passwordHash || user.disabledAt !== null) return false;
     if (this.sessions.has(session.tokenHash)) throw new Error('MemoryUserStore: duplicate session token hash');
     if (this.sessionHashById.has(session.id)) throw new Error('MemoryUserStore: duplicate session id');
+    this.assertAuditIdFree(audit);
     this.sessions.set(session.tokenHash, copySession(session));
     this.sessionHashById.set(session.id, session.tokenHash);
+    this.lastSignIns.set(user.id, new Date(session.createdAt));
+    this.insertAudit(audit, user.id);
     return true;
   }
 
@@ -220,12 +255,19 @@ export class MemoryUserStore implements UserStore {
     if (session) session.lastSeenAt = new Date(lastSeenAt);
   }
 
-  async deleteSession(tokenHash: string): Promise<void> {
+  async deleteSession(tokenHash: string, audit?: NewAuditEvent): Promise<void> {
+    const session = this.sessions.get(tokenHash);
+    if (!session) return;
+    this.assertAuditIdFree(audit);
     this.dropSession(tokenHash);
+    this.insertAudit(audit, session.userId);
   }
 
-  async deleteUserSessions(userId: string): Promise<void> {
-    this.deleteSessionsOf(userId);
+  async deleteUserSessions(userId: string, audit?: NewAuditEvent): Promise<number> {
+    if (this.users.has(userId)) this.assertAuditIdFree(audit);
+    const ended = this.deleteSessionsOf(userId);
+    if (this.users.has(userId)) this.insertAudit(audit, userId, { sessions_ended: ended });
+    return ended;
   }
 
   async listSessions(userId: string): Promise<StoredSession[]> {
@@ -235,21 +277,33 @@ export class MemoryUserStore implements UserStore {
       .map(copySession);
   }
 
-  async deleteSessionById(userId: string, sessionId: string): Promise<boolean> {
+  async deleteSessionById(userId: string, sessionId: string, audit?: NewAuditEvent): Promise<boolean> {
     const tokenHash = this.sessionHashById.get(sessionId);
     if (tokenHash === undefined || this.sessions.get(tokenHash)?.userId !== userId) return false;
+    this.assertAuditIdFree(audit);
     this.dropSession(tokenHash);
+    this.insertAudit(audit, userId);
     return true;
   }
 
-  async deleteOtherSessions(userId: string, keepTokenHash: string): Promise<number> {
-    return this.deleteSessionsOf(userId, (session) => session.tokenHash !== keepTokenHash);
+  async deleteOtherSessions(userId: string, keepTokenHash: string, audit?: NewAuditEvent): Promise<number> {
+    if (this.users.has(userId)) this.assertAuditIdFree(audit);
+    const ended = this.deleteSessionsOf(userId, (session) => session.tokenHash !== keepTokenHash);
+    if (this.users.has(userId)) this.insertAudit(audit, userId, { sessions_ended: ended });
+    return ended;
   }
 
-  async markSessionAuthenticated(tokenHash: string, passwordHash: string, at: Date): Promise<boolean> {
+  async markSessionAuthenticated(
+    tokenHash: string,
+    passwordHash: string,
+    at: Date,
+    audit?: NewAuditEvent,
+  ): Promise<boolean> {
     const session = this.sessions.get(tokenHash);
     if (!session || this.users.get(session.userId)?.passwordHash !== passwordHash) return false;
+    this.assertAuditIdFree(audit);
     session.authenticatedAt = new Date(at);
+    this.insertAudit(audit, session.userId);
     return true;
   }
 
@@ -257,6 +311,7 @@ export class MemoryUserStore implements UserStore {
     change: StoredEmailChange,
     messages: EmailChangeMessages,
     sessionTokenHash: string,
+    audit?: NewAuditEvent,
   ): Promise<EmailChangeRequestResult> {
     const user = this.users.get(change.userId);
     if (!user || this.sessions.get(sessionTokenHash)?.userId !== user.id) return { ok: false };
@@ -265,6 +320,7 @@ export class MemoryUserStore implements UserStore {
     this.assertMessageIdFree(messages.link);
     this.assertMessageIdFree(messages.ownerNotice);
     this.assertMessageIdFree(messages.requestedNotice);
+    this.assertAuditIdFree(audit);
 
     this.deleteEmailChangeOf(user.id);
     this.emailChanges.set(change.tokenHash, copyEmailChange(change));
@@ -274,6 +330,7 @@ export class MemoryUserStore implements UserStore {
     if (owner) this.insertMessage(owner, messages.ownerNotice);
     else this.insertMessage({ ...user, email: change.newEmail }, messages.link);
     this.insertMessage(user, messages.requestedNotice);
+    this.insertAudit(audit, user.id);
     return { ok: true, addressOwned: owner !== undefined };
   }
 
@@ -284,8 +341,14 @@ export class MemoryUserStore implements UserStore {
     return { change: copyEmailChange(change), user: copyUser(user) };
   }
 
-  async confirmEmailChange(tokenHash: string, now: Date, message?: NewOutboxMessage): Promise<EmailChangeResult> {
+  async confirmEmailChange(
+    tokenHash: string,
+    now: Date,
+    message?: NewOutboxMessage,
+    audit?: NewAuditEvent,
+  ): Promise<EmailChangeResult> {
     this.assertMessageIdFree(message);
+    this.assertAuditIdFree(audit);
     const change = this.liveEmailChange(tokenHash, now);
     const user = change && this.users.get(change.userId);
     if (!change || !user) return { outcome: 'invalid' };
@@ -309,12 +372,19 @@ export class MemoryUserStore implements UserStore {
       ? this.deleteSessionsOf(user.id, (session) => session.id !== change.keepSessionId)
       : 0;
     this.insertMessage(previous, message);
+    this.insertAudit(audit, user.id);
     return { outcome: 'changed', user: copyUser(user), previousEmail: previous.email, endedSessions };
   }
 
   async deleteExpired(cutoffs: ExpiryCutoffs): Promise<number> {
-    const { now, sessionIdleBefore, unverifiedCreatedBefore, outboxChangedBefore } = cutoffs;
+    const { now, sessionIdleBefore, unverifiedCreatedBefore, outboxChangedBefore, auditBefore } = cutoffs;
     let deleted = 0;
+    for (const [id, event] of this.auditEvents) {
+      if (auditBefore && isAtOrBefore(event.at, auditBefore)) {
+        this.auditEvents.delete(id);
+        deleted++;
+      }
+    }
     for (const [id, row] of this.outbox) {
       if (outboxChangedBefore && row.status !== 'pending' && isAtOrBefore(row.updatedAt, outboxChangedBefore)) {
         this.outbox.delete(id);
@@ -372,12 +442,14 @@ export class MemoryUserStore implements UserStore {
     now: Date,
     message?: NewOutboxMessage,
     sessionTokenHash?: string,
+    audit?: NewAuditEvent,
   ): Promise<boolean> {
     const user = this.users.get(userId);
     const factor = this.secondFactors.get(userId);
     if (!user || !factor || factor.enabled) return false;
     this.assertCodeHashesFree(userId, recoveryCodeHashes);
     this.assertMessageIdFree(message);
+    this.assertAuditIdFree(audit);
     factor.enabled = true;
     factor.enabledAt = new Date(now);
     factor.lastUsedStep = step;
@@ -385,6 +457,7 @@ export class MemoryUserStore implements UserStore {
     const session = sessionTokenHash === undefined ? undefined : this.sessions.get(sessionTokenHash);
     if (session?.userId === userId) session.secondFactor = true;
     this.insertMessage(user, message);
+    this.insertAudit(audit, userId);
     return true;
   }
 
@@ -395,12 +468,19 @@ export class MemoryUserStore implements UserStore {
     return true;
   }
 
-  async consumeRecoveryCode(userId: string, codeHash: string, message?: NewOutboxMessage): Promise<boolean> {
+  async consumeRecoveryCode(
+    userId: string,
+    codeHash: string,
+    message?: NewOutboxMessage,
+    audit?: NewAuditEvent,
+  ): Promise<boolean> {
     const user = this.users.get(userId);
     if (!user || this.recoveryCodes.get(codeHash) !== userId) return false;
     this.assertMessageIdFree(message);
+    this.assertAuditIdFree(audit);
     this.recoveryCodes.delete(codeHash);
     this.insertMessage(user, message);
+    this.insertAudit(audit, userId);
     return true;
   }
 
@@ -413,29 +493,41 @@ export class MemoryUserStore implements UserStore {
     recoveryCodeHashes: readonly string[],
     _now: Date,
     message?: NewOutboxMessage,
+    audit?: NewAuditEvent,
   ): Promise<boolean> {
     const user = this.users.get(userId);
     if (!user || !this.secondFactors.get(userId)?.enabled) return false;
     this.assertCodeHashesFree(userId, recoveryCodeHashes);
     this.assertMessageIdFree(message);
+    this.assertAuditIdFree(audit);
     this.replaceCodesOf(userId, recoveryCodeHashes);
     this.insertMessage(user, message);
+    this.insertAudit(audit, userId);
     return true;
   }
 
-  async disableSecondFactor(userId: string, _now: Date, message?: NewOutboxMessage): Promise<boolean> {
+  async disableSecondFactor(
+    userId: string,
+    _now: Date,
+    message?: NewOutboxMessage,
+    audit?: NewAuditEvent,
+  ): Promise<boolean> {
     const user = this.users.get(userId);
     if (!user || !this.secondFactors.has(userId)) return false;
     this.assertMessageIdFree(message);
+    this.assertAuditIdFree(audit);
     this.removeSecondFactorOf(userId);
     this.insertMessage(user, message);
+    this.insertAudit(audit, userId);
     return true;
   }
 
-  async createLoginChallenge(challenge: StoredLoginChallenge): Promise<void> {
+  async createLoginChallenge(challenge: StoredLoginChallenge, audit?: NewAuditEvent): Promise<void> {
     if (!this.users.has(challenge.userId)) throw new Error('MemoryUserStore: no user with that id');
     if (this.loginChallenges.has(challenge.tokenHash)) throw new Error('MemoryUserStore: duplicate challenge hash');
+    this.assertAuditIdFree(audit);
     this.loginChallenges.set(challenge.tokenHash, copyLoginChallenge(challenge));
+    this.insertAudit(audit, challenge.userId);
   }
 
   async takeLoginChallengeAttempt(
@@ -453,47 +545,65 @@ export class MemoryUserStore implements UserStore {
     return this.loginChallenges.delete(tokenHash);
   }
 
-  async createRole(name: string): Promise<boolean> {
+  async createRole(name: string, audit?: NewAuditEvent): Promise<boolean> {
     if (this.roles.has(name)) return false;
+    this.assertAuditIdFree(audit);
     this.roles.set(name, new Set());
+    this.insertAudit(audit);
     return true;
   }
 
-  async createPermission(name: string): Promise<boolean> {
+  async createPermission(name: string, audit?: NewAuditEvent): Promise<boolean> {
     if (this.permissions.has(name)) return false;
+    this.assertAuditIdFree(audit);
     this.permissions.add(name);
+    this.insertAudit(audit);
     return true;
   }
 
-  async grantPermission(role: string, permission: string): Promise<GrantResult> {
+  async grantPermission(role: string, permission: string, audit?: NewAuditEvent): Promise<GrantResult> {
     const carried = this.roles.get(role);
     if (!carried) return 'unknown_role';
     if (!this.permissions.has(permission)) return 'unknown_permission';
+    this.assertAuditIdFree(audit);
     carried.add(permission);
+    this.insertAudit(audit);
     return 'ok';
   }
 
-  async revokePermission(role: string, permission: string): Promise<GrantResult> {
+  async revokePermission(role: string, permission: string, audit?: NewAuditEvent): Promise<GrantResult> {
     const carried = this.roles.get(role);
     if (!carried) return 'unknown_role';
     if (!this.permissions.has(permission)) return 'unknown_permission';
+    this.assertAuditIdFree(audit);
     carried.delete(permission);
+    this.insertAudit(audit);
     return 'ok';
   }
 
-  async grantRole(userId: string, role: string): Promise<GrantResult> {
+  async grantRole(userId: string, role: string, audit?: NewAuditEvent): Promise<GrantResult> {
     if (!this.users.has(userId)) return 'unknown_user';
     if (!this.roles.has(role)) return 'unknown_role';
+    this.assertAuditIdFree(audit);
     const held = this.userRoles.get(userId) ?? new Set<string>();
     held.add(role);
     this.userRoles.set(userId, held);
+    this.insertAudit(audit, userId);
     return 'ok';
   }
 
-  async revokeRole(userId: string, role: string): Promise<GrantResult> {
+  async revokeRole(
+    userId: string,
+    role: string,
+    audit?: NewAuditEvent,
+    keepLastHolder = false,
+  ): Promise<RevokeRoleResult> {
     if (!this.users.has(userId)) return 'unknown_user';
     if (!this.roles.has(role)) return 'unknown_role';
+    if (keepLastHolder && this.isLastEnabledHolder(userId, role)) return 'last_holder';
+    this.assertAuditIdFree(audit);
     this.userRoles.get(userId)?.delete(role);
+    this.insertAudit(audit, userId);
     return 'ok';
   }
 
@@ -605,8 +715,189 @@ export class MemoryUserStore implements UserStore {
     return changed;
   }
 
+  async listUsers(query: UserListQuery): Promise<StoredUser[]> {
+    const { prefix, verified, disabled, role, createdFrom, createdBefore, after } = query;
+    return [...this.users.values()]
+      .filter(
+        (user) =>
+          (!prefix || user.usernameKey.startsWith(prefix) || user.emailKey.startsWith(prefix)) &&
+          (verified === undefined || user.verified === verified) &&
+          (disabled === undefined || (user.disabledAt !== null) === disabled) &&
+          (role === undefined || this.userRoles.get(user.id)?.has(role) === true) &&
+          (createdFrom === undefined || user.createdAt.getTime() >= createdFrom.getTime()) &&
+          (createdBefore === undefined || user.createdAt.getTime() < createdBefore.getTime()) &&
+          (after === undefined || newestFirst(user, after) > 0),
+      )
+      .sort(newestFirst)
+      .slice(0, Math.max(0, query.limit))
+      .map(copyUser);
+  }
+
+  async getUserDetails(userId: string, now: Date, sessionIdleBefore: Date): Promise<UserDetails | null> {
+    const user = this.users.get(userId);
+    if (!user) return null;
+    const roles = [...(this.userRoles.get(userId) ?? [])].sort();
+    const permissions = new Set(roles.flatMap((role) => [...(this.roles.get(role) ?? [])]));
+    const liveSessions = [...this.sessions.values()].filter(
+      (session) =>
+        session.userId === userId &&
+        !isAtOrBefore(session.expiresAt, now) &&
+        !isAtOrBefore(session.lastSeenAt, sessionIdleBefore),
+    ).length;
+    const lastSignIn = this.lastSignIns.get(userId);
+    return {
+      user: copyUser(user),
+      lastSignInAt: lastSignIn ? new Date(lastSignIn) : null,
+      roles,
+      permissions: [...permissions].sort(),
+      secondFactor: this.secondFactors.get(userId)?.enabled === true,
+      liveSessions,
+    };
+  }
+
+  async disableUser(
+    userId: string,
+    at: Date,
+    audit?: NewAuditEvent,
+    keepLastHolderOf?: string,
+  ): Promise<ProtectedChangeResult> {
+    const user = this.users.get(userId);
+    if (!user) return 'unknown_user';
+    const enabled = user.disabledAt === null;
+    if (enabled && keepLastHolderOf !== undefined && this.isLastEnabledHolder(userId, keepLastHolderOf)) {
+      return 'last_holder';
+    }
+    this.assertAuditIdFree(audit);
+    if (enabled) {
+      user.disabledAt = new Date(at);
+      user.updatedAt = new Date(at);
+    }
+    this.deleteSessionsOf(userId);
+    this.deleteTokensOf(userId);
+    this.deleteEmailChangeOf(userId);
+    this.deleteLoginChallengesOf(userId);
+    this.failPendingLinks(userId, at);
+    this.insertAudit(audit, userId);
+    return 'ok';
+  }
+
+  async enableUser(userId: string, now: Date, audit?: NewAuditEvent): Promise<'ok' | 'unknown_user'> {
+    const user = this.users.get(userId);
+    if (!user) return 'unknown_user';
+    this.assertAuditIdFree(audit);
+    if (user.disabledAt !== null) {
+      user.disabledAt = null;
+      user.updatedAt = new Date(now);
+    }
+    this.insertAudit(audit, userId);
+    return 'ok';
+  }
+
+  async markUserVerified(userId: string, now: Date, audit?: NewAuditEvent): Promise<MarkVerifiedResult> {
+    const user = this.users.get(userId);
+    if (!user) return 'unknown_user';
+    if (user.verified) return 'already_verified';
+    if (this.verifiedOwnerOf(user.emailKey, userId)) return 'address_owned';
+    this.assertAuditIdFree(audit);
+    this.makeOwner(user, now);
+    this.deleteTokensOf(userId, 'verify_email');
+    this.supersedeMessages(userId, 'verification', now);
+    this.insertAudit(audit, userId);
+    return 'verified';
+  }
+
+  async deleteUserAsAdmin(
+    userId: string,
+    keepLastHolderOf?: string,
+    audit?: NewAuditEvent,
+    message?: NewOutboxMessage,
+  ): Promise<ProtectedChangeResult> {
+    const user = this.users.get(userId);
+    if (!user) return 'unknown_user';
+    if (keepLastHolderOf !== undefined && this.isLastEnabledHolder(userId, keepLastHolderOf)) return 'last_holder';
+    this.assertMessageIdFree(message);
+    this.assertAuditIdFree(audit);
+    this.insertMessage(user, message);
+    this.removeUser(user);
+    this.insertAudit(audit, userId);
+    return 'ok';
+  }
+
+  async appendAuditEvent(event: NewAuditEvent & { subjectId: string | null }): Promise<void> {
+    this.assertAuditIdFree(event);
+    this.insertAudit(event);
+  }
+
+  async listAuditEvents(query: AuditQuery): Promise<AuditEvent[]> {
+    const { userId, types, since, until, after } = query;
+    return [...this.auditEvents.values()]
+      .filter(
+        (event) =>
+          (userId === undefined || event.subjectId === userId || event.actorId === userId) &&
+          (types === undefined || types.includes(event.type)) &&
+          (since === undefined || event.at.getTime() >= since.getTime()) &&
+          (until === undefined || event.at.getTime() < until.getTime()) &&
+          (after === undefined || newestEventFirst(event, after) > 0),
+      )
+      .sort(newestEventFirst)
+      .slice(0, Math.max(0, query.limit))
+      .map(copyAuditEvent);
+  }
+
   /** Nothing to release: the data simply goes with the object. */
   async close(): Promise<void> {}
+
+  /** The user becomes the owner of its address; the other unverified registrations of it end. */
+  private makeOwner(user: StoredUser, now: Date): void {
+    user.verified = true;
+    user.updatedAt = new Date(now);
+    this.userIdByEmailKey.set(user.emailKey, user.id);
+    for (const other of [...this.users.values()]) {
+      if (!other.verified && other.emailKey === user.emailKey) this.endRegistration(other, now);
+    }
+  }
+
+  /** Whether the user holds the role and no other enabled user does. */
+  private isLastEnabledHolder(userId: string, role: string): boolean {
+    if (!this.userRoles.get(userId)?.has(role)) return false;
+    for (const [holderId, roles] of this.userRoles) {
+      if (holderId !== userId && roles.has(role) && this.users.get(holderId)?.disabledAt === null) return false;
+    }
+    return true;
+  }
+
+  /** Mirrors the trail's primary key, checked before anything changes. */
+  private assertAuditIdFree(event: NewAuditEvent | undefined): void {
+    if (event && this.auditEvents.has(event.id)) throw new Error('MemoryUserStore: duplicate audit event id');
+  }
+
+  /** Records the event, if any; an undefined subject becomes `subjectFallback`, and `extraDetails` join the details. */
+  private insertAudit(
+    event: NewAuditEvent | undefined,
+    subjectFallback: string | null = null,
+    extraDetails?: AuditDetails,
+  ): void {
+    if (!event) return;
+    const details = extraDetails ? { ...(event.details ?? {}), ...extraDetails } : event.details;
+    this.auditEvents.set(
+      event.id,
+      copyAuditEvent({
+        ...event,
+        subjectId: event.subjectId === undefined ? subjectFallback : event.subjectId,
+        details,
+      }),
+    );
+  }
+
+  /** The user's pending links that no worker holds fail as superseded: their tokens are gone. */
+  private failPendingLinks(userId: string, now: Date): void {
+    for (const row of this.outbox.values()) {
+      if (row.userId === userId && row.status === 'pending' && row.claimId === null && row.sealedToken !== null) {
+        Object.assign(row, { status: 'failed', sealedToken: null, lastError: SUPERSEDED_ERROR });
+        row.updatedAt = new Date(now);
+      }
+    }
+  }
 
   /**
    * The user goes with every session, token, pending change of address, second factor, recovery code, login challenge
@@ -614,6 +905,7 @@ export class MemoryUserStore implements UserStore {
    */
   private removeUser(user: StoredUser): void {
     this.users.delete(user.id);
+    this.lastSignIns.delete(user.id);
     this.userIdByUsernameKey.delete(user.usernameKey);
     if (this.userIdByEmailKey.get(user.emailKey) === user.id) this.userIdByEmailKey.delete(user.emailKey);
     this.deleteSessionsOf(user.id);
@@ -625,16 +917,7 @@ export class MemoryUserStore implements UserStore {
 
   /** Another registration proved the address: this one goes, and its pending links die with its tokens. */
   private endRegistration(user: StoredUser, now: Date): void {
-    for (const row of this.outbox.values()) {
-      if (row.userId === user.id && row.status === 'pending' && row.claimId === null && row.sealedToken !== null) {
-        Object.assign(row, {
-          status: 'failed',
-          sealedToken: null,
-          lastError: SUPERSEDED_ERROR,
-          updatedAt: new Date(now),
-        });
-      }
-    }
+    this.failPendingLinks(user.id, now);
     this.removeUser(user);
   }
 
@@ -843,7 +1126,33 @@ function copyUser(user: StoredUser): StoredUser {
     verified: user.verified,
     createdAt: new Date(user.createdAt),
     updatedAt: new Date(user.updatedAt),
+    disabledAt: user.disabledAt ? new Date(user.disabledAt) : null,
   };
+}
+
+function copyAuditEvent(event: AuditEvent): AuditEvent {
+  return {
+    id: event.id,
+    at: new Date(event.at),
+    type: event.type,
+    outcome: event.outcome,
+    actorType: event.actorType,
+    actorId: event.actorId,
+    subjectId: event.subjectId,
+    ip: event.ip,
+    requestId: event.requestId,
+    details: event.details === null ? null : { ...event.details },
+  };
+}
+
+/** Newest first: `createdAt`, then `id`, both descending (ids by UTF-16 code units, as `Array#sort`). */
+function newestFirst(a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }): number {
+  return b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
+
+/** Newest first: `at`, then `id`, both descending. */
+function newestEventFirst(a: { at: Date; id: string }, b: { at: Date; id: string }): number {
+  return b.at.getTime() - a.at.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }
 
 function copySession(session: StoredSession): StoredSession {

@@ -76,6 +76,7 @@ describe('docs/reference/configuration.md against the code', () => {
       GATEHOUSE_OUTBOX_LEASE: config.outbox.leaseMs,
       GATEHOUSE_OUTBOX_POLL_INTERVAL: config.outbox.pollIntervalMs,
       GATEHOUSE_OUTBOX_RETENTION: config.outbox.retentionMs,
+      GATEHOUSE_AUDIT_RETENTION: config.auditRetentionMs,
     };
     for (const [names, , defaults] of rows) {
       const listed = codesIn(names).filter((name) => name in applied);

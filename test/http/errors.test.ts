@@ -38,6 +38,12 @@ const SPEC_STATUS: Record<string, number> = {
   second_factor_required: 403,
   second_factor_already_enabled: 409,
   second_factor_not_enabled: 409,
+  account_disabled: 403,
+  user_not_found: 404,
+  last_administrator: 409,
+  protected_permission: 409,
+  address_owned: 409,
+  invalid_cursor: 400,
 };
 
 const SECURITY_HEADERS = {

@@ -114,6 +114,7 @@ describe('resolveAccountService / resolveSerializer', () => {
       verified: true,
       createdAt: new Date(0),
       updatedAt: new Date(0),
+      disabledAt: null,
     };
     expect(resolveSerializer(container)(user)).to.deep.equal({
       username: 'alice',

@@ -59,6 +59,18 @@ const ROUTES: Record<IpLimit, (t: TestApp, i: number) => Promise<Response>> = {
     ];
     return routes[i % routes.length]();
   },
+  // One budget for every admin route (a dead session is refused after the budget is spent).
+  'admin.ip': (t, i) => {
+    const token = bearer('x'.repeat(43));
+    const id = '00000000-0000-4000-8000-000000000000';
+    const routes = [
+      () => t.http.get(`${PREFIX}/admin/users`).set(token),
+      () => t.http.post(`${PREFIX}/admin/users/${id}/disable`).set(token).send({}),
+      () => t.http.get(`${PREFIX}/admin/audit-events`).set(token),
+      () => t.http.post(`${PREFIX}/admin/roles`).set(token).send({ name: 'editor' }),
+    ];
+    return routes[i % routes.length]();
+  },
 };
 
 for (const driver of DRIVERS)

@@ -56,7 +56,7 @@ describe('OpenAPI: the document', () => {
   it('describes exactly the routes that are mounted, method for method', () => {
     const { app } = buildPagesApp({ pages: false, apiDocs: false });
     const mounted = mountedRoutes(app);
-    expect(mounted).to.have.length(26);
+    expect(mounted).to.have.length(50);
     expect(documentedRoutes(document())).to.deep.equal(mounted);
 
     const other = buildPagesApp({ prefix: '/accounts', pages: false, apiDocs: false });
@@ -148,6 +148,7 @@ describe('OpenAPI: the document', () => {
       'EmailChangeBody',
       'EmailChangeConfirmBody',
       'LoginBody',
+      'NameBody',
       'PasswordBody',
       'PasswordChangeBody',
       'PasswordResetConfirmBody',

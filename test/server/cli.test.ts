@@ -143,9 +143,9 @@ describe('admin CLI (gatehouse <command>)', () => {
     env.GATEHOUSE_OUTBOX_RETENTION = '1d';
     expect(await cli('cleanup')).to.equal(0);
     expect(out).to.deep.equal([
-      'removed 2 expired sessions, tokens and registrations, and old sent or failed email',
-      'removed 0 expired sessions, tokens and registrations, and old sent or failed email',
-      'removed 1 expired sessions, tokens and registrations, and old sent or failed email',
+      'removed 2 expired sessions, tokens, registrations, old sent or failed email and old audit events',
+      'removed 0 expired sessions, tokens, registrations, old sent or failed email and old audit events',
+      'removed 1 expired sessions, tokens, registrations, old sent or failed email and old audit events',
     ]);
     const after = await SqliteUserStore.open({ filename: join(dir, 'accounts.db') });
     try {

@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/server/config';
+import { accountOptionsOf, loadConfig } from '../../src/server/config';
 
 const KEY = 'k'.repeat(40);
 
@@ -112,6 +112,19 @@ describe('server configuration', () => {
     });
   });
 
+  it('keeps audit events 365 days by default; GATEHOUSE_AUDIT_RETENTION is a duration of at least a day', () => {
+    const retention = (value?: string) =>
+      loadConfig({ GATEHOUSE_SECRET_KEY: KEY, GATEHOUSE_AUDIT_RETENTION: value }, { cwd }).auditRetentionMs;
+    expect([retention(), retention('90d'), retention('24h')]).to.deep.equal([
+      365 * 86_400_000,
+      90 * 86_400_000,
+      86_400_000,
+    ]);
+    // The core is given it: the clean-up removes events older than this.
+    const config = loadConfig({ GATEHOUSE_SECRET_KEY: KEY, GATEHOUSE_AUDIT_RETENTION: '30d' }, { cwd });
+    expect(accountOptionsOf(config).auditRetentionMs).to.equal(30 * 86_400_000);
+  });
+
   it('accepts an empty prefix', () => {
     expect(loadConfig({ GATEHOUSE_SECRET_KEY: KEY, GATEHOUSE_PREFIX: '' }, { cwd }).prefix).to.equal('');
   });
@@ -133,6 +146,9 @@ describe('server configuration', () => {
     ['GATEHOUSE_OUTBOX_RETRY_BASE', '5 s', /GATEHOUSE_OUTBOX_RETRY_BASE must be a duration from 10ms to 1d/],
     ['GATEHOUSE_OUTBOX_GIVE_UP', '0', /GATEHOUSE_OUTBOX_GIVE_UP must be a duration from 1s/],
     ['GATEHOUSE_OUTBOX_RETRY_MAX', '1s', /GATEHOUSE_OUTBOX_RETRY_MAX must be at least GATEHOUSE_OUTBOX_RETRY_BASE/],
+    // Bare numbers are seconds: `30` meaning days would empty the trail at the next clean-up.
+    ['GATEHOUSE_AUDIT_RETENTION', '30', /GATEHOUSE_AUDIT_RETENTION must be a duration from 1d to 3650d/],
+    ['GATEHOUSE_AUDIT_RETENTION', '1y', /GATEHOUSE_AUDIT_RETENTION must be a duration/],
   ] as const) {
     it(`refuses ${variable}=${JSON.stringify(value)} with one line saying what to fix`, () => {
       const env = { GATEHOUSE_SECRET_KEY: KEY, [variable]: value };

@@ -68,7 +68,9 @@ describe('AccountService: the audit trail', () => {
     const disabled = events.find((e) => e.type === 'admin.user_disabled')!;
     expect(disabled).to.include({ actorType: 'admin', actorId: rootId, subjectId: bobId, outcome: 'success' });
     expect(events.find((e) => e.type === 'admin.role_granted')!.details).to.deep.equal({ role: 'gatehouse-admin' });
-    const operatorGrant = (await trail(h, rootId)).find((e) => e.type === 'admin.role_granted')!;
+    const operatorGrant = (await trail(h, rootId)).find(
+      (e) => e.type === 'admin.role_granted' && e.subjectId === rootId,
+    )!;
     expect(operatorGrant).to.include({ actorType: 'operator', actorId: null, subjectId: rootId });
 
     const bobUser = (await h.store.findUserById(bobId))!;

@@ -159,6 +159,10 @@ describe('migration 2026-11-25-address-claims (SQLite)', () => {
       assert.deepEqual(
         indexes.rows.map((row) => row.name),
         [
+          'audit_events_actor_index',
+          'audit_events_at_id_index',
+          'audit_events_subject_index',
+          'audit_events_type_index',
           'email_changes_expires_at_index',
           'login_challenges_expires_at_index',
           'login_challenges_user_id_index',
@@ -174,6 +178,7 @@ describe('migration 2026-11-25-address-claims (SQLite)', () => {
           'tokens_expires_at_index',
           'tokens_user_id_purpose_index',
           'user_roles_role_index',
+          'users_created_at_id_index',
           'users_email_key_index',
           'users_unverified_created_at_index',
           'users_verified_email_key_unique',

@@ -25,6 +25,7 @@ const TABLES = [
   'roles',
   'permissions',
   'outbox',
+  'audit_events',
 ];
 
 describeWithService('postgres', 'PostgresUserStore (on a database of its own)', function () {

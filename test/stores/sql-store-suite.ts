@@ -4,9 +4,31 @@ import { sql } from 'kysely';
 import { SqlCapabilities } from '../../src/stores/sql/sql-capabilities';
 import { SqlUserStore } from '../../src/stores/sql/sql-user-store';
 import type { OutboxKind } from '../../src/services/outbox-message';
-import { CreateUserResult, EmailChangeResult, NewOutboxMessage, StoredUser } from '../../src/services/user-store';
+import {
+  CreateUserResult,
+  EmailChangeResult,
+  NewAuditEvent,
+  NewOutboxMessage,
+  StoredUser,
+} from '../../src/services/user-store';
 import { deletesFrom, PauseAfterQuery, stillPendingAfter } from './pause-plugin';
 import { attemptRegistration, DAY_LATER, openSession, register, sessionRow, T0, token } from './sql-fixtures';
+
+/** A login event of the user, as the core would write it. */
+function auditEventOf(userId: string): NewAuditEvent {
+  return {
+    id: randomUUID(),
+    at: T0,
+    type: 'login',
+    outcome: 'success',
+    actorType: 'user',
+    actorId: userId,
+    subjectId: userId,
+    ip: null,
+    requestId: null,
+    details: null,
+  };
+}
 
 /** What the shared SQL store tests need from one database. */
 export interface SqlStoreHarness {
@@ -176,6 +198,35 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         assert.ok(await store.findUserByToken(verification.tokenHash, 'verify_email', T0));
         assert.equal(await store.checkRole(user.id, 'admin'), 'granted');
         assert.equal(await store.deleteUser(user.id), true);
+      });
+
+      it('disableUser: when writing its audit event fails, the user stays enabled with its sessions', async () => {
+        const store = await open();
+        const { user } = await register(store, 'alice');
+        await openSession(store, user.id, 's');
+
+        const stopFailing = await harness.failOn(store, 'insert', 'audit_events');
+        await assert.rejects(store.disableUser(user.id, T0, auditEventOf(user.id)), /injected failure/);
+        await stopFailing();
+
+        assert.equal((await store.findUserById(user.id))?.disabledAt, null);
+        assert.ok(await store.getSessionAndUser('s'));
+        assert.deepEqual(await store.listAuditEvents({ limit: 10 }), []);
+      });
+
+      it('createSession: when writing its audit event fails, no session and no last sign-in remain', async () => {
+        const store = await open();
+        const { user } = await register(store, 'alice');
+
+        const stopFailing = await harness.failOn(store, 'insert', 'audit_events');
+        await assert.rejects(
+          store.createSession(sessionRow(user.id, 's'), user.passwordHash, auditEventOf(user.id)),
+          /injected failure/,
+        );
+        await stopFailing();
+
+        assert.equal(await store.getSessionAndUser('s'), null);
+        assert.equal((await store.getUserDetails(user.id, T0, T0))?.lastSignInAt, null);
       });
 
       it('the store keeps working after a failed transaction', async () => {

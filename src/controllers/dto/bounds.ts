@@ -12,3 +12,11 @@ export const MAX_TOKEN = 512;
 export const MAX_RECOVERY_CODE = 64;
 /** A code from an authenticator app: six digits (RFC 6238 as Gatehouse uses it). */
 export const TOTP_CODE = /^[0-9]{6}$/;
+/** A role or permission name is at most 64 characters (the core's rule); room for a filter that matches none. */
+export const MAX_ACCESS_NAME = 128;
+/** A cursor of an admin list is a short opaque string the core made. */
+export const MAX_CURSOR = 512;
+/** A user id is a UUID; room for any id a host's store may use. */
+export const MAX_USER_ID = 128;
+/** A search prefix of the user list: at most the longest address. */
+export const MAX_PREFIX = 254;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import type { AuditEvent, AuditEventType, NewAuditEvent } from '../../services/audit-event';
 import { carriesLink, type NewOutboxMessage, type OutboxEntry, type OutboxKind } from '../../services/outbox-message';
 import type {
   NewUser,
@@ -118,6 +119,28 @@ export function message(kind: OutboxKind, overrides: Partial<NewOutboxMessage> =
     giveUpAt: new Date(DAY_LATER),
     ...overrides,
   };
+}
+
+/** An event as the core would hand it to a store: a user acting on their own account, at T0 unless told. */
+export function auditEvent(type: AuditEventType, overrides: Partial<NewAuditEvent> = {}): NewAuditEvent {
+  return {
+    id: randomUUID(),
+    at: new Date(T0),
+    type,
+    outcome: 'success',
+    actorType: 'user',
+    actorId: null,
+    subjectId: null,
+    ip: '192.0.2.10',
+    requestId: `request-${type}`,
+    details: null,
+    ...overrides,
+  };
+}
+
+/** The event as a store keeps it: the subject decided. */
+export function storedEvent(event: NewAuditEvent, subjectId: string | null): AuditEvent {
+  return { ...event, subjectId };
 }
 
 /** The fields an outcome changes: status, hasToken, claimed, sentAt, lastError, and nextAttemptAt while pending. */

@@ -5,6 +5,7 @@ import * as outbox from './migrations/2026-11-24-outbox';
 import * as addressClaims from './migrations/2026-11-25-address-claims';
 import * as sessionsAndEmailChanges from './migrations/2026-11-26-sessions-and-email-changes';
 import * as secondFactor from './migrations/2026-11-27-second-factor';
+import * as administrationAndAudit from './migrations/2026-11-28-administration-and-audit';
 import { SqlCapabilities } from './sql-capabilities';
 
 /**
@@ -18,6 +19,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-25-address-claims': addressClaims,
   '2026-11-26-sessions-and-email-changes': sessionsAndEmailChanges,
   '2026-11-27-second-factor': secondFactor,
+  '2026-11-28-administration-and-audit': administrationAndAudit,
 };
 
 const staticProvider: MigrationProvider = { getMigrations: async () => migrations };

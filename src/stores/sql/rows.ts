@@ -1,5 +1,12 @@
 import { Insertable, Selectable } from 'kysely';
 import type {
+  AuditActorType,
+  AuditDetails,
+  AuditEvent,
+  AuditEventType,
+  NewAuditEvent,
+} from '../../services/audit-event';
+import type {
   ClaimedMessage,
   NewOutboxMessage,
   OutboxEntry,
@@ -15,6 +22,7 @@ import {
   StoredUser,
 } from '../../services/types';
 import {
+  AuditEventsTable,
   EmailChangesTable,
   LoginChallengesTable,
   OutboxTable,
@@ -38,6 +46,7 @@ export function toUserRow(user: StoredUser): Insertable<UsersTable> {
     verified: user.verified ? 1 : 0,
     created_at: user.createdAt.getTime(),
     updated_at: user.updatedAt.getTime(),
+    disabled_at: user.disabledAt === null ? null : user.disabledAt.getTime(),
   };
 }
 
@@ -52,6 +61,42 @@ export function fromUserRow(row: Selectable<UsersTable>): StoredUser {
     verified: Boolean(row.verified),
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
+    // Read as a row of the previous release would leave it too (a selection without the column): never disabled.
+    disabledAt: row.disabled_at === null || row.disabled_at === undefined ? null : toDate(row.disabled_at),
+  };
+}
+
+/**
+ * The row of an event. A subject left `undefined` by the core is the user the store found (`subjectFallback`): the
+ * methods that find their user from a token know it only inside their transaction.
+ */
+export function toAuditRow(event: NewAuditEvent, subjectFallback: string | null = null): Insertable<AuditEventsTable> {
+  return {
+    id: event.id,
+    at: event.at.getTime(),
+    type: event.type,
+    outcome: event.outcome,
+    actor_type: event.actorType,
+    actor_id: event.actorId,
+    subject_id: event.subjectId === undefined ? subjectFallback : event.subjectId,
+    ip: event.ip,
+    request_id: event.requestId,
+    details: event.details === null ? null : JSON.stringify(event.details),
+  };
+}
+
+export function fromAuditRow(row: Selectable<AuditEventsTable>): AuditEvent {
+  return {
+    id: row.id,
+    at: toDate(row.at),
+    type: row.type as AuditEventType,
+    outcome: row.outcome,
+    actorType: row.actor_type as AuditActorType,
+    actorId: row.actor_id,
+    subjectId: row.subject_id,
+    ip: row.ip,
+    requestId: row.request_id,
+    details: row.details === null ? null : (JSON.parse(row.details) as AuditDetails),
   };
 }
 

@@ -7,6 +7,9 @@ import { ColumnType } from 'kysely';
  */
 export type EpochMs = ColumnType<number | string | bigint, number, number>;
 
+/** An instant that may be absent; optional on insert (the column has no default: null). */
+export type NullableEpochMs = ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+
 /** `verified` is an integer 0/1 everywhere: SQLite has no boolean type and better-sqlite3 cannot bind one. */
 export type Flag = ColumnType<number | boolean, number, number>;
 
@@ -20,6 +23,10 @@ export interface UsersTable {
   verified: Flag;
   created_at: EpochMs;
   updated_at: EpochMs;
+  /** Set while an administrator has disabled the account (see migrations/2026-11-28-administration-and-audit). */
+  disabled_at: NullableEpochMs;
+  /** The creation of the user's latest session; only the administrator's view of the user reads it. */
+  last_sign_in_at: NullableEpochMs;
 }
 
 /** Every column of `users`, for queries that must name them (see `requestPathQueries`). */
@@ -33,6 +40,8 @@ export const USER_COLUMNS = [
   'verified',
   'created_at',
   'updated_at',
+  'disabled_at',
+  'last_sign_in_at',
 ] as const satisfies readonly (keyof UsersTable)[];
 
 // A column added to UsersTable and not to USER_COLUMNS fails to compile here.
@@ -144,6 +153,22 @@ export interface LoginChallengesTable {
   user_agent: string | null;
 }
 
+/** One security event; append-only (see migrations/2026-11-28-administration-and-audit). */
+export interface AuditEventsTable {
+  id: string;
+  at: EpochMs;
+  type: string;
+  outcome: string;
+  /** `user`, `admin`, `operator` or `anonymous` (a CHECK constraint keeps it so). */
+  actor_type: string;
+  actor_id: string | null;
+  subject_id: string | null;
+  ip: string | null;
+  request_id: string | null;
+  /** The details as a JSON object, or null. */
+  details: string | null;
+}
+
 /** The tables of the SQL store, as created by `migrations/`. Column names are snake_case, as in DESIGN.md. */
 export interface Database {
   users: UsersTable;
@@ -158,4 +183,5 @@ export interface Database {
   second_factors: SecondFactorsTable;
   recovery_codes: RecoveryCodesTable;
   login_challenges: LoginChallengesTable;
+  audit_events: AuditEventsTable;
 }

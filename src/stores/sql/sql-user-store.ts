@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Kysely } from 'kysely';
+import type { AuditEvent, AuditQuery, NewAuditEvent } from '../../services/audit-event';
 import { carriesLink, OUTBOX_KINDS, SUPERSEDED_ERROR, type OutboxKind } from '../../services/outbox-message';
 import {
   AccessAnswer,
@@ -12,11 +13,14 @@ import {
   EmailChangeResult,
   ExpiryCutoffs,
   GrantResult,
+  MarkVerifiedResult,
   NewOutboxMessage,
   NewUser,
   OutboxEntry,
   OutboxQuery,
+  ProtectedChangeResult,
   RetryTarget,
+  RevokeRoleResult,
   RoleSummary,
   StoredEmailChange,
   StoredLoginChallenge,
@@ -25,8 +29,11 @@ import {
   StoredToken,
   StoredUser,
   TokenPurpose,
+  UserDetails,
+  UserListQuery,
   UserStore,
 } from '../../services/user-store';
+import { insertAudit, listAuditEvents } from './audit-trail';
 import {
   claimedFromOutboxRow,
   fromEmailChangeRow,
@@ -46,6 +53,7 @@ import {
 import { requestPathQueries, type RequestPathQueries } from './request-path-queries';
 import { Database, USER_COLUMNS } from './schema';
 import { SqlCapabilities } from './sql-capabilities';
+import { listUsers } from './user-list-query';
 
 /** Rows removed per transaction by `deleteExpired`. */
 const CLEANUP_BATCH_SIZE = 1000;
@@ -79,7 +87,7 @@ export class SqlUserStore implements UserStore {
     verification: StoredToken,
     options: CreateUserOptions = {},
   ): Promise<CreateUserResult> {
-    const row = toUserRow({ ...user, verified: false, updatedAt: user.createdAt });
+    const row = toUserRow({ ...user, verified: false, updatedAt: user.createdAt, disabledAt: null });
     const { expiredUnverifiedBefore } = options;
     // Checking first answers every conflict that committed before our transaction. A conflicting insert that commits
     // while we run (possible where the write lock is per row, as in PostgreSQL) fails ours with a unique violation;
@@ -117,7 +125,12 @@ export class SqlUserStore implements UserStore {
           await trx.insertInto('tokens').values(toTokenRow(verification)).execute();
           if (owner) await insertMessage(trx, options.ownerNotice, owner);
           else await insertMessage(trx, options.link, user);
-          return { ok: true, user: fromUserRow(row), addressOwned: owner !== undefined };
+          await insertAudit(trx, options.audit, user.id);
+          return {
+            ok: true,
+            user: fromUserRow({ ...row, disabled_at: null, last_sign_in_at: null }),
+            addressOwned: owner !== undefined,
+          };
         });
       } catch (error) {
         if (attempt >= 2 || !this.capabilities.isUniqueViolation(error)) throw error;
@@ -163,11 +176,14 @@ export class SqlUserStore implements UserStore {
     return row ? fromUserRow(row) : null;
   }
 
-  async replaceToken(token: StoredToken, message?: NewOutboxMessage): Promise<void> {
+  async replaceToken(token: StoredToken, message?: NewOutboxMessage, audit?: NewAuditEvent): Promise<void> {
     await this.write(async (trx) => {
       if (this.capabilities.rowLocks) await lockUser(trx, token.userId);
+      // A disabled account gets no new token (a disable committed first; one committing later deletes this one).
+      if (await isDisabled(trx, token.userId)) return;
       await deleteTokensOf(trx, token.userId, token.purpose);
       await trx.insertInto('tokens').values(toTokenRow(token)).execute();
+      await insertAudit(trx, audit, token.userId);
       if (!message) return;
       const recipient = await recipientOf(trx, token.userId);
       // The token insert above has already failed for an unknown user; this only narrows the type.
@@ -177,12 +193,21 @@ export class SqlUserStore implements UserStore {
     });
   }
 
-  async verifyEmail(tokenHash: string, now: Date, message?: NewOutboxMessage): Promise<StoredUser | null> {
+  async verifyEmail(
+    tokenHash: string,
+    now: Date,
+    message?: NewOutboxMessage,
+    audit?: NewAuditEvent,
+  ): Promise<StoredUser | null> {
     // A unique violation means another registration of the address was confirmed while we ran (PostgreSQL, where two
     // confirmations lock different rows); the second attempt finds that owner and refuses.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.write((trx) => this.confirmRegistration(trx, tokenHash, now, message));
+        return await this.write(async (trx) => {
+          const user = await this.confirmRegistration(trx, tokenHash, now, message);
+          if (user) await insertAudit(trx, audit, user.id);
+          return user;
+        });
       } catch (error) {
         if (attempt >= 2 || !this.capabilities.isUniqueViolation(error)) throw error;
       }
@@ -194,6 +219,7 @@ export class SqlUserStore implements UserStore {
     newPasswordHash: string,
     now: Date,
     message?: NewOutboxMessage,
+    audit?: NewAuditEvent,
   ): Promise<StoredUser | null> {
     return this.write(async (trx) => {
       const userId = await consumeToken(trx, tokenHash, 'reset_password', now, this.capabilities.rowLocks);
@@ -207,6 +233,7 @@ export class SqlUserStore implements UserStore {
       if (!row) return null;
       await endSessionsAndResets(trx, userId);
       await insertMessage(trx, message, row);
+      await insertAudit(trx, audit, userId);
       return fromUserRow(row);
     });
   }
@@ -218,6 +245,7 @@ export class SqlUserStore implements UserStore {
     now: Date,
     message?: NewOutboxMessage,
     sessionTokenHash?: string,
+    audit?: NewAuditEvent,
   ): Promise<boolean> {
     return this.write(async (trx) => {
       if (sessionTokenHash !== undefined) {
@@ -228,6 +256,7 @@ export class SqlUserStore implements UserStore {
       if (!recipient) return false;
       await endSessionsAndResets(trx, userId);
       await insertMessage(trx, message, recipient);
+      await insertAudit(trx, audit, userId);
       return true;
     });
   }
@@ -238,7 +267,12 @@ export class SqlUserStore implements UserStore {
     );
   }
 
-  async deleteUser(userId: string, message?: NewOutboxMessage, authorisation?: Authorisation): Promise<boolean> {
+  async deleteUser(
+    userId: string,
+    message?: NewOutboxMessage,
+    authorisation?: Authorisation,
+    audit?: NewAuditEvent,
+  ): Promise<boolean> {
     // The user row is locked first, as in every transaction that changes a user and what hangs off it: one lock order
     // keeps row-locking databases from deadlocking. A reset or change under way finishes first, and the row is then
     // judged as it left it. The notice is addressed from the row while it is still there, and is not a dependent:
@@ -259,53 +293,31 @@ export class SqlUserStore implements UserStore {
         return false;
       }
       await insertMessage(trx, message, recipient);
-      return (await deleteUsersWithDependents(trx, [userId])) > 0;
+      if ((await deleteUsersWithDependents(trx, [userId])) === 0) return false;
+      await insertAudit(trx, audit, userId);
+      return true;
     });
   }
 
-  async createSession(session: StoredSession, passwordHash: string): Promise<boolean> {
-    const row = toSessionRow(session);
-    // INSERT ... SELECT FROM users: the password check and the insert are one statement. Where writers lock rows
-    // (PostgreSQL), FOR SHARE makes it wait for a reset, change or deletion of the user that is under way and then
-    // judge the row as that left it; otherwise it could read the old hash and insert after the change had already
-    // ended the user's sessions. Casts give the selected parameters a type on dialects that need one.
-    const result = await this.write((trx) =>
-      trx
-        .insertInto('sessions')
-        .columns([
-          'token_hash',
-          'user_id',
-          'created_at',
-          'expires_at',
-          'last_seen_at',
-          'id',
-          'authenticated_at',
-          'ip',
-          'user_agent',
-          'second_factor',
-        ])
-        .expression((eb) =>
-          eb
-            .selectFrom('users')
-            .select([
-              eb.cast<string>(eb.val(row.token_hash), 'text').as('token_hash'),
-              'id as user_id',
-              eb.cast<number>(eb.val(row.created_at), 'bigint').as('created_at'),
-              eb.cast<number>(eb.val(row.expires_at), 'bigint').as('expires_at'),
-              eb.cast<number>(eb.val(row.last_seen_at), 'bigint').as('last_seen_at'),
-              eb.cast<string>(eb.val(row.id), 'text').as('id'),
-              eb.cast<number>(eb.val(row.authenticated_at), 'bigint').as('authenticated_at'),
-              eb.cast<string | null>(eb.val(row.ip ?? null), 'text').as('ip'),
-              eb.cast<string | null>(eb.val(row.user_agent ?? null), 'text').as('user_agent'),
-              eb.cast<number>(eb.val(row.second_factor ?? 0), 'integer').as('second_factor'),
-            ])
-            .where('id', '=', session.userId)
-            .where('password_hash', '=', passwordHash)
-            .$if(this.capabilities.rowLocks, (query) => query.forShare()),
-        )
-        .executeTakeFirst(),
-    );
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  async createSession(session: StoredSession, passwordHash: string, audit?: NewAuditEvent): Promise<boolean> {
+    // The user row first, in one conditional UPDATE that is both the check (this password hash, not disabled) and the
+    // row lock: where writers lock rows (PostgreSQL), it waits for a reset, change, deletion or disable of the user
+    // that is under way, and then judges the row as that left it (READ COMMITTED re-checks the condition on the new
+    // version). Otherwise it could pass the old row and insert after the change had already ended the user's
+    // sessions. The session goes in only once that check has passed, and the sign-in is recorded with it.
+    return this.write(async (trx) => {
+      const signedIn = await trx
+        .updateTable('users')
+        .set({ last_sign_in_at: session.createdAt.getTime() })
+        .where('id', '=', session.userId)
+        .where('password_hash', '=', passwordHash)
+        .where('disabled_at', 'is', null)
+        .executeTakeFirst();
+      if (signedIn.numUpdatedRows === 0n) return false;
+      await trx.insertInto('sessions').values(toSessionRow(session)).execute();
+      await insertAudit(trx, audit, session.userId);
+      return true;
+    });
   }
 
   async getSessionAndUser(tokenHash: string): Promise<{ session: StoredSession; user: StoredUser } | null> {
@@ -336,12 +348,26 @@ export class SqlUserStore implements UserStore {
     );
   }
 
-  async deleteSession(tokenHash: string): Promise<void> {
-    await this.write((trx) => trx.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute());
+  async deleteSession(tokenHash: string, audit?: NewAuditEvent): Promise<void> {
+    await this.write(async (trx) => {
+      const ended = await trx
+        .deleteFrom('sessions')
+        .where('token_hash', '=', tokenHash)
+        .returning('user_id')
+        .executeTakeFirst();
+      if (ended) await insertAudit(trx, audit, ended.user_id);
+    });
   }
 
-  async deleteUserSessions(userId: string): Promise<void> {
-    await this.write((trx) => trx.deleteFrom('sessions').where('user_id', '=', userId).execute());
+  async deleteUserSessions(userId: string, audit?: NewAuditEvent): Promise<number> {
+    return this.write(async (trx) => {
+      // The user row first (the lock order): a login under way commits its session before, or finds this one done.
+      const user = await this.lockedRecipient(trx, userId);
+      const ended = await trx.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
+      const count = Number(ended.numDeletedRows);
+      if (user) await insertAudit(trx, audit, userId, { sessions_ended: count });
+      return count;
+    });
   }
 
   async listSessions(userId: string): Promise<StoredSession[]> {
@@ -350,28 +376,43 @@ export class SqlUserStore implements UserStore {
     return rows.map(fromSessionRow).sort(newestSessionFirst);
   }
 
-  async deleteSessionById(userId: string, sessionId: string): Promise<boolean> {
+  async deleteSessionById(userId: string, sessionId: string, audit?: NewAuditEvent): Promise<boolean> {
     // The id comes from a URL: PostgreSQL text cannot hold NUL, so no stored id has one (see `findUserWith`).
     if (sessionId.includes('\u0000')) return false;
-    const result = await this.write((trx) =>
-      trx.deleteFrom('sessions').where('id', '=', sessionId).where('user_id', '=', userId).executeTakeFirst(),
-    );
-    return result.numDeletedRows > 0n;
+    return this.write(async (trx) => {
+      const result = await trx
+        .deleteFrom('sessions')
+        .where('id', '=', sessionId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      if (result.numDeletedRows === 0n) return false;
+      await insertAudit(trx, audit, userId);
+      return true;
+    });
   }
 
-  async deleteOtherSessions(userId: string, keepTokenHash: string): Promise<number> {
+  async deleteOtherSessions(userId: string, keepTokenHash: string, audit?: NewAuditEvent): Promise<number> {
     // A login committing meanwhile keeps its session, as if it had come just after: the one order that can be.
-    const result = await this.write((trx) =>
-      trx
+    return this.write(async (trx) => {
+      const result = await trx
         .deleteFrom('sessions')
         .where('user_id', '=', userId)
         .where('token_hash', '<>', keepTokenHash)
-        .executeTakeFirst(),
-    );
-    return Number(result.numDeletedRows);
+        .executeTakeFirst();
+      const count = Number(result.numDeletedRows);
+      if (audit && (await recipientOf(trx, userId))) {
+        await insertAudit(trx, audit, userId, { sessions_ended: count });
+      }
+      return count;
+    });
   }
 
-  async markSessionAuthenticated(tokenHash: string, passwordHash: string, at: Date): Promise<boolean> {
+  async markSessionAuthenticated(
+    tokenHash: string,
+    passwordHash: string,
+    at: Date,
+    audit?: NewAuditEvent,
+  ): Promise<boolean> {
     return this.write(async (trx) => {
       // The user row first (the lock order), FOR SHARE: a password change or reset under way finishes first, and
       // the hash is then judged as it left it (and the session is gone with it).
@@ -390,7 +431,9 @@ export class SqlUserStore implements UserStore {
         .where('token_hash', '=', tokenHash)
         .where('user_id', '=', holder.id)
         .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+      if (result.numUpdatedRows === 0n) return false;
+      await insertAudit(trx, audit, holder.id);
+      return true;
     });
   }
 
@@ -398,6 +441,7 @@ export class SqlUserStore implements UserStore {
     change: StoredEmailChange,
     messages: EmailChangeMessages,
     sessionTokenHash: string,
+    audit?: NewAuditEvent,
   ): Promise<EmailChangeRequestResult> {
     return this.write(async (trx): Promise<EmailChangeRequestResult> => {
       // The user row first: concurrent requests of one user queue here (one pending change each), and a deletion,
@@ -419,6 +463,7 @@ export class SqlUserStore implements UserStore {
       if (owner) await insertMessage(trx, messages.ownerNotice, owner);
       else await insertMessage(trx, messages.link, { ...user, email: change.newEmail });
       await insertMessage(trx, messages.requestedNotice, user);
+      await insertAudit(trx, audit, user.id);
       return { ok: true, addressOwned: owner !== undefined };
     });
   }
@@ -453,12 +498,21 @@ export class SqlUserStore implements UserStore {
     return { change, user: fromUserRow(row) };
   }
 
-  async confirmEmailChange(tokenHash: string, now: Date, message?: NewOutboxMessage): Promise<EmailChangeResult> {
+  async confirmEmailChange(
+    tokenHash: string,
+    now: Date,
+    message?: NewOutboxMessage,
+    audit?: NewAuditEvent,
+  ): Promise<EmailChangeResult> {
     // A unique violation means another account became the verified owner of the address while we ran (PostgreSQL,
     // where that account's transaction locked other rows than ours); the next attempt finds that owner: `taken`.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.write((trx) => this.changeAddress(trx, tokenHash, now, message));
+        return await this.write(async (trx) => {
+          const result = await this.changeAddress(trx, tokenHash, now, message);
+          if (result.outcome === 'changed') await insertAudit(trx, audit, result.user.id);
+          return result;
+        });
       } catch (error) {
         if (attempt >= 3 || !this.capabilities.isUniqueViolation(error)) throw error;
       }
@@ -466,7 +520,7 @@ export class SqlUserStore implements UserStore {
   }
 
   async deleteExpired(cutoffs: ExpiryCutoffs): Promise<number> {
-    const { now, sessionIdleBefore, unverifiedCreatedBefore, outboxChangedBefore } = cutoffs;
+    const { now, sessionIdleBefore, unverifiedCreatedBefore, outboxChangedBefore, auditBefore } = cutoffs;
     // In batches, each its own short transaction, so that a large backlog never holds a lock (SQLite: the whole
     // database) for long. The expiry columns are indexed, so each batch is found without a scan. Instances cleaning
     // up at the same moment take disjoint batches (SKIP LOCKED) instead of waiting on each other.
@@ -552,6 +606,24 @@ export class SqlUserStore implements UserStore {
       deleted += Number(batch.numDeletedRows);
       if (batch.numDeletedRows < BigInt(CLEANUP_BATCH_SIZE)) break;
     }
+    // The trail past its retention; `audit_events (at, id)` finds each batch.
+    while (auditBefore) {
+      const batch = await this.write((trx) =>
+        trx
+          .deleteFrom('audit_events')
+          .where('id', 'in', (eb) =>
+            eb
+              .selectFrom('audit_events')
+              .select('id')
+              .where('at', '<=', auditBefore.getTime())
+              .limit(CLEANUP_BATCH_SIZE)
+              .$if(this.capabilities.rowLocks, (query) => query.forUpdate().skipLocked()),
+          )
+          .executeTakeFirst(),
+      );
+      deleted += Number(batch.numDeletedRows);
+      if (batch.numDeletedRows < BigInt(CLEANUP_BATCH_SIZE)) break;
+    }
     return deleted;
   }
 
@@ -588,6 +660,7 @@ export class SqlUserStore implements UserStore {
     now: Date,
     message?: NewOutboxMessage,
     sessionTokenHash?: string,
+    audit?: NewAuditEvent,
   ): Promise<boolean> {
     return this.write(async (trx) => {
       const recipient = await this.lockedRecipient(trx, userId);
@@ -609,6 +682,7 @@ export class SqlUserStore implements UserStore {
           .execute();
       }
       await insertMessage(trx, message, recipient);
+      await insertAudit(trx, audit, userId);
       return true;
     });
   }
@@ -628,7 +702,12 @@ export class SqlUserStore implements UserStore {
     return result.numUpdatedRows > 0n;
   }
 
-  async consumeRecoveryCode(userId: string, codeHash: string, message?: NewOutboxMessage): Promise<boolean> {
+  async consumeRecoveryCode(
+    userId: string,
+    codeHash: string,
+    message?: NewOutboxMessage,
+    audit?: NewAuditEvent,
+  ): Promise<boolean> {
     return this.write(async (trx) => {
       const recipient = await this.lockedRecipient(trx, userId);
       if (!recipient) return false;
@@ -640,6 +719,7 @@ export class SqlUserStore implements UserStore {
         .executeTakeFirst();
       if (used.numDeletedRows === 0n) return false;
       await insertMessage(trx, message, recipient);
+      await insertAudit(trx, audit, userId);
       return true;
     });
   }
@@ -658,6 +738,7 @@ export class SqlUserStore implements UserStore {
     recoveryCodeHashes: readonly string[],
     now: Date,
     message?: NewOutboxMessage,
+    audit?: NewAuditEvent,
   ): Promise<boolean> {
     return this.write(async (trx) => {
       // The user row is locked first, so a disabling or a deletion under way has finished when the factor is judged.
@@ -666,11 +747,17 @@ export class SqlUserStore implements UserStore {
       if (!(await secondFactorOf(trx, userId))?.enabled) return false;
       await replaceCodes(trx, userId, recoveryCodeHashes, now);
       await insertMessage(trx, message, recipient);
+      await insertAudit(trx, audit, userId);
       return true;
     });
   }
 
-  async disableSecondFactor(userId: string, _now: Date, message?: NewOutboxMessage): Promise<boolean> {
+  async disableSecondFactor(
+    userId: string,
+    _now: Date,
+    message?: NewOutboxMessage,
+    audit?: NewAuditEvent,
+  ): Promise<boolean> {
     return this.write(async (trx) => {
       const recipient = await this.lockedRecipient(trx, userId);
       if (!recipient) return false;
@@ -679,12 +766,16 @@ export class SqlUserStore implements UserStore {
       await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
       await trx.deleteFrom('login_challenges').where('user_id', '=', userId).execute();
       await insertMessage(trx, message, recipient);
+      await insertAudit(trx, audit, userId);
       return true;
     });
   }
 
-  async createLoginChallenge(challenge: StoredLoginChallenge): Promise<void> {
-    await this.write((trx) => trx.insertInto('login_challenges').values(toLoginChallengeRow(challenge)).execute());
+  async createLoginChallenge(challenge: StoredLoginChallenge, audit?: NewAuditEvent): Promise<void> {
+    await this.write(async (trx) => {
+      await trx.insertInto('login_challenges').values(toLoginChallengeRow(challenge)).execute();
+      await insertAudit(trx, audit, challenge.userId);
+    });
   }
 
   async takeLoginChallengeAttempt(
@@ -714,52 +805,85 @@ export class SqlUserStore implements UserStore {
     return result.numDeletedRows > 0n;
   }
 
-  async createRole(name: string): Promise<boolean> {
-    return this.writeUnlessDuplicate(async (trx) => {
-      await trx.insertInto('roles').values({ name }).execute();
+  // Inserts that may meet the row already there say so with ON CONFLICT DO NOTHING rather than by failing: the
+  // transaction goes on to write its audit event, and a unique violation of anything else is still an error.
+
+  async createRole(name: string, audit?: NewAuditEvent): Promise<boolean> {
+    return this.write(async (trx) => {
+      const created = await trx
+        .insertInto('roles')
+        .values({ name })
+        .onConflict((oc) => oc.column('name').doNothing())
+        .executeTakeFirst();
+      if (Number(created.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+      await insertAudit(trx, audit);
       return true;
-    }, false);
+    });
   }
 
-  async createPermission(name: string): Promise<boolean> {
-    return this.writeUnlessDuplicate(async (trx) => {
-      await trx.insertInto('permissions').values({ name }).execute();
+  async createPermission(name: string, audit?: NewAuditEvent): Promise<boolean> {
+    return this.write(async (trx) => {
+      const created = await trx
+        .insertInto('permissions')
+        .values({ name })
+        .onConflict((oc) => oc.column('name').doNothing())
+        .executeTakeFirst();
+      if (Number(created.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+      await insertAudit(trx, audit);
       return true;
-    }, false);
+    });
   }
 
-  async grantPermission(role: string, permission: string): Promise<GrantResult> {
-    return this.writeUnlessDuplicate(async (trx) => {
-      const unknown = await unknownRoleOrPermission(trx, role, permission);
-      if (unknown) return unknown;
-      await trx.insertInto('role_permissions').values({ role, permission }).execute();
-      return 'ok';
-    }, 'ok');
-  }
-
-  async revokePermission(role: string, permission: string): Promise<GrantResult> {
+  async grantPermission(role: string, permission: string, audit?: NewAuditEvent): Promise<GrantResult> {
     return this.write(async (trx) => {
       const unknown = await unknownRoleOrPermission(trx, role, permission);
       if (unknown) return unknown;
-      await trx.deleteFrom('role_permissions').where('role', '=', role).where('permission', '=', permission).execute();
+      await trx
+        .insertInto('role_permissions')
+        .values({ role, permission })
+        .onConflict((oc) => oc.columns(['role', 'permission']).doNothing())
+        .execute();
+      await insertAudit(trx, audit);
       return 'ok';
     });
   }
 
-  async grantRole(userId: string, role: string): Promise<GrantResult> {
-    return this.writeUnlessDuplicate(async (trx) => {
-      const unknown = await unknownUserOrRole(trx, userId, role, this.capabilities.rowLocks);
+  async revokePermission(role: string, permission: string, audit?: NewAuditEvent): Promise<GrantResult> {
+    return this.write(async (trx) => {
+      const unknown = await unknownRoleOrPermission(trx, role, permission);
       if (unknown) return unknown;
-      await trx.insertInto('user_roles').values({ user_id: userId, role }).execute();
+      await trx.deleteFrom('role_permissions').where('role', '=', role).where('permission', '=', permission).execute();
+      await insertAudit(trx, audit);
       return 'ok';
-    }, 'ok');
+    });
   }
 
-  async revokeRole(userId: string, role: string): Promise<GrantResult> {
+  async grantRole(userId: string, role: string, audit?: NewAuditEvent): Promise<GrantResult> {
     return this.write(async (trx) => {
       const unknown = await unknownUserOrRole(trx, userId, role, this.capabilities.rowLocks);
       if (unknown) return unknown;
+      await trx
+        .insertInto('user_roles')
+        .values({ user_id: userId, role })
+        .onConflict((oc) => oc.columns(['user_id', 'role']).doNothing())
+        .execute();
+      await insertAudit(trx, audit, userId);
+      return 'ok';
+    });
+  }
+
+  async revokeRole(
+    userId: string,
+    role: string,
+    audit?: NewAuditEvent,
+    keepLastHolder = false,
+  ): Promise<RevokeRoleResult> {
+    return this.write(async (trx) => {
+      const unknown = await unknownUserOrRole(trx, userId, role, this.capabilities.rowLocks);
+      if (unknown) return unknown;
+      if (keepLastHolder && (await this.isLastEnabledHolder(trx, userId, role))) return 'last_holder';
       await trx.deleteFrom('user_roles').where('user_id', '=', userId).where('role', '=', role).execute();
+      await insertAudit(trx, audit, userId);
       return 'ok';
     });
   }
@@ -953,6 +1077,152 @@ export class SqlUserStore implements UserStore {
     });
   }
 
+  async listUsers(query: UserListQuery): Promise<StoredUser[]> {
+    return listUsers(this.db, query);
+  }
+
+  async getUserDetails(userId: string, now: Date, sessionIdleBefore: Date): Promise<UserDetails | null> {
+    if (userId.includes('\u0000')) return null;
+    // One transaction, the user row first and shared: a login, disable, deletion or password change of the user
+    // (each locks that row) commits before it or after it, never halfway through what it reads.
+    return this.write(async (trx) => {
+      const row = await trx
+        .selectFrom('users as u')
+        .select(USER_COLUMNS.map((column) => `u.${column}` as const))
+        .where('u.id', '=', userId)
+        .$if(this.capabilities.rowLocks, (query) => query.forShare())
+        .executeTakeFirst();
+      if (!row) return null;
+      const roles = await trx.selectFrom('user_roles').select('role').where('user_id', '=', userId).execute();
+      const permissions = await trx
+        .selectFrom('role_permissions as rp')
+        .innerJoin('user_roles as ur', 'ur.role', 'rp.role')
+        .select('rp.permission')
+        .distinct()
+        .where('ur.user_id', '=', userId)
+        .execute();
+      const factor = await trx
+        .selectFrom('second_factors')
+        .select('enabled')
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      const live = await trx
+        .selectFrom('sessions')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('user_id', '=', userId)
+        .where('expires_at', '>', now.getTime())
+        .where('last_seen_at', '>', sessionIdleBefore.getTime())
+        .executeTakeFirstOrThrow();
+      return {
+        user: fromUserRow(row),
+        lastSignInAt: row.last_sign_in_at === null ? null : new Date(Number(row.last_sign_in_at)),
+        roles: sortNames(roles.map((grant) => grant.role)),
+        permissions: sortNames(permissions.map((grant) => grant.permission)),
+        secondFactor: Boolean(factor?.enabled),
+        liveSessions: Number(live.n),
+      };
+    });
+  }
+
+  async disableUser(
+    userId: string,
+    at: Date,
+    audit?: NewAuditEvent,
+    keepLastHolderOf?: string,
+  ): Promise<ProtectedChangeResult> {
+    if (userId.includes('\u0000')) return 'unknown_user';
+    return this.write(async (trx): Promise<ProtectedChangeResult> => {
+      // The user row first, FOR UPDATE (the lock order): a login under way (its UPDATE of this row) commits its
+      // session first, which is then deleted here, or waits and then finds the account disabled.
+      const user = await trx
+        .selectFrom('users')
+        .select(['id', 'disabled_at'])
+        .where('id', '=', userId)
+        .$if(this.capabilities.rowLocks, (query) => query.forUpdate())
+        .executeTakeFirst();
+      if (!user) return 'unknown_user';
+      if (user.disabled_at === null) {
+        if (keepLastHolderOf !== undefined && (await this.isLastEnabledHolder(trx, userId, keepLastHolderOf))) {
+          return 'last_holder';
+        }
+        await trx
+          .updateTable('users')
+          .set({ disabled_at: at.getTime(), updated_at: at.getTime() })
+          .where('id', '=', userId)
+          .execute();
+      }
+      // Already disabled: the earlier instant stands, and this only makes sure nothing was left to act with.
+      await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
+      await trx.deleteFrom('tokens').where('user_id', '=', userId).execute();
+      await trx.deleteFrom('email_changes').where('user_id', '=', userId).execute();
+      await trx.deleteFrom('login_challenges').where('user_id', '=', userId).execute();
+      await failPendingLinks(trx, [userId], at);
+      await insertAudit(trx, audit, userId);
+      return 'ok';
+    });
+  }
+
+  async enableUser(userId: string, now: Date, audit?: NewAuditEvent): Promise<'ok' | 'unknown_user'> {
+    if (userId.includes('\u0000')) return 'unknown_user';
+    return this.write(async (trx) => {
+      if (!(await this.lockedRecipient(trx, userId))) return 'unknown_user';
+      await trx
+        .updateTable('users')
+        .set({ disabled_at: null, updated_at: now.getTime() })
+        .where('id', '=', userId)
+        .where('disabled_at', 'is not', null)
+        .execute();
+      await insertAudit(trx, audit, userId);
+      return 'ok';
+    });
+  }
+
+  async markUserVerified(userId: string, now: Date, audit?: NewAuditEvent): Promise<MarkVerifiedResult> {
+    if (userId.includes('\u0000')) return 'unknown_user';
+    // As `verifyEmail`: a unique violation means another registration of the address became its owner while we ran;
+    // the second attempt finds that owner.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.write((trx) => this.verifyAsAdmin(trx, userId, now, audit));
+      } catch (error) {
+        if (attempt >= 2 || !this.capabilities.isUniqueViolation(error)) throw error;
+      }
+    }
+  }
+
+  async deleteUserAsAdmin(
+    userId: string,
+    keepLastHolderOf?: string,
+    audit?: NewAuditEvent,
+    message?: NewOutboxMessage,
+  ): Promise<ProtectedChangeResult> {
+    if (userId.includes('\u0000')) return 'unknown_user';
+    return this.write(async (trx): Promise<ProtectedChangeResult> => {
+      const recipient = await trx
+        .selectFrom('users')
+        .select(['id', 'username', 'email'])
+        .where('id', '=', userId)
+        .$if(this.capabilities.rowLocks, (query) => query.forUpdate())
+        .executeTakeFirst();
+      if (!recipient) return 'unknown_user';
+      if (keepLastHolderOf !== undefined && (await this.isLastEnabledHolder(trx, userId, keepLastHolderOf))) {
+        return 'last_holder';
+      }
+      await insertMessage(trx, message, recipient);
+      await deleteUsersWithDependents(trx, [userId]);
+      await insertAudit(trx, audit, userId);
+      return 'ok';
+    });
+  }
+
+  async appendAuditEvent(event: NewAuditEvent & { subjectId: string | null }): Promise<void> {
+    await this.write((trx) => insertAudit(trx, event));
+  }
+
+  async listAuditEvents(query: AuditQuery): Promise<AuditEvent[]> {
+    return listAuditEvents(this.db, query);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -1008,6 +1278,81 @@ export class SqlUserStore implements UserStore {
     );
     await insertMessage(trx, message, row);
     return fromUserRow(row);
+  }
+
+  /** `markUserVerified`'s transaction: the user becomes its address's owner, as through its link. */
+  private async verifyAsAdmin(
+    trx: Kysely<Database>,
+    userId: string,
+    now: Date,
+    audit: NewAuditEvent | undefined,
+  ): Promise<MarkVerifiedResult> {
+    const claim = await trx.selectFrom('users').select('email_key').where('id', '=', userId).executeTakeFirst();
+    if (!claim) return 'unknown_user';
+    if (this.capabilities.rowLocks) {
+      // The user and every registration of its address, in one order (by id, as `verifyEmail` takes them).
+      await trx
+        .selectFrom('users')
+        .select('id')
+        .where((eb) => eb.or([eb('id', '=', userId), eb('email_key', '=', claim.email_key)]))
+        .orderBy('id')
+        .forUpdate()
+        .execute();
+    }
+    const user = await trx
+      .selectFrom('users')
+      .select(['verified', 'email_key'])
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    if (!user) return 'unknown_user';
+    if (user.verified) return 'already_verified';
+    if (await verifiedOwnerOf(trx, user.email_key, userId)) return 'address_owned';
+    await trx.updateTable('users').set({ verified: 1, updated_at: now.getTime() }).where('id', '=', userId).execute();
+    const others = await trx
+      .selectFrom('users')
+      .select('id')
+      .where('email_key', '=', user.email_key)
+      .where('verified', '=', 0)
+      .where('id', '<>', userId)
+      .execute();
+    await endRegistrations(
+      trx,
+      others.map((other) => other.id),
+      now,
+    );
+    // Its own links are not needed any more: they die with their tokens.
+    await deleteTokensOf(trx, userId, 'verify_email');
+    await supersedeMessages(trx, userId, 'verification', now);
+    await insertAudit(trx, audit, userId);
+    return 'verified';
+  }
+
+  /**
+   * Whether the user holds the role and no other enabled user does. Where writers lock rows, the role's row is locked
+   * first (after the user's, the lock order): the protected changes of one role (revoke, disable, delete) queue here,
+   * and each then counts the holders as the one before it left them, so two of them cannot remove the last two.
+   */
+  private async isLastEnabledHolder(trx: Kysely<Database>, userId: string, role: string): Promise<boolean> {
+    if (this.capabilities.rowLocks) {
+      await trx.selectFrom('roles').select('name').where('name', '=', role).forNoKeyUpdate().execute();
+    }
+    const holds = await trx
+      .selectFrom('user_roles')
+      .select('user_id')
+      .where('user_id', '=', userId)
+      .where('role', '=', role)
+      .executeTakeFirst();
+    if (!holds) return false;
+    const other = await trx
+      .selectFrom('user_roles as ur')
+      .innerJoin('users as u', 'u.id', 'ur.user_id')
+      .select('u.id')
+      .where('ur.role', '=', role)
+      .where('ur.user_id', '<>', userId)
+      .where('u.disabled_at', 'is', null)
+      .limit(1)
+      .executeTakeFirst();
+    return other === undefined;
   }
 
   /** `confirmEmailChange`'s transaction: the change's address becomes its user's, unless another owns it by now. */
@@ -1099,19 +1444,6 @@ export class SqlUserStore implements UserStore {
 
   private write<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
     return this.capabilities.writeTransaction(this.db, work);
-  }
-
-  /**
-   * A write whose only possible unique violation means "that row is already there", answered with `onDuplicate`.
-   * Inserting and catching the violation stays right under concurrency, where checking first would not.
-   */
-  private async writeUnlessDuplicate<T>(work: (trx: Kysely<Database>) => Promise<T>, onDuplicate: T): Promise<T> {
-    try {
-      return await this.write(work);
-    } catch (error) {
-      if (this.capabilities.isUniqueViolation(error)) return onDuplicate;
-      throw error;
-    }
   }
 
   private async findUserWith(query: RequestPathQueries['userById'], value: string): Promise<StoredUser | null> {
@@ -1281,6 +1613,12 @@ async function verifiedOwnerOf(
  */
 async function endRegistrations(trx: Kysely<Database>, userIds: string[], now: Date): Promise<void> {
   if (userIds.length === 0) return;
+  await failPendingLinks(trx, userIds, now);
+  await deleteUsersWithDependents(trx, userIds);
+}
+
+/** The users' pending links that no worker holds fail as superseded: their tokens are going. */
+async function failPendingLinks(trx: Kysely<Database>, userIds: string[], now: Date): Promise<void> {
   await trx
     .updateTable('outbox')
     .set({ status: 'failed', sealed_token: null, last_error: SUPERSEDED_ERROR, updated_at: now.getTime() })
@@ -1289,7 +1627,12 @@ async function endRegistrations(trx: Kysely<Database>, userIds: string[], now: D
     .where('claim_id', 'is', null)
     .where('sealed_token', 'is not', null)
     .execute();
-  await deleteUsersWithDependents(trx, userIds);
+}
+
+/** Whether the user is disabled (false for an unknown user). */
+async function isDisabled(trx: Kysely<Database>, userId: string): Promise<boolean> {
+  const row = await trx.selectFrom('users').select('disabled_at').where('id', '=', userId).executeTakeFirst();
+  return row !== undefined && row.disabled_at !== null;
 }
 
 /** Newest first: `createdAt`, then `id`, both descending (ids by UTF-16 code units, as `Array#sort`). */

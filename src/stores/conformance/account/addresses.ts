@@ -25,7 +25,11 @@ export function describeAddresses(suite: ConformanceSuite): void {
         link: firstLink,
         ownerNotice: message('registrationAttempt'),
       });
-      assert.deepEqual(stored, { ok: true, user: { ...first, verified: false, updatedAt: T0 }, addressOwned: false });
+      assert.deepEqual(stored, {
+        ok: true,
+        user: { ...first, verified: false, updatedAt: T0, disabledAt: null },
+        addressOwned: false,
+      });
 
       const second = newUser('second', { emailKey: 'shared@example.com', createdAt: at(1) });
       const secondLink = message('verification');
@@ -102,7 +106,7 @@ export function describeAddresses(suite: ConformanceSuite): void {
       await suite.store.replaceToken(token(rival.id, 'reset_password', HOUR_LATER, 'reset-rival'));
 
       const verified = await suite.store.verifyEmail('verify-owner', at(2));
-      assert.deepEqual(verified, { ...owner, verified: true, updatedAt: at(2) });
+      assert.deepEqual(verified, { ...owner, verified: true, updatedAt: at(2), disabledAt: null });
       assert.equal((await suite.store.findVerifiedUserByEmailKey('shared@example.com'))?.id, owner.id);
       assert.equal(await suite.store.findUserById(rival.id), null, 'the other registration ended');
       assert.equal(await suite.store.findUserByUsernameKey(rival.usernameKey), null, 'and its username is free');

@@ -1,5 +1,7 @@
 import type { ConformanceSuite } from '../support';
 import { describeAddresses } from './addresses';
+import { describeAdministration } from './administration';
+import { describeAudit } from './audit';
 import { describeCouplings } from './couplings';
 import { describeDeleteUser } from './delete-user';
 import { describeEmailChange } from './email-change';
@@ -14,7 +16,8 @@ import { describeUsers } from './users';
 
 /**
  * Every area of the account store contract: users, tokens, addresses, passwords, deletion, sessions (and what a person
- * sees and ends of them), email changes, the second factor (its recovery codes and login challenges), roles.
+ * sees and ends of them), email changes, the second factor (its recovery codes and login challenges), roles, and
+ * administration (disabled accounts, the user list, protected roles) with the audit trail.
  */
 export function describeAccountStoreAreas(suite: ConformanceSuite): void {
   describeUsers(suite);
@@ -29,4 +32,6 @@ export function describeAccountStoreAreas(suite: ConformanceSuite): void {
   describeRoles(suite);
   describeCouplings(suite);
   describeRaces(suite);
+  describeAdministration(suite);
+  describeAudit(suite);
 }

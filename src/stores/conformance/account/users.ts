@@ -9,7 +9,7 @@ export function describeUsers(suite: ConformanceSuite): void {
       const user = newUser('alice', { username: 'Alice', email: 'Alice@Example.com' });
       const result = await suite.store.createUser(user, token(user.id, 'verify_email', HOUR_LATER, 'verify-alice'));
 
-      const expected: StoredUser = { ...user, verified: false, updatedAt: user.createdAt };
+      const expected: StoredUser = { ...user, verified: false, updatedAt: user.createdAt, disabledAt: null };
       assert.deepEqual(result, { ok: true, user: expected, addressOwned: false });
       assert.deepEqual(await suite.store.findUserById(user.id), expected);
       assert.deepEqual(await suite.store.findUserByUsernameKey(user.usernameKey), expected);
@@ -82,6 +82,7 @@ export function describeUsers(suite: ConformanceSuite): void {
         verified: false,
         createdAt: new Date(createdAt),
         updatedAt: new Date(createdAt),
+        disabledAt: null,
       };
 
       input.username = 'mallory';

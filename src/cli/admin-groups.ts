@@ -1,0 +1,14 @@
+import { ADMIN_COMMANDS } from './admin-commands';
+import { AUDIT_COMMANDS } from './audit-commands';
+import type { CommandGroup } from './command-group';
+import { USER_COMMANDS } from './user-commands';
+
+/**
+ * The administration commands, by their first word. Every change they make is written to the audit trail by the
+ * core, as the operator's act, in the transaction of the change.
+ */
+export const ADMIN_GROUPS: Record<string, CommandGroup<unknown>> = {
+  admin: ADMIN_COMMANDS as CommandGroup<unknown>,
+  users: USER_COMMANDS as CommandGroup<unknown>,
+  audit: AUDIT_COMMANDS as CommandGroup<unknown>,
+};

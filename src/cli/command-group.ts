@@ -1,0 +1,27 @@
+import type { AccountService } from '../services/account-service';
+import type { AdminActor } from '../services/admin-views';
+
+/** Where a command writes, and the core it calls. */
+export interface CommandIo {
+  accounts: AccountService;
+  out: (line: string) => void;
+}
+
+/**
+ * A command with subcommands (`users disable <username>`, `audit list --type login`). `parse` reads the whole
+ * command line before the database is opened, so a malformed one costs nothing and changes nothing; it throws a
+ * `UsageProblem`. `run` then does what the request says through the core.
+ */
+export interface CommandGroup<Request> {
+  /** The subcommands, as [synopsis, summary], for `gatehouse help`; then lines of notes (options). */
+  usage: [string, string][];
+  notes: string[];
+  parse(args: string[]): Request;
+  run(request: Request, io: CommandIo): Promise<void>;
+}
+
+/** The CLI acts as the operator: whoever can run it holds the database, so the core checks no permission. */
+export const OPERATOR: AdminActor = { kind: 'operator' };
+
+/** Usernames are 3 to 32 characters, so a UUID is always a user's id, never a name (a deleted user's, say). */
+export const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

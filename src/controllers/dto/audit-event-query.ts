@@ -1,0 +1,71 @@
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type AuditFilters } from '../../services/admin-views';
+import { AUDIT_EVENT_TYPES } from '../../services/audit-event';
+import { MAX_CURSOR, MAX_USER_ID } from './bounds';
+import { auditTypesOf, instantOf, IsAuditTypeList, IsInstantText, IsWholeNumberText } from './query-values';
+
+/** The query of `GET /admin/users/:id/audit-events`: one account's events, every filter optional. */
+export class UserAuditEventQuery {
+  // The whole schema (not merged over the generated one, which would name the design type `Array` as a schema).
+  @JSONSchema(() => ({
+    type: 'array',
+    items: { type: 'string', enum: [...AUDIT_EVENT_TYPES] },
+    description: 'Only events of these types: the parameter repeated, or a comma-separated list.',
+  }))
+  // Declared as an array: routing-controllers then hands a single value over as a one-item array.
+  @IsAuditTypeList()
+  @IsOptional()
+  type?: string[];
+
+  @JSONSchema({ format: 'date-time', description: 'Events at or after this ISO 8601 instant (or day, UTC).' })
+  @IsInstantText()
+  @IsOptional()
+  since?: string;
+
+  @JSONSchema({ format: 'date-time', description: 'Events strictly before this ISO 8601 instant (or day, UTC).' })
+  @IsInstantText()
+  @IsOptional()
+  until?: string;
+
+  @JSONSchema({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_PAGE_SIZE,
+    default: DEFAULT_PAGE_SIZE,
+    description: 'Events per page.',
+  })
+  @IsWholeNumberText(1, MAX_PAGE_SIZE)
+  @IsOptional()
+  limit?: string;
+
+  @JSONSchema({ description: 'The `next_cursor` of the previous page, with the same filters.' })
+  @MaxLength(MAX_CURSOR)
+  @IsString()
+  @IsOptional()
+  cursor?: string;
+
+  /** The validated text as the core's filters. */
+  toFilters(): AuditFilters {
+    return {
+      types: this.type === undefined ? undefined : auditTypesOf(this.type),
+      since: this.since === undefined ? undefined : instantOf(this.since)!,
+      until: this.until === undefined ? undefined : instantOf(this.until)!,
+      limit: this.limit === undefined ? undefined : Number(this.limit),
+      cursor: this.cursor,
+    };
+  }
+}
+
+/** The query of `GET /admin/audit-events`: the whole trail, or one account's part of it with `user_id`. */
+export class AuditEventQuery extends UserAuditEventQuery {
+  @JSONSchema({ description: 'Only events whose subject or actor is this account (its `id`).' })
+  @MaxLength(MAX_USER_ID)
+  @IsString()
+  @IsOptional()
+  user_id?: string;
+
+  override toFilters(): AuditFilters {
+    return { ...super.toFilters(), userId: this.user_id };
+  }
+}
