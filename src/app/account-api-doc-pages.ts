@@ -29,6 +29,8 @@ const PAGE_SUMMARIES: Record<string, string> = {
   '/password-reset': 'The page of the password reset link: request a link, or set the new password',
   '/account': 'The account page: who is signed in, password change, logout, deletion',
   '/security': 'The security page: sessions (each can be ended), re-authentication, email change',
+  '/admin':
+    'The administration page: accounts by prefix, a user’s details and audit events, and the admin actions on them',
   '/verify-email': 'The page of the verification link: confirms the address when the person presses the button',
   '/email-change/confirm':
     'The page of the email-change link: names the account and the new address; the button confirms the change',

@@ -9,6 +9,7 @@ import { SCRIPT_PATH, STYLES_PATH } from './layout';
 import { assetAnswer, pageAnswer, SECURITY_PAGE_CSP } from './page-headers';
 import { seeOther, type PageAnswer, type PageRoute } from './page-answer';
 import { accountPage } from './views/account-page';
+import { adminPage } from './views/admin-page';
 import { emailChangePage, type EmailChangeLink } from './views/email-change-page';
 import type { PageContext } from './views/page-context';
 import { passwordResetPage } from './views/password-reset-page';
@@ -29,6 +30,7 @@ const PAGES: Record<string, (context: PageContext) => string> = {
   '/password-reset': passwordResetPage,
   '/account': accountPage,
   '/security': securityPage,
+  '/admin': adminPage,
 };
 
 /** The paths below the prefix that answer a page on GET and HEAD (the API document lists them). */
@@ -36,7 +38,9 @@ export const PAGE_PATHS: readonly string[] = [...Object.keys(PAGES), '/verify-em
 
 /**
  * The routes of the hosted pages, below `prefix`: sign-up, sign-in, the landing pages of the verification, reset
- * and email-change links, the account page and the security page (sessions, two-factor sign-in, email change), as server-rendered HTML with one same-origin script and stylesheet. A GET only
+ * and email-change links, the account page, the security page (sessions, two-factor sign-in, email change) and the
+ * administration page (accounts and their audit events, through the admin API), as server-rendered HTML with one
+ * same-origin script and stylesheet. A GET only
  * renders a page: tokens in links are spent by the POST the page sends when the person confirms. Each driver
  * serves them as middleware (`accountPages()` of `gatehouse` or `gatehouse/express`).
  */

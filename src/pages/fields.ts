@@ -19,6 +19,8 @@ export interface FieldOptions {
   maxLength?: number;
   /** `numeric` for a code of digits: phones then show a number pad, and the field still takes what is pasted. */
   inputMode?: 'numeric';
+  /** May be sent empty (a search box): no `required`, and the script does not ask for it. */
+  optional?: boolean;
 }
 
 /** The email address field of a form (sign-up, reset request, resend), with the API's bound. */
@@ -51,7 +53,7 @@ ${options.hint ? html`<p class="hint" id="${hintId}">${options.hint}</p>` : ''}
 <input id="${id}" name="${options.name}" type="${options.type ?? 'text'}" autocomplete="${options.autocomplete}"
   ${options.maxLength ? html`maxlength="${options.maxLength}"` : ''}${
     options.inputMode ? html` inputmode="${options.inputMode}"` : ''
-  } required aria-describedby="${describedBy}"
+  }${options.optional ? '' : html` required`} aria-describedby="${describedBy}"
   data-missing="${options.missing}"${sameAs(options.sameAs)} autocapitalize="none" spellcheck="false">
 </div>`;
 }

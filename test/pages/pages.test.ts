@@ -22,6 +22,7 @@ const PAGES = [
   '/account',
   '/security',
   '/email-change/confirm',
+  '/admin',
 ];
 /** The pages with forms; the email-change link's page has a button only. */
 const FORM_PAGES = PAGES.filter((path) => path !== '/email-change/confirm');
@@ -64,9 +65,12 @@ for (const driver of DRIVERS)
           expect(page, `${path} label of ${id}`).to.include(`<label for="${id}">`);
           // A box to tick has nothing to fill in, nothing to autocomplete and nothing to get wrong.
           if (/type="checkbox"/.test(tag)) continue;
-          expect(tag, `${path} ${id}`).to.match(
-            /autocomplete="(username|email|new-password|current-password|one-time-code)"/,
-          );
+          // The administration page asks for nothing of the person's own: a search and a role name.
+          const token =
+            path === '/admin'
+              ? /autocomplete="off"/
+              : /autocomplete="(username|email|new-password|current-password|one-time-code)"/;
+          expect(tag, `${path} ${id}`).to.match(token);
           expect(tag).to.match(new RegExp(`aria-describedby="[^"]*${id}-error`));
           expect(page).to.include(`<p class="field-error" id="${id}-error" hidden></p>`);
         }

@@ -214,6 +214,29 @@ export function pagesScript(): void {
     (first ?? errorBox).focus();
   }
 
+  /** An instant of the API as a `<time>`, in the reader's own locale and time zone. */
+  function timeOf(iso: string): PageElement {
+    const time = document.createElement('time');
+    time.setAttribute('datetime', iso);
+    const date = new Date(iso);
+    time.textContent = Number.isNaN(date.getTime())
+      ? iso
+      : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+    return time;
+  }
+
+  function timeCell(iso: string): PageElement {
+    const cell = document.createElement('td');
+    cell.append(timeOf(iso));
+    return cell;
+  }
+
+  function textCell(text: string): PageElement {
+    const cell = document.createElement('td');
+    cell.textContent = text;
+    return cell;
+  }
+
   /** Swaps what the page shows and moves the focus to the new part, so keyboard and screen reader users follow. */
   function show(id: string, focusId?: string): void {
     byId(id).hidden = false;
@@ -251,7 +274,8 @@ export function pagesScript(): void {
         const fields: Record<string, string> = {};
         for (const input of inputs) {
           const other = input.dataset.sameAs;
-          if (input.type === 'checkbox') continue;
+          // A box to tick, and a field that may stay empty (a search), are never missing.
+          if (input.type === 'checkbox' || input.getAttribute('required') === null) continue;
           if (input.value === '') fields[input.name] = input.dataset.missing ?? 'Fill in this field';
           else if (other && values[other] !== '' && input.value !== values[other]) {
             fields[input.name] = input.dataset.mismatch ?? 'The values are not the same';
@@ -613,18 +637,6 @@ export function pagesScript(): void {
       return session.user_agent ?? 'Unknown browser';
     }
 
-    function timeCell(iso: string): PageElement {
-      const cell = document.createElement('td');
-      const time = document.createElement('time');
-      time.setAttribute('datetime', iso);
-      const date = new Date(iso);
-      time.textContent = Number.isNaN(date.getTime())
-        ? iso
-        : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-      cell.append(time);
-      return cell;
-    }
-
     function sessionRow(session: SessionRow): PageElement {
       const row = document.createElement('tr');
       const what = document.createElement('td');
@@ -866,6 +878,306 @@ export function pagesScript(): void {
     });
   }
 
+  // --- The administration page ----------------------------------------------------------------------------------
+  interface UserSummary {
+    id: string;
+    username: string;
+    email: string;
+    verified: boolean;
+    disabled: boolean;
+    created_at: string;
+  }
+  interface AdminUser extends UserSummary {
+    disabled_at: string | null;
+    last_sign_in_at: string | null;
+    roles: string[];
+    permissions: string[];
+    second_factor: boolean;
+    session_count: number;
+  }
+  interface AuditEventRow {
+    at: string;
+    type: string;
+    outcome: string;
+    actor: { type: string; id: string | null };
+    subject_id: string | null;
+    ip: string | null;
+    details: Record<string, unknown> | null;
+  }
+
+  const yesNo = (value: boolean) => (value ? 'Yes' : 'No');
+  const counted = (count: number, one: string, many: string) => (count === 1 ? `1 ${one}` : `${count} ${many}`);
+
+  async function adminPage(): Promise<void> {
+    const token = loadSession();
+    if (!token) return show('signed-out');
+    const USERS_PER_PAGE = 20;
+    const EVENTS_PER_PAGE = 20;
+    /** The search in force and the cursor of the page of accounts shown, so an action can show that page again. */
+    let search = '';
+    let pageCursor: string | null = null;
+    let nextCursor: string | null = null;
+    /** The account picked, as the API last described it. */
+    let user: AdminUser | null = null;
+    let eventsCursor: string | null = null;
+
+    /**
+     * A dead session goes to the sign-in page. Refused the list, the page shows the API's message and nothing else;
+     * refused one action (a permission to read, not to change), it says so and the rest stays.
+     */
+    const afterFailure = (problem: Problem, form?: PageElement): void => {
+      if (sessionEnded(problem)) {
+        endSession();
+        return leave('/login', 'Your session has ended. Sign in again.');
+      }
+      if (problem.code === 'permission_denied' && byId('signed-in').hidden) show('denied');
+      showProblem(problem, form);
+    };
+
+    /** Reads a list answer (`users` or `events` and `next_cursor`); on failure says why and gives null. */
+    function listOf<T>(result: ApiResult, key: string): { items: T[]; next: string | null } | null {
+      const answer = (result.body ?? {}) as Record<string, unknown>;
+      const items = answer[key];
+      if (result.status !== 200 || !Array.isArray(items)) {
+        afterFailure(problemOf(result));
+        return null;
+      }
+      return { items: items as T[], next: typeof answer.next_cursor === 'string' ? answer.next_cursor : null };
+    }
+
+    async function loadUsers(cursor: string | null): Promise<boolean> {
+      const query = new URLSearchParams({ limit: String(USERS_PER_PAGE) });
+      if (search) query.set('prefix', search);
+      if (cursor) query.set('cursor', cursor);
+      const list = listOf<UserSummary>(
+        await callApi('GET', `/admin/users?${query.toString()}`, undefined, token),
+        'users',
+      );
+      if (!list) return false;
+      pageCursor = cursor;
+      nextCursor = list.next;
+      byId('users-body').replaceChildren(...list.items.map(userRow));
+      byId('users-empty').hidden = list.items.length > 0;
+      byId('users-next-button').hidden = nextCursor === null;
+      return true;
+    }
+
+    function userRow(summary: UserSummary): PageElement {
+      const row = document.createElement('tr');
+      const name = document.createElement('td');
+      const button = document.createElement('button');
+      button.setAttribute('type', 'button');
+      button.setAttribute('class', 'link');
+      button.textContent = summary.username;
+      button.addEventListener('click', () => void busy(button, () => pick(summary.id)));
+      name.append(button);
+      row.append(
+        name,
+        textCell(summary.email),
+        textCell(yesNo(summary.verified)),
+        textCell(yesNo(summary.disabled)),
+        timeCell(summary.created_at),
+      );
+      return row;
+    }
+
+    async function pick(id: string): Promise<void> {
+      clearMessages();
+      hide('delete-confirm');
+      if (!(await loadUser(id)) || !(await loadEvents(null))) return;
+      show('user', 'user-title');
+    }
+
+    async function loadUser(id: string): Promise<boolean> {
+      const result = await callApi('GET', `/admin/users/${encodeURIComponent(id)}`, undefined, token);
+      const answer = result.body as AdminUser | null;
+      if (result.status !== 200 || typeof answer?.id !== 'string') {
+        afterFailure(problemOf(result));
+        return false;
+      }
+      user = answer;
+      byId('user-title').textContent = answer.username;
+      const none = (names: string[]) => (names.length > 0 ? names.join(', ') : 'None');
+      const details: [string, string | PageElement][] = [
+        ['Email address', answer.email],
+        ['Verified', yesNo(answer.verified)],
+        ['Disabled', answer.disabled_at ? timeOf(answer.disabled_at) : 'No'],
+        ['Two-factor sign-in', answer.second_factor ? 'On' : 'Off'],
+        ['Sessions', String(answer.session_count)],
+        ['Roles', none(answer.roles)],
+        ['Permissions', none(answer.permissions)],
+        ['Created', timeOf(answer.created_at)],
+        ['Last sign-in', answer.last_sign_in_at ? timeOf(answer.last_sign_in_at) : 'Never'],
+        ['Id', answer.id],
+      ];
+      const list = byId('user-details');
+      list.replaceChildren();
+      for (const [label, value] of details) {
+        const term = document.createElement('dt');
+        term.textContent = label;
+        const description = document.createElement('dd');
+        description.append(value);
+        list.append(term, description);
+      }
+      byId('disable-button').hidden = answer.disabled;
+      byId('enable-button').hidden = !answer.disabled;
+      byId('verify-button').hidden = answer.verified;
+      byId('resend-button').hidden = answer.verified;
+      return true;
+    }
+
+    async function loadEvents(cursor: string | null): Promise<boolean> {
+      if (!user) return false;
+      const query = new URLSearchParams({ limit: String(EVENTS_PER_PAGE) });
+      if (cursor) query.set('cursor', cursor);
+      const path = `/admin/users/${encodeURIComponent(user.id)}/audit-events?${query.toString()}`;
+      const list = listOf<AuditEventRow>(await callApi('GET', path, undefined, token), 'events');
+      if (!list) return false;
+      eventsCursor = list.next;
+      byId('events-body').replaceChildren(...list.items.map(eventRow));
+      byId('events-empty').hidden = list.items.length > 0;
+      byId('events-next-button').hidden = eventsCursor === null;
+      return true;
+    }
+
+    /** Who acted, in words; ids of other accounts are shown as they are, for the CLI or the API to look up. */
+    function actorText(event: AuditEventRow): string {
+      const { type, id } = event.actor;
+      if (type === 'user') return id === event.subject_id ? 'The account itself' : `Account ${id ?? ''}`;
+      if (type === 'admin')
+        return id === event.subject_id ? 'The account itself, as administrator' : `Administrator ${id ?? ''}`;
+      if (type === 'operator') return 'The operator (command line)';
+      if (type === 'anonymous') return 'Nobody signed in';
+      return type;
+    }
+
+    function eventRow(event: AuditEventRow): PageElement {
+      const row = document.createElement('tr');
+      const details = Object.entries(event.details ?? {})
+        .map(([key, value]) => `${key}: ${String(value)}`)
+        .join(', ');
+      row.append(
+        timeCell(event.at),
+        textCell(event.type),
+        textCell(event.outcome),
+        textCell(actorText(event)),
+        textCell(event.ip ?? ''),
+        textCell(details),
+      );
+      return row;
+    }
+
+    /** After a change: the page of accounts, the account and its events as they are now, then the notice. */
+    async function refresh(notice: string): Promise<void> {
+      if (!user) return;
+      const id = user.id;
+      if (!(await loadUsers(pageCursor)) || !(await loadUser(id)) || !(await loadEvents(null))) return;
+      showNotice(notice);
+    }
+
+    /** Sends an action on the account picked; `done` takes the answer when the API took it. */
+    async function act(
+      method: string,
+      path: string,
+      done: (result: ApiResult, account: AdminUser) => Promise<void>,
+      form?: PageElement,
+    ): Promise<void> {
+      const account = user;
+      if (!account) return;
+      clearMessages();
+      const result = await callApi(method, `/admin/users/${encodeURIComponent(account.id)}${path}`, undefined, token);
+      if (result.status < 200 || result.status >= 300) return afterFailure(problemOf(result, roleWording), form);
+      await done(result, account);
+    }
+    const roleWording: Wording = { fields: { unknown_role: 'role', invalid_role: 'role', last_administrator: 'role' } };
+
+    if (!(await loadUsers(null))) return;
+    show('signed-in');
+
+    onSubmit('user-search-form', async ({ prefix }) => {
+      search = prefix.trim();
+      hide('user');
+      user = null;
+      await loadUsers(null);
+    });
+    onClick('users-next-button', async () => {
+      if (nextCursor && (await loadUsers(nextCursor))) byId('users-title').focus();
+    });
+    onClick('events-next-button', async () => {
+      if (eventsCursor && (await loadEvents(eventsCursor))) byId('events-title').focus();
+    });
+    onClick('disable-button', () =>
+      act('POST', '/disable', (_, { username }) =>
+        refresh(`${username} is disabled: every session has ended, and signing in is refused.`),
+      ),
+    );
+    onClick('enable-button', () =>
+      act('POST', '/enable', (_, { username }) => refresh(`${username} can sign in again.`)),
+    );
+    onClick('end-sessions-button', () =>
+      act('POST', '/sessions/end', (result, { username }) => {
+        const ended = Number((result.body as { ended?: unknown } | null)?.ended ?? 0);
+        return refresh(`${counted(ended, 'session', 'sessions')} of ${username} ended.`);
+      }),
+    );
+    onClick('verify-button', () =>
+      act('POST', '/verify-email', (_, { username }) => refresh(`The address of ${username} is marked verified.`)),
+    );
+    onClick('resend-button', () =>
+      act('POST', '/resend-verification', (result) =>
+        refresh(String((result.body as { detail?: unknown } | null)?.detail ?? 'A new link is on its way.')),
+      ),
+    );
+    onClick('delete-button', async () => {
+      if (!user) return;
+      clearMessages();
+      byId('delete-confirm-text').textContent =
+        `${user.username} (${user.email}) is deleted with its sessions and roles. This cannot be undone.`;
+      show('delete-confirm', 'delete-confirm-title');
+    });
+    onClick('delete-cancel-button', async () => {
+      hide('delete-confirm');
+      byId('delete-button').focus();
+    });
+    onClick('delete-confirm-button', () =>
+      act('DELETE', '', async (_, { username }) => {
+        user = null;
+        hide('delete-confirm');
+        hide('user');
+        if (await loadUsers(pageCursor)) showNotice(`${username} is deleted.`);
+      }),
+    );
+    const roleForm = byId('role-form');
+    onSubmit('role-form', ({ role }, form) =>
+      act(
+        'PUT',
+        `/roles/${encodeURIComponent(role.trim())}`,
+        (_, { username }) => {
+          form.reset();
+          return refresh(`${username} has the role ${role.trim()}.`);
+        },
+        form,
+      ),
+    );
+    onClick('revoke-role-button', async () => {
+      const input = byId('role-form-role');
+      const role = input.value.trim();
+      if (!role) {
+        const missing = input.dataset.missing ?? 'Enter the name of a role';
+        return showProblem({ code: 'input', message: missing, fields: { role: missing } }, roleForm);
+      }
+      await act(
+        'DELETE',
+        `/roles/${encodeURIComponent(role)}`,
+        (_, { username }) => {
+          roleForm.reset();
+          return refresh(`${username} no longer has the role ${role}.`);
+        },
+        roleForm,
+      );
+    });
+  }
+
   function emailChangeConfirmPage(): void {
     // The server renders the button, naming the account and the address, only for a live token.
     if (!document.getElementById('email-change-button')) return;
@@ -920,6 +1232,7 @@ export function pagesScript(): void {
     account: accountPage,
     security: securityPage,
     'email-change-confirm': emailChangeConfirmPage,
+    admin: adminPage,
   };
   void pages[page]?.();
 }

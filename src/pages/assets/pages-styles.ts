@@ -33,6 +33,8 @@ button.danger:hover { background: #7a1013; border-color: #7a1013; }
 button.secondary { background: #fff; color: #0b5394; }
 button.secondary:hover { background: #eef1f4; color: #073763; }
 td button { padding: 0.3rem 0.8rem; }
+td button.link { padding: 0; border: 0; background: none; color: #0b5394; font-weight: 600; text-decoration: underline; }
+td button.link:hover { background: none; color: #073763; }
 .check { display: grid; grid-template-columns: auto 1fr; gap: 0 0.6rem; align-items: start; }
 .check input { width: 1.25rem; height: 1.25rem; margin: 0.15rem 0 0; }
 .check label { margin: 0; }
