@@ -1,12 +1,13 @@
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type AuditFilters } from '../../services/admin-views';
+import type { AuditFilters } from '../../services/admin-views';
 import { AUDIT_EVENT_TYPES } from '../../services/audit-event';
-import { MAX_CURSOR, MAX_USER_ID } from './bounds';
-import { auditTypesOf, instantOf, IsAuditTypeList, IsInstantText, IsWholeNumberText } from './query-values';
+import { MAX_USER_ID } from './bounds';
+import { auditTypesOf, instantOf, IsAuditTypeList, IsInstantText } from './query-values';
+import { PageQuery } from './page-query';
 
 /** The query of `GET /admin/users/:id/audit-events`: one account's events, every filter optional. */
-export class UserAuditEventQuery {
+export class UserAuditEventQuery extends PageQuery {
   // The whole schema (not merged over the generated one, which would name the design type `Array` as a schema).
   @JSONSchema(() => ({
     type: 'array',
@@ -28,31 +29,13 @@ export class UserAuditEventQuery {
   @IsOptional()
   until?: string;
 
-  @JSONSchema({
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_PAGE_SIZE,
-    default: DEFAULT_PAGE_SIZE,
-    description: 'Events per page.',
-  })
-  @IsWholeNumberText(1, MAX_PAGE_SIZE)
-  @IsOptional()
-  limit?: string;
-
-  @JSONSchema({ description: 'The `next_cursor` of the previous page, with the same filters.' })
-  @MaxLength(MAX_CURSOR)
-  @IsString()
-  @IsOptional()
-  cursor?: string;
-
   /** The validated text as the core's filters. */
   toFilters(): AuditFilters {
     return {
       types: this.type === undefined ? undefined : auditTypesOf(this.type),
       since: this.since === undefined ? undefined : instantOf(this.since)!,
       until: this.until === undefined ? undefined : instantOf(this.until)!,
-      limit: this.limit === undefined ? undefined : Number(this.limit),
-      cursor: this.cursor,
+      ...this.page(),
     };
   }
 }

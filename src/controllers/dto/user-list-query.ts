@@ -1,11 +1,12 @@
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type UserFilters } from '../../services/admin-views';
-import { MAX_ACCESS_NAME, MAX_CURSOR, MAX_PREFIX } from './bounds';
-import { instantOf, IsBooleanText, IsInstantText, IsWholeNumberText } from './query-values';
+import type { UserFilters } from '../../services/admin-views';
+import { MAX_ACCESS_NAME, MAX_PREFIX } from './bounds';
+import { instantOf, IsBooleanText, IsInstantText } from './query-values';
+import { PageQuery } from './page-query';
 
 /** The query of `GET /admin/users`: every filter optional, combined with AND. */
-export class UserListQuery {
+export class UserListQuery extends PageQuery {
   @JSONSchema({ description: 'A prefix of the username or of the email address, regardless of case.' })
   @MaxLength(MAX_PREFIX)
   @IsString()
@@ -38,23 +39,6 @@ export class UserListQuery {
   @IsOptional()
   created_before?: string;
 
-  @JSONSchema({
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_PAGE_SIZE,
-    default: DEFAULT_PAGE_SIZE,
-    description: 'Accounts per page.',
-  })
-  @IsWholeNumberText(1, MAX_PAGE_SIZE)
-  @IsOptional()
-  limit?: string;
-
-  @JSONSchema({ description: 'The `next_cursor` of the previous page, with the same filters.' })
-  @MaxLength(MAX_CURSOR)
-  @IsString()
-  @IsOptional()
-  cursor?: string;
-
   /** The validated text as the core's filters. */
   toFilters(): UserFilters {
     return {
@@ -64,8 +48,7 @@ export class UserListQuery {
       role: this.role,
       createdFrom: this.created_from === undefined ? undefined : instantOf(this.created_from)!,
       createdBefore: this.created_before === undefined ? undefined : instantOf(this.created_before)!,
-      limit: this.limit === undefined ? undefined : Number(this.limit),
-      cursor: this.cursor,
+      ...this.page(),
     };
   }
 }
