@@ -51,13 +51,17 @@ export class Administration {
       after: after && { createdAt: after.at, id: after.id },
       limit: limit + 1,
     });
+    // Reading accounts is recorded too (who looked at whose data); the filters are not, a prefix may be an address.
+    await this.record(actor, 'admin.users_listed', null, { shown: Math.min(rows.length, limit) });
     return pageOf(rows, limit, summaryOf, (user) => ({ at: user.createdAt, id: user.id }));
   }
 
   /** `gatehouse.users.read`; `user_not_found` for an unknown id. */
   async getUser(actor: AdminActor, userId: string): Promise<AdminUserView> {
     await this.authorise(actor, ADMIN_PERMISSIONS.readUsers);
-    return this.view(userId);
+    const view = await this.view(userId);
+    await this.record(actor, 'admin.user_viewed', userId);
+    return view;
   }
 
   /**
@@ -223,6 +227,8 @@ export class Administration {
       after: filters.cursor === undefined ? undefined : decodeCursor(filters.cursor),
       limit: limit + 1,
     });
+    // Recorded after the read, so a page never lists its own reading (it is newer than every row of the trail).
+    await this.record(actor, 'admin.audit_read', filters.userId ?? null, { shown: Math.min(rows.length, limit) });
     return pageOf(
       rows,
       limit,
@@ -279,6 +285,17 @@ export class Administration {
     const parties: AuditParties =
       actor.kind === 'admin' ? { actorType: 'admin', actorId: actor.user.id, subjectId } : operator(subjectId);
     return this.core.audit.event(type, 'success', parties, details);
+  }
+
+  /** An admin action that changed nothing (a read): its own row, after the read succeeded. */
+  private async record(
+    actor: AdminActor,
+    type: AuditEventType,
+    subjectId: string | null,
+    details?: AuditDetails,
+  ): Promise<void> {
+    const event = this.event(actor, type, subjectId, details);
+    await this.core.store.appendAuditEvent({ ...event, subjectId });
   }
 
   private log(event: NewAuditEvent, message: string, extra: AuditDetails = {}): void {

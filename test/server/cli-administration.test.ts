@@ -302,7 +302,8 @@ describe('admin CLI: gatehouse admin grant, users, audit list', () => {
         if (!next) break;
         cursor = ['--cursor', next[1]];
       }
-      expect(paged).to.deep.equal(all);
+      // Reading the trail is an event too: the whole read before the paging is the newest one the pages see.
+      expect(paged.slice(1)).to.deep.equal(all);
     });
 
     it('finds a deleted user’s events by id, since the name resolves no more', async () => {

@@ -101,9 +101,17 @@ describe('AccountService: the audit trail', () => {
     expect(rest.items).to.have.length(3);
     expect(rest.nextCursor).to.equal(null);
     const recent = await h.accounts.admin.listAuditEvents(OPERATOR, {
+      types: ['login'],
       since: new Date(h.clock.now().getTime() - 1500),
     });
     expect(recent.items).to.have.length(2);
+    // Each read of the trail is recorded, after it (so no page lists its own reading).
+    const reads = await h.accounts.admin.listAuditEvents(OPERATOR, { types: ['admin.audit_read'] });
+    expect(reads.items.map((event) => [event.actorType, event.details])).to.deep.equal([
+      ['operator', { shown: 2 }],
+      ['operator', { shown: 3 }],
+      ['operator', { shown: 2 }],
+    ]);
 
     h.clock.advance(61_000);
     await h.accounts.removeExpired();
