@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Kysely } from 'kysely';
+import { Kysely, type SelectQueryBuilder } from 'kysely';
 import type { AuditEvent, AuditQuery, NewAuditEvent } from '../../services/audit-event';
 import { carriesLink, OUTBOX_KINDS, SUPERSEDED_ERROR, type OutboxKind } from '../../services/outbox-message';
 import {
@@ -522,75 +522,60 @@ export class SqlUserStore implements UserStore {
   async deleteExpired(cutoffs: ExpiryCutoffs): Promise<number> {
     const { now, sessionIdleBefore, unverifiedCreatedBefore, outboxChangedBefore, auditBefore } = cutoffs;
     // In batches, each its own short transaction, so that a large backlog never holds a lock (SQLite: the whole
-    // database) for long. The expiry columns are indexed, so each batch is found without a scan. Instances cleaning
-    // up at the same moment take disjoint batches (SKIP LOCKED) instead of waiting on each other.
+    // database) for long (`deleteInBatches`, `batch`). The expiry columns are indexed, so each batch is found without
+    // a scan.
     let deleted = 0;
-    while (unverifiedCreatedBefore) {
-      const batch = await this.write(async (trx) => {
+    if (unverifiedCreatedBefore) {
+      deleted += await this.deleteInBatches(async (trx) => {
         const expired = await trx
           .selectFrom('users')
           .select('id')
           .where('verified', '=', 0)
           .where('created_at', '<=', unverifiedCreatedBefore.getTime())
-          .limit(CLEANUP_BATCH_SIZE)
-          .$if(this.capabilities.rowLocks, (query) => query.forUpdate().skipLocked())
+          .$call(this.batch)
           .execute();
         return deleteUsersWithDependents(
           trx,
           expired.map((user) => user.id),
         );
       });
-      deleted += batch;
-      if (batch < CLEANUP_BATCH_SIZE) break;
     }
     for (const table of ['sessions', 'tokens'] as const) {
-      for (;;) {
-        const batch = await this.write((trx) =>
-          trx
-            .deleteFrom(table)
-            .where('token_hash', 'in', (eb) =>
-              eb
-                .selectFrom(table)
-                .select('token_hash')
-                .where((eb) =>
-                  table === 'sessions'
-                    ? eb.or([
-                        eb('expires_at', '<=', now.getTime()),
-                        eb('last_seen_at', '<=', sessionIdleBefore.getTime()),
-                      ])
-                    : eb('expires_at', '<=', now.getTime()),
-                )
-                .limit(CLEANUP_BATCH_SIZE)
-                .$if(this.capabilities.rowLocks, (query) => query.forUpdate().skipLocked()),
-            )
-            .executeTakeFirst(),
-        );
-        deleted += Number(batch.numDeletedRows);
-        if (batch.numDeletedRows < BigInt(CLEANUP_BATCH_SIZE)) break;
-      }
+      deleted += await this.deleteInBatches(async (trx) => {
+        const result = await trx
+          .deleteFrom(table)
+          .where('token_hash', 'in', (eb) =>
+            eb
+              .selectFrom(table)
+              .select('token_hash')
+              .where((eb) =>
+                table === 'sessions'
+                  ? eb.or([
+                      eb('expires_at', '<=', now.getTime()),
+                      eb('last_seen_at', '<=', sessionIdleBefore.getTime()),
+                    ])
+                  : eb('expires_at', '<=', now.getTime()),
+              )
+              .$call(this.batch),
+          )
+          .executeTakeFirst();
+        return Number(result.numDeletedRows);
+      });
     }
     for (const table of ['email_changes', 'login_challenges'] as const) {
-      for (;;) {
-        const batch = await this.write((trx) =>
-          trx
-            .deleteFrom(table)
-            .where('token_hash', 'in', (eb) =>
-              eb
-                .selectFrom(table)
-                .select('token_hash')
-                .where('expires_at', '<=', now.getTime())
-                .limit(CLEANUP_BATCH_SIZE)
-                .$if(this.capabilities.rowLocks, (query) => query.forUpdate().skipLocked()),
-            )
-            .executeTakeFirst(),
-        );
-        deleted += Number(batch.numDeletedRows);
-        if (batch.numDeletedRows < BigInt(CLEANUP_BATCH_SIZE)) break;
-      }
+      deleted += await this.deleteInBatches(async (trx) => {
+        const result = await trx
+          .deleteFrom(table)
+          .where('token_hash', 'in', (eb) =>
+            eb.selectFrom(table).select('token_hash').where('expires_at', '<=', now.getTime()).$call(this.batch),
+          )
+          .executeTakeFirst();
+        return Number(result.numDeletedRows);
+      });
     }
-    while (outboxChangedBefore) {
-      const batch = await this.write((trx) =>
-        trx
+    if (outboxChangedBefore) {
+      deleted += await this.deleteInBatches(async (trx) => {
+        const result = await trx
           .deleteFrom('outbox')
           .where('id', 'in', (eb) =>
             eb
@@ -598,31 +583,23 @@ export class SqlUserStore implements UserStore {
               .select('id')
               .where('status', 'in', ['sent', 'failed'])
               .where('updated_at', '<=', outboxChangedBefore.getTime())
-              .limit(CLEANUP_BATCH_SIZE)
-              .$if(this.capabilities.rowLocks, (query) => query.forUpdate().skipLocked()),
+              .$call(this.batch),
           )
-          .executeTakeFirst(),
-      );
-      deleted += Number(batch.numDeletedRows);
-      if (batch.numDeletedRows < BigInt(CLEANUP_BATCH_SIZE)) break;
+          .executeTakeFirst();
+        return Number(result.numDeletedRows);
+      });
     }
-    // The trail past its retention; `audit_events (at, id)` finds each batch.
-    while (auditBefore) {
-      const batch = await this.write((trx) =>
-        trx
+    if (auditBefore) {
+      // The trail past its retention; `audit_events (at, id)` finds each batch.
+      deleted += await this.deleteInBatches(async (trx) => {
+        const result = await trx
           .deleteFrom('audit_events')
           .where('id', 'in', (eb) =>
-            eb
-              .selectFrom('audit_events')
-              .select('id')
-              .where('at', '<=', auditBefore.getTime())
-              .limit(CLEANUP_BATCH_SIZE)
-              .$if(this.capabilities.rowLocks, (query) => query.forUpdate().skipLocked()),
+            eb.selectFrom('audit_events').select('id').where('at', '<=', auditBefore.getTime()).$call(this.batch),
           )
-          .executeTakeFirst(),
-      );
-      deleted += Number(batch.numDeletedRows);
-      if (batch.numDeletedRows < BigInt(CLEANUP_BATCH_SIZE)) break;
+          .executeTakeFirst();
+        return Number(result.numDeletedRows);
+      });
     }
     return deleted;
   }
@@ -1152,10 +1129,9 @@ export class SqlUserStore implements UserStore {
           .execute();
       }
       // Already disabled: the earlier instant stands, and this only makes sure nothing was left to act with.
-      await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
-      await trx.deleteFrom('tokens').where('user_id', '=', userId).execute();
-      await trx.deleteFrom('email_changes').where('user_id', '=', userId).execute();
-      await trx.deleteFrom('login_challenges').where('user_id', '=', userId).execute();
+      // What a password change ends, and the verification links too: nothing is left to act with.
+      await endSessionsAndResets(trx, userId);
+      await deleteTokensOf(trx, userId, 'verify_email');
       await failPendingLinks(trx, [userId], at);
       await insertAudit(trx, audit, userId);
       return 'ok';
@@ -1441,6 +1417,26 @@ export class SqlUserStore implements UserStore {
       .executeTakeFirst();
     return row ?? null;
   }
+
+  /**
+   * Runs `deleteBatch` (which deletes at most `CLEANUP_BATCH_SIZE` rows and says how many) in a transaction of its
+   * own, again and again, until a batch comes back short; returns how many rows went in all.
+   */
+  private async deleteInBatches(deleteBatch: (trx: Kysely<Database>) => Promise<number>): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const batch = await this.write(deleteBatch);
+      deleted += batch;
+      if (batch < CLEANUP_BATCH_SIZE) return deleted;
+    }
+  }
+
+  /**
+   * One clean-up batch of a select: at most `CLEANUP_BATCH_SIZE` rows and, where rows are locked, only those no other
+   * instance's clean-up holds (SKIP LOCKED), so instances take disjoint batches instead of waiting on each other.
+   */
+  private readonly batch = <TB extends keyof Database, O>(query: SelectQueryBuilder<Database, TB, O>) =>
+    query.limit(CLEANUP_BATCH_SIZE).$if(this.capabilities.rowLocks, (locked) => locked.forUpdate().skipLocked());
 
   private write<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
     return this.capabilities.writeTransaction(this.db, work);
