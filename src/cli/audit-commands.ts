@@ -1,6 +1,7 @@
 import { AUDIT_EVENT_TYPES, type AuditEvent, type AuditEventType } from '../services/audit-event';
 import { MAX_PAGE_SIZE, type AuditFilters } from '../services/admin-views';
-import { OPERATOR, USER_ID, type CommandGroup } from './command-group';
+import { OPERATOR } from '../services/admin-views';
+import { USER_ID, type CommandGroup } from './command-group';
 import { dateOption, integerOption, parseOptions, UsageProblem } from './command-options';
 import { printable, table } from './terminal-text';
 

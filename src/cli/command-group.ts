@@ -1,5 +1,4 @@
 import type { AccountService } from '../services/account-service';
-import type { AdminActor } from '../services/admin-views';
 
 /** Where a command writes, and the core it calls. */
 export interface CommandIo {
@@ -19,9 +18,6 @@ export interface CommandGroup<Request> {
   parse(args: string[]): Request;
   run(request: Request, io: CommandIo): Promise<void>;
 }
-
-/** The CLI acts as the operator: whoever can run it holds the database, so the core checks no permission. */
-export const OPERATOR: AdminActor = { kind: 'operator' };
 
 /** Usernames are 3 to 32 characters, so a UUID is always a user's id, never a name (a deleted user's, say). */
 export const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

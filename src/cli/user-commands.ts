@@ -1,5 +1,6 @@
 import { MAX_PAGE_SIZE, type AdminUserSummary, type AdminUserView, type UserFilters } from '../services/admin-views';
-import { OPERATOR, type CommandGroup, type CommandIo } from './command-group';
+import { OPERATOR } from '../services/admin-views';
+import type { CommandGroup, CommandIo } from './command-group';
 import { booleanOption, dateOption, integerOption, parseOptions, UsageProblem } from './command-options';
 import { printable, table } from './terminal-text';
 

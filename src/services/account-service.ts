@@ -4,7 +4,7 @@ import { AccountContext, invalidSession } from './account-context';
 import type { AccountOptions } from './account-options';
 import type { AttemptLimiter } from './attempt-limiter';
 import { Administration } from './administration';
-import type { AdminActor } from './admin-views';
+import { OPERATOR } from './admin-views';
 import { anonymous, self, type RequestOrigin } from './audit-trail';
 import type { Clock } from './clock';
 import { EmailChanges } from './email-changes';
@@ -57,8 +57,6 @@ export interface RegisterInput {
 
 /** How many registrations of one address a resend mails a new link to (the newest ones). */
 const RESEND_LIMIT = 3;
-
-const OPERATOR: AdminActor = { kind: 'operator' };
 
 const invalidCredentials = () => new AccountError('invalid_credentials', 'Invalid username or password');
 const invalidVerificationToken = () =>

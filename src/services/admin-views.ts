@@ -7,6 +7,12 @@ import type { AccountUser } from './types';
  */
 export type AdminActor = { kind: 'admin'; user: Pick<AccountUser, 'id'> } | { kind: 'operator' };
 
+/**
+ * The operator: the CLI (whoever can run it holds the database, so the core checks no permission) and a host's own
+ * code managing access through `AccountService`.
+ */
+export const OPERATOR: AdminActor = { kind: 'operator' };
+
 /** One account in an administrator's list. The full address is shown: finding a user by address is the point. */
 export interface AdminUserSummary {
   id: string;

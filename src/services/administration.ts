@@ -6,6 +6,7 @@ import type { ProtectedChangeResult, UserDetails } from './admin-store';
 import {
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
+  OPERATOR,
   type AdminActor,
   type AdminUserSummary,
   type AdminUserView,
@@ -243,17 +244,16 @@ export class Administration {
    */
   async makeAdministrator(username: string): Promise<boolean> {
     const user = await this.core.requireUser(username);
-    const actor: AdminActor = { kind: 'operator' };
     // Only what is missing, so that running it again writes nothing to the trail.
     const existing = (await this.core.store.listRoles()).find((role) => role.name === ADMIN_ROLE);
-    if (!existing) await this.createRole(actor, ADMIN_ROLE);
+    if (!existing) await this.createRole(OPERATOR, ADMIN_ROLE);
     const known = new Set(await this.core.store.listPermissions());
     for (const permission of ALL_ADMIN_PERMISSIONS) {
-      if (!known.has(permission)) await this.createPermission(actor, permission);
-      if (!existing?.permissions.includes(permission)) await this.grantPermission(actor, ADMIN_ROLE, permission);
+      if (!known.has(permission)) await this.createPermission(OPERATOR, permission);
+      if (!existing?.permissions.includes(permission)) await this.grantPermission(OPERATOR, ADMIN_ROLE, permission);
     }
     if ((await this.core.store.checkRole(user.id, ADMIN_ROLE)) === 'granted') return false;
-    await this.grantRole(actor, user.id, ADMIN_ROLE);
+    await this.grantRole(OPERATOR, user.id, ADMIN_ROLE);
     return true;
   }
 

@@ -1,11 +1,9 @@
 import { expect } from 'chai';
 import { ADMIN_ROLE, ALL_ADMIN_PERMISSIONS } from '../../src/services/admin-permissions';
-import type { AdminActor } from '../../src/services/admin-views';
+import { OPERATOR, type AdminActor } from '../../src/services/admin-views';
 import { makeHarness, STRONG_PASSWORD, type Harness } from '../support/core-harness';
 import { expectAccountError } from '../support/expect-account-error';
 import { MINUTE } from '../support/manual-clock';
-
-const OPERATOR: AdminActor = { kind: 'operator' };
 
 async function withAdmin(h: Harness): Promise<AdminActor> {
   await h.createVerifiedUser('root');

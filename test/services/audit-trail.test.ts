@@ -1,10 +1,8 @@
 import { expect } from 'chai';
-import type { AdminActor } from '../../src/services/admin-views';
+import { OPERATOR, type AdminActor } from '../../src/services/admin-views';
 import type { AuditEvent } from '../../src/services/audit-event';
 import { makeHarness, OTHER_PASSWORD, STRONG_PASSWORD, type Harness } from '../support/core-harness';
 import { expectAccountError } from '../support/expect-account-error';
-
-const OPERATOR: AdminActor = { kind: 'operator' };
 
 async function trail(h: Harness, userId?: string): Promise<AuditEvent[]> {
   return (await h.accounts.admin.listAuditEvents(OPERATOR, { userId, limit: 200 })).items;
