@@ -53,6 +53,7 @@ export { accountView } from './services/types';
 export type {
   AccountUser,
   PublicUser,
+  SessionCheck,
   SessionClient,
   SessionView,
   StoredEmailChange,

@@ -17,7 +17,7 @@ import { PasswordPolicy } from './password-policy';
 import { isRecentlyAuthenticated } from './session-views';
 import { isRawToken, TokenHasher } from './token-hasher';
 import { TokenSealer } from './token-sealer';
-import type { StoredSession, StoredToken, StoredUser, TokenPurpose } from './types';
+import type { SessionCheck, StoredSession, StoredToken, StoredUser, TokenPurpose } from './types';
 import type { UserStore } from './user-store';
 
 /** A live session and its user, as the core's own checks need them. */
@@ -73,17 +73,43 @@ export class AccountContext {
     const tokenHash = this.tokens.hash(token);
     const found = await this.store.getSessionAndUser(tokenHash);
     if (!found) return null;
-    const { session, user } = found;
-    // Disabling ended its sessions; this also refuses one a racing login slipped in (the store refuses that too).
-    if (user.disabledAt !== null) return null;
     const now = this.clock.now();
-    const status = sessionStatus(session, now, this.options);
-    if (status === 'expired') {
-      this.background.run('delete_expired_session', { userId: user.id }, () => this.store.deleteSession(tokenHash));
-      return null;
-    }
-    if (status === 'refresh') await this.store.touchSession(tokenHash, now);
+    const verdict = this.judgeSession(tokenHash, found.session, found.user.id, found.user.disabledAt !== null, now);
+    if (verdict === 'ended') return null;
+    if (verdict === 'refresh') await this.store.touchSession(tokenHash, now);
     return found;
+  }
+
+  /**
+   * `liveSession` for the check of every authenticated request: the same rules on the store's narrow read
+   * (`checkSession`), which leaves the password hash and the session's client details in the database.
+   */
+  async checkSession(token: string): Promise<SessionCheck | null> {
+    if (!isRawToken(token)) return null;
+    const tokenHash = this.tokens.hash(token);
+    const found = await this.store.checkSession(tokenHash);
+    if (!found) return null;
+    const now = this.clock.now();
+    const verdict = this.judgeSession(tokenHash, found, found.user.id, found.disabled, now);
+    if (verdict === 'ended') return null;
+    if (verdict === 'refresh') await this.store.touchSession(tokenHash, now);
+    return found;
+  }
+
+  /** Whether a session found by its token still counts, and whether its idle window is due to move. */
+  private judgeSession(
+    tokenHash: string,
+    session: Pick<StoredSession, 'expiresAt' | 'lastSeenAt'>,
+    userId: string,
+    disabled: boolean,
+    now: Date,
+  ): 'ended' | 'refresh' | 'live' {
+    // Disabling ended its sessions; this also refuses one a racing login slipped in (the store refuses that too).
+    if (disabled) return 'ended';
+    const status = sessionStatus(session, now, this.options);
+    if (status !== 'expired') return status;
+    this.background.run('delete_expired_session', { userId }, () => this.store.deleteSession(tokenHash));
+    return 'ended';
   }
 
   async requireLiveSession(token: string): Promise<LiveSession> {

@@ -285,19 +285,19 @@ export class AccountService {
    * move (at most once an interval).
    */
   async validateSession(token: string): Promise<AccountUser | null> {
-    const live = await this.core.liveSession(token);
-    return live && accountView(live.user);
+    return (await this.core.checkSession(token))?.user ?? null;
   }
 
   /** Like `validateSession`, but a rejected token is `invalid_session_token`. */
   async authenticate(token: string): Promise<AccountUser> {
-    return accountView(await this.core.requireSessionUser(token));
+    return (await this.authenticateSession(token)).user;
   }
 
   /** `authenticate`, and whether the session was made with a second factor (`@Authorized('mfa')`). */
   async authenticateSession(token: string): Promise<{ user: AccountUser; secondFactor: boolean }> {
-    const { user, session } = await this.core.requireLiveSession(token);
-    return { user: accountView(user), secondFactor: session.secondFactor };
+    const check = await this.core.checkSession(token);
+    if (!check) throw invalidSession();
+    return { user: check.user, secondFactor: check.secondFactor };
   }
 
   /** Ends the presented session only. */

@@ -1,6 +1,7 @@
 import type { NewAuditEvent } from './audit-event';
 import type { NewOutboxMessage } from './outbox-message';
 import type {
+  SessionCheck,
   StoredEmailChange,
   StoredLoginChallenge,
   StoredSecondFactor,
@@ -220,6 +221,12 @@ export interface AccountStore {
   createSession(session: StoredSession, passwordHash: string, audit?: NewAuditEvent): Promise<boolean>;
   /** One indexed read: the session and its user, or null. Expiry is judged by the caller. */
   getSessionAndUser(tokenHash: string): Promise<{ session: StoredSession; user: StoredUser } | null>;
+  /**
+   * The same read narrowed to what checking a request's session needs (`SessionCheck`), for every authenticated
+   * request. Reads only what is committed, like every read of the store: a session ended or an account disabled
+   * anywhere is gone at the next call. Expiry is judged by the caller.
+   */
+  checkSession(tokenHash: string): Promise<SessionCheck | null>;
   /** Moves the idle window of a session. */
   touchSession(tokenHash: string, lastSeenAt: Date): Promise<void>;
   /** The audit event is written when a session was deleted. */

@@ -42,7 +42,11 @@ export function sessionExpiresAt(createdAt: Date, rules: SessionRules): Date {
  * `expired` at or past its absolute expiry, or once idle for `sessionIdleTimeoutMs`; `refresh` when its idle window
  * is due to move (at most once a `sessionRefreshIntervalMs`, which bounds the writes of the hot path); else `live`.
  */
-export function sessionStatus(session: StoredSession, now: Date, rules: SessionRules): 'expired' | 'refresh' | 'live' {
+export function sessionStatus(
+  session: Pick<StoredSession, 'expiresAt' | 'lastSeenAt'>,
+  now: Date,
+  rules: SessionRules,
+): 'expired' | 'refresh' | 'live' {
   const at = now.getTime();
   const idleDeadline = session.lastSeenAt.getTime() + rules.sessionIdleTimeoutMs;
   if (at >= session.expiresAt.getTime() || at >= idleDeadline) return 'expired';

@@ -43,6 +43,20 @@ export interface StoredSession {
   secondFactor: boolean;
 }
 
+/**
+ * What checking a request's session needs, and no more: the session's deadlines and second-factor mark, and its
+ * user's public fields and disabled mark. Read on every authenticated request, so kept narrow: the password hash,
+ * the keys and the session's client details stay in the database (`getSessionAndUser` has them).
+ */
+export interface SessionCheck {
+  user: AccountUser;
+  /** Whether an administrator has disabled the account (`StoredUser.disabledAt` set). */
+  disabled: boolean;
+  expiresAt: Date;
+  lastSeenAt: Date;
+  secondFactor: boolean;
+}
+
 /** Where a login came from, recorded on its session. */
 export interface SessionClient {
   ip?: string | null;

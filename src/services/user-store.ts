@@ -43,6 +43,7 @@ export type {
 } from './audit-event';
 export type { OutboxStore } from './outbox-store';
 export type {
+  SessionCheck,
   SessionClient,
   SessionView,
   StoredEmailChange,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditDetails, AuditEvent, AuditQuery, NewAuditEvent } from '../services/audit-event';
 import { carriesLink, SUPERSEDED_ERROR, type OutboxKind } from '../services/outbox-message';
+import { accountView } from '../services/types';
 import {
   AccessAnswer,
   Authorisation,
@@ -21,6 +22,7 @@ import {
   RetryTarget,
   RevokeRoleResult,
   RoleSummary,
+  SessionCheck,
   StoredEmailChange,
   StoredLoginChallenge,
   StoredSecondFactor,
@@ -248,6 +250,19 @@ export class MemoryUserStore implements UserStore {
     const user = session && this.users.get(session.userId);
     if (!session || !user) return null;
     return { session: copySession(session), user: copyUser(user) };
+  }
+
+  async checkSession(tokenHash: string): Promise<SessionCheck | null> {
+    const session = this.sessions.get(tokenHash);
+    const user = session && this.users.get(session.userId);
+    if (!session || !user) return null;
+    return {
+      user: accountView(user),
+      disabled: user.disabledAt !== null,
+      expiresAt: new Date(session.expiresAt),
+      lastSeenAt: new Date(session.lastSeenAt),
+      secondFactor: session.secondFactor,
+    };
   }
 
   async touchSession(tokenHash: string, lastSeenAt: Date): Promise<void> {

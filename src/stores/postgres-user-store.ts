@@ -3,6 +3,7 @@ import { Pool, PoolClient } from 'pg';
 import { DialectGuard, guardDialect, retryableOnce, unavailableOnFailure } from './sql/guarded-dialect';
 import { migrateToLatest } from './sql/migrate';
 import { postgresCapabilities } from './sql/postgres-capabilities';
+import { postgresDirectReads } from './sql/postgres-direct-reads';
 import { PreparedStatements, preparingView } from './sql/postgres-prepared-statements';
 import { isPostgresConnectionFailure } from './sql/postgres-errors';
 import { Database } from './sql/schema';
@@ -87,14 +88,13 @@ export class PostgresUserStore extends SqlUserStore {
     const capabilities = postgresCapabilities(statements);
     const migrateOnce = retryableOnce(() => migrateToLatest(migrationDb, capabilities));
     const queryPool = owned ? pool : unendingView(pool);
+    const guard: DialectGuard = { ...UNAVAILABLE, beforeFirstQuery: migrateOnce };
     const dialect = guardDialect(
       new PostgresDialect({ pool: statements ? preparingView(queryPool, statements) : queryPool }),
-      {
-        ...UNAVAILABLE,
-        beforeFirstQuery: migrateOnce,
-      },
+      guard,
     );
-    super(new Kysely<Database>({ dialect, log: options.log }), capabilities);
+    const readDirect = statements && postgresDirectReads(pool, statements, guard, options.log);
+    super(new Kysely<Database>({ dialect, log: options.log }), { ...capabilities, readDirect });
     this.pool = pool;
     this.migrateOnce = migrateOnce;
     this.detachListeners = detachOnClose;

@@ -6,6 +6,7 @@ import { migrateToLatest } from './sql/migrate';
 import { Database } from './sql/schema';
 import { SqlCapabilities } from './sql/sql-capabilities';
 import { sqliteCapabilities } from './sql/sqlite-capabilities';
+import { sqliteDirectReads } from './sql/sqlite-direct-reads';
 import { SqlUserStore } from './sql/sql-user-store';
 import { cachingStatements, openSqlite } from './sql/sqlite-statement-cache';
 
@@ -57,6 +58,9 @@ export class SqliteUserStore extends SqlUserStore {
       await db.destroy();
       throw error;
     }
-    return new SqliteUserStore(db, capabilities, filename);
+    // Opened after migrating: the reads' statements are prepared against the latest schema.
+    const reads = sqliteDirectReads(filename, log);
+    const withReads = reads ? { ...capabilities, readDirect: reads.read, close: reads.close } : capabilities;
+    return new SqliteUserStore(db, withReads, filename);
   }
 }

@@ -80,7 +80,7 @@ describe('driver workarounds (docs/decisions)', () => {
 
       const twice = precompile(1, (a: string) => db.selectFrom('t').select('a').where('a', '=', a).where('b', '=', a));
       let refused: unknown;
-      await twice.execute(db, 'x').catch((error: unknown) => (refused = error));
+      await Promise.resolve(twice.execute(db, 'x')).catch((error: unknown) => (refused = error));
       expect(String(refused)).to.match(/placeholder 0 must become exactly one parameter/);
     } finally {
       await db.destroy();

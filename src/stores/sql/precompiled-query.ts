@@ -4,7 +4,25 @@ import { type Compilable, type CompiledQuery, createQueryId, type Kysely } from 
 export interface PrecompiledQuery<Params extends string[], Row> {
   /** The rows of the query for these values, in the order the builder took its placeholders. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- runs on any database whose schema compiled it
-  execute(db: Kysely<any>, ...values: Params): Promise<Row[]>;
+  execute(db: Kysely<any>, ...values: Params): Promise<Row[]> | Row[];
+}
+
+/**
+ * Runs a compiled read outside Kysely (see `SqlCapabilities.readDirect`); rows, or a promise of them.
+ * `query` is Kysely's compiled form, for a query log.
+ */
+export type DirectRead = <Row>(query: CompiledQuery<Row>) => Promise<Row[]> | Row[];
+
+export interface PrecompileOptions {
+  /** Told the SQL text once, before its first run (to prepare it where the database gains from that). */
+  onCompiled?: (sql: string) => void;
+  /**
+   * Runs the query when `execute` is given `direct.db`, instead of Kysely: the request path's reads then skip
+   * Kysely's connection handling, which costs more than the read itself. Any other `db` (a transaction) still runs it
+   * through Kysely.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the store's own Kysely, whatever its schema
+  direct?: { db: Kysely<any>; read: DirectRead };
 }
 
 // A value no caller can pass as a real parameter (PostgreSQL text cannot even hold NUL): a placeholder.
@@ -18,7 +36,6 @@ const placeholder = (index: number) => `\u0000gatehouse-parameter-${index}`;
  *
  * `build` receives one placeholder per value and must hand each to Kysely as a parameter (`where(col, '=', p)`),
  * never into the SQL text; a placeholder that does not come out as exactly one parameter fails the first run.
- * `onCompiled` is told the SQL text once, before its first run (to prepare it where the database gains from that).
  *
  * @example
  * const byId = precompile(1, (id: string) => db.selectFrom('users').selectAll().where('id', '=', id));
@@ -27,21 +44,26 @@ const placeholder = (index: number) => `\u0000gatehouse-parameter-${index}`;
 export function precompile<Params extends string[], Row>(
   arity: Params['length'],
   build: (...placeholders: Params) => Compilable<Row>,
-  onCompiled?: (sql: string) => void,
+  options: PrecompileOptions = {},
 ): PrecompiledQuery<Params, Row> {
+  const { onCompiled, direct } = options;
   let compiled: { query: CompiledQuery<Row>; sources: number[] } | undefined;
+  const throughKysely = async (db: Parameters<PrecompiledQuery<Params, Row>['execute']>[0], values: Params) => {
+    if (!compiled) {
+      // Compiled at the first run, not when the store is built: a Kysely plugin's transformQuery then sees the query
+      // once, when it first runs, rather than queries that have not run yet.
+      compiled = compileWithPlaceholders(arity, build);
+      onCompiled?.(compiled.query.sql);
+      return (await db.executeQuery<Row>(fill(compiled.query, compiled.sources, values))).rows;
+    }
+    // Later runs are new queries to any plugin keeping state per query id.
+    const query = { ...fill(compiled.query, compiled.sources, values), queryId: createQueryId() };
+    return (await db.executeQuery<Row>(query)).rows;
+  };
   return {
-    async execute(db, ...values) {
-      if (!compiled) {
-        // Compiled at the first run, not when the store is built: a Kysely plugin's transformQuery then sees the query
-        // once, when it first runs, rather than queries that have not run yet.
-        compiled = compileWithPlaceholders(arity, build);
-        onCompiled?.(compiled.query.sql);
-        return (await db.executeQuery<Row>(fill(compiled.query, compiled.sources, values))).rows;
-      }
-      // Later runs are new queries to any plugin keeping state per query id.
-      const query = { ...fill(compiled.query, compiled.sources, values), queryId: createQueryId() };
-      return (await db.executeQuery<Row>(query)).rows;
+    execute(db, ...values) {
+      if (compiled && direct && db === direct.db) return direct.read(fill(compiled.query, compiled.sources, values));
+      return throughKysely(db, values);
     },
   };
 }

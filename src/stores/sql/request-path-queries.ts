@@ -1,5 +1,6 @@
 import type { Compilable, Kysely } from 'kysely';
-import { precompile } from './precompiled-query';
+import { precompile, type PrecompileOptions } from './precompiled-query';
+import type { SqlCapabilities } from './sql-capabilities';
 import { USER_COLUMNS, type Database } from './schema';
 
 /**
@@ -7,15 +8,21 @@ import { USER_COLUMNS, type Database } from './schema';
  * (every protected request), role and permission checks (every guarded host route), and the user lookups of login
  * and the token flows. Each is one statement that an index answers.
  */
-export function requestPathQueries(db: Kysely<Database>, prepare?: (sql: string) => void) {
+export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabilities) {
   // Every column named, never `*`: on PostgreSQL these run as prepared statements, and a prepared `select *` fails
   // with "cached plan must not change result type" once a newer instance's migration adds a column to the table.
   const userColumns = USER_COLUMNS.map((column) => `u.${column}` as const);
-  // Each is compiled once and told to `prepare`, which marks it for preparing where the database gains from that.
+  // Each is compiled once and told to `prepare`, which marks it for preparing where the database gains from that, and
+  // runs through the database's direct reads where it has them.
+  const { readDirect } = capabilities;
+  const options: PrecompileOptions = {
+    onCompiled: capabilities.prepare?.bind(capabilities),
+    direct: readDirect ? { db, read: readDirect } : undefined,
+  };
   const compiled = <Params extends string[], Row>(
     arity: Params['length'],
     build: (...values: Params) => Compilable<Row>,
-  ) => precompile(arity, build, prepare);
+  ) => precompile(arity, build, options);
   const userBy = (column: 'u.id' | 'u.username_key') =>
     compiled(1, (value: string) => db.selectFrom('users as u').select(userColumns).where(column, '=', value));
   return {
@@ -35,6 +42,29 @@ export function requestPathQueries(db: Kysely<Database>, prepare?: (sql: string)
           's.ip as session_ip',
           's.user_agent as session_user_agent',
           's.second_factor as session_second_factor',
+        ])
+        .where('s.token_hash', '=', tokenHash),
+    ),
+
+    /**
+     * What checking a request's session needs (`SessionCheck`): the session's deadlines and mark, its user's public
+     * fields. Narrower than `sessionAndUser`: on SQLite every column read costs, and this runs on every request.
+     */
+    sessionCheck: compiled(1, (tokenHash: string) =>
+      db
+        .selectFrom('sessions as s')
+        .innerJoin('users as u', 'u.id', 's.user_id')
+        .select([
+          'u.id',
+          'u.username',
+          'u.email',
+          'u.verified',
+          'u.created_at',
+          'u.updated_at',
+          'u.disabled_at',
+          's.expires_at',
+          's.last_seen_at',
+          's.second_factor',
         ])
         .where('s.token_hash', '=', tokenHash),
     ),

@@ -14,6 +14,7 @@ import type {
   OutboxStatus,
 } from '../../services/outbox-message';
 import {
+  SessionCheck,
   StoredEmailChange,
   StoredLoginChallenge,
   StoredSecondFactor,
@@ -112,6 +113,30 @@ export function toSessionRow(session: StoredSession): Insertable<SessionsTable> 
     ip: session.ip,
     user_agent: session.userAgent,
     second_factor: session.secondFactor ? 1 : 0,
+  };
+}
+
+/** The narrow row of `requestPathQueries().sessionCheck`. */
+export function fromSessionCheckRow(
+  row: Pick<
+    Selectable<UsersTable>,
+    'id' | 'username' | 'email' | 'verified' | 'created_at' | 'updated_at' | 'disabled_at'
+  > &
+    Pick<Selectable<SessionsTable>, 'expires_at' | 'last_seen_at' | 'second_factor'>,
+): SessionCheck {
+  return {
+    user: {
+      id: row.id,
+      username: row.username,
+      email: row.email,
+      verified: Boolean(row.verified),
+      createdAt: toDate(row.created_at),
+      updatedAt: toDate(row.updated_at),
+    },
+    disabled: row.disabled_at !== null && row.disabled_at !== undefined,
+    expiresAt: toDate(row.expires_at),
+    lastSeenAt: toDate(row.last_seen_at),
+    secondFactor: Boolean(row.second_factor),
   };
 }
 

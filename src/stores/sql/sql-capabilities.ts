@@ -1,4 +1,5 @@
 import { Kysely } from 'kysely';
+import type { DirectRead } from './precompiled-query';
 
 /**
  * What differs between the databases the SQL store runs on. The store's queries are written once; everything
@@ -30,4 +31,13 @@ export interface SqlCapabilities {
    * planned once instead of on every run). Absent where it would not (SQLite prepares every statement anyway).
    */
   prepare?(sql: string): void;
+  /**
+   * Runs the request path's reads (`requestPathQueries`: session checks, role and permission checks) outside Kysely,
+   * where the database has a cheaper way that sees exactly what Kysely would: every committed write, nothing
+   * uncommitted. Those reads run on every request, and Kysely's connection handling costs more than a primary-key
+   * lookup. Absent: they run through Kysely like every other query.
+   */
+  readDirect?: DirectRead;
+  /** Releases what `readDirect` holds; called by the store's `close()`. */
+  close?(): Promise<void> | void;
 }

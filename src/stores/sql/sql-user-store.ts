@@ -22,6 +22,7 @@ import {
   RetryTarget,
   RevokeRoleResult,
   RoleSummary,
+  SessionCheck,
   StoredEmailChange,
   StoredLoginChallenge,
   StoredSecondFactor,
@@ -40,6 +41,7 @@ import {
   fromLoginChallengeRow,
   fromOutboxRow,
   fromSecondFactorRow,
+  fromSessionCheckRow,
   fromSessionRow,
   fromUserRow,
   toEmailChangeRow,
@@ -79,7 +81,7 @@ export class SqlUserStore implements UserStore {
     readonly db: Kysely<Database>,
     private readonly capabilities: SqlCapabilities,
   ) {
-    this.queries = requestPathQueries(db, capabilities.prepare?.bind(capabilities));
+    this.queries = requestPathQueries(db, capabilities);
   }
 
   async createUser(
@@ -336,6 +338,11 @@ export class SqlUserStore implements UserStore {
       second_factor: row.session_second_factor,
     });
     return { session, user: fromUserRow(row) };
+  }
+
+  async checkSession(tokenHash: string): Promise<SessionCheck | null> {
+    const [row] = await this.queries.sessionCheck.execute(this.db, tokenHash);
+    return row ? fromSessionCheckRow(row) : null;
   }
 
   async touchSession(tokenHash: string, lastSeenAt: Date): Promise<void> {
@@ -1203,6 +1210,7 @@ export class SqlUserStore implements UserStore {
     if (this.closed) return;
     this.closed = true;
     await this.db.destroy();
+    await this.capabilities.close?.();
   }
 
   /** `verifyEmail`'s transaction: the token's registration becomes the address's owner, and the others end. */

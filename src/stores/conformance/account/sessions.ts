@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { accountView } from '../../../services/types';
 import { describe, it, HOUR, T0, DAY_LATER, token, type ConformanceSuite } from '../support';
 
 export function describeSessions(suite: ConformanceSuite): void {
@@ -16,6 +17,36 @@ export function describeSessions(suite: ConformanceSuite): void {
       const { user } = await registered('alice');
       const session = await sessionFor(user.id, 'old', { expiresAt: new Date(T0.getTime() - 1) });
       assert.deepEqual((await suite.store.getSessionAndUser(session.tokenHash))?.session, session);
+    });
+
+    it('checkSession reads what a request check needs, the user as the host sees it, or null', async () => {
+      const { user } = await registered('alice');
+      const session = await sessionFor(user.id, 'alice', {
+        lastSeenAt: new Date(T0.getTime() + 5),
+        secondFactor: true,
+      });
+      const check = await suite.store.checkSession(session.tokenHash);
+
+      assert.deepEqual(check, {
+        user: accountView(user),
+        disabled: false,
+        expiresAt: session.expiresAt,
+        lastSeenAt: session.lastSeenAt,
+        secondFactor: true,
+      });
+      // Nothing more than the host's view of the user: no hash, no keys.
+      assert.deepEqual(Object.keys(check!.user).sort(), Object.keys(accountView(user)).sort());
+      assert.equal(await suite.store.checkSession('unknown'), null);
+    });
+
+    it('checkSession sees a session end and the idle window move at once', async () => {
+      const { user } = await registered('alice');
+      const session = await sessionFor(user.id, 'alice');
+      const later = new Date(T0.getTime() + 3_600_000);
+      await suite.store.touchSession(session.tokenHash, later);
+      assert.deepEqual((await suite.store.checkSession(session.tokenHash))?.lastSeenAt, later);
+      await suite.store.deleteSession(session.tokenHash);
+      assert.equal(await suite.store.checkSession(session.tokenHash), null);
     });
 
     it('touchSession moves lastSeenAt only, and ignores an unknown session', async () => {
