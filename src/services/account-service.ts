@@ -25,7 +25,7 @@ import { canSend } from './sender-operations';
 import { SessionDirectory } from './session-directory';
 import { newSession } from './session-views';
 import { isRawToken } from './token-hasher';
-import { accountView, type AccountUser, type SessionClient, type SessionView } from './types';
+import { type AccountUser, type SessionClient, type SessionView } from './types';
 import type { RoleSummary, UserStore } from './user-store';
 
 export interface AccountServiceDeps {

@@ -28,10 +28,10 @@ export function postgresDirectReads(
       try {
         const name = statements.nameOf(query.sql);
         const { rows } = await pool.query({ name, text: query.sql, values: [...query.parameters] });
-        log?.({ level: 'query', query, queryDurationMillis: performance.now() - started } as LogEvent);
+        void log?.({ level: 'query', query, queryDurationMillis: performance.now() - started } as LogEvent);
         return rows;
       } catch (error) {
-        log?.({ level: 'error', error, query, queryDurationMillis: performance.now() - started } as LogEvent);
+        void log?.({ level: 'error', error, query, queryDurationMillis: performance.now() - started } as LogEvent);
         throw error;
       }
     });
