@@ -3,9 +3,9 @@ import type { Action } from 'routing-controllers';
 import { resolveAccountService } from '../di/resolve';
 import { AccountError, isAccountError } from '../errors/account-error';
 import { AccountHttpError } from '../http/http-errors';
-import type { AccountUser } from '../services/types';
+import type { AccessQuery, AccountUser } from '../services/types';
 import { parseRequirement } from './access-requirements';
-import { authenticateRequest, authError } from '../http/request-auth';
+import { authenticateRequest, authError, type CheckedAccess } from '../http/request-auth';
 import { nodeMessagesOf } from '../http/node-message';
 
 /** The two checkers routing-controllers needs; spread them into `useKoaServer` or `useExpressServer` options. */
@@ -44,20 +44,26 @@ export interface AccountGuards {
  */
 export function accountGuards(): AccountGuards {
   return {
-    authorizationChecker: (action, requirements) =>
-      asHttpErrors(async () => {
+    authorizationChecker: async (action, requirements) => {
+      try {
         const { req, res } = nodeMessagesOf(action);
-        const { user, secondFactor } = await requireUser(req, res);
+        const { user, secondFactor, access } = await requireUser(req, res, firstAccessQuery(requirements));
+        if (requirements.length === 0) return true;
         const accounts = resolveAccountService();
         for (const requirement of requirements) {
           const parsed = parseRequirement(requirement);
           if (parsed.kind === 'mfa') {
             if (!secondFactor) throw secondFactorRequired();
-          } else if (parsed.kind === 'role') await accounts.requireRole(user, parsed.name);
+          } else if (access && sameAccess(access.query, parsed)) accounts.requireAccess(parsed, access.answer);
+          else if (parsed.kind === 'role') await accounts.requireRole(user, parsed.name);
           else await accounts.requirePermission(user, parsed.name);
         }
         return true;
-      }),
+      } catch (error) {
+        // Core failures leave as HttpErrors, which routing-controllers' default handler renders with our body.
+        throw isAccountError(error) ? new AccountHttpError(error) : error;
+      }
+    },
     currentUserChecker: async (action) => {
       const outcome = await authenticateRequest(nodeMessagesOf(action).req);
       return outcome.kind === 'authenticated' ? outcome.user : undefined;
@@ -69,22 +75,31 @@ function secondFactorRequired(): AccountError {
   return new AccountError('second_factor_required', 'This action needs a session signed in with a second factor');
 }
 
+/**
+ * The first role or permission among the requirements, for the session lookup to answer in the same read; none when
+ * the first requirement that names one is not a string (parsing it fails later, after authentication, as before).
+ */
+function firstAccessQuery(requirements: unknown[]): AccessQuery | undefined {
+  for (const requirement of requirements) {
+    if (typeof requirement !== 'string') return undefined;
+    const parsed = parseRequirement(requirement);
+    if (parsed.kind !== 'mfa') return parsed;
+  }
+  return undefined;
+}
+
+function sameAccess(a: AccessQuery, b: AccessQuery): boolean {
+  return a.kind === b.kind && a.name === b.name;
+}
+
 async function requireUser(
   req: IncomingMessage,
   res: ServerResponse,
-): Promise<{ user: AccountUser; secondFactor: boolean }> {
-  const outcome = await authenticateRequest(req);
+  access?: AccessQuery,
+): Promise<{ user: AccountUser; secondFactor: boolean; access?: CheckedAccess }> {
+  const outcome = await authenticateRequest(req, access);
   if (outcome.kind === 'authenticated') return outcome;
   // Set here, not only by our error renderers, so a host keeping routing-controllers' handler sends it too.
   res.setHeader('WWW-Authenticate', 'Bearer');
   throw authError(outcome);
-}
-
-/** Core failures leave as HttpErrors, which routing-controllers' default handler renders with our body. */
-async function asHttpErrors<T>(check: () => Promise<T>): Promise<T> {
-  try {
-    return await check();
-  } catch (error) {
-    throw isAccountError(error) ? new AccountHttpError(error) : error;
-  }
 }

@@ -45,7 +45,7 @@ export interface JsonBodyOptions {
  */
 export async function readJsonBody(req: IncomingMessage, options: JsonBodyOptions = {}): Promise<unknown> {
   let body = options.parsed;
-  if (PARSED_METHODS.includes(req.method ?? '') && hasBody(req)) {
+  if (carriesBody(req)) {
     if (!typeIs.is(req.headers['content-type'] ?? '', ['application/json'])) throw httpErrorForStatus(415);
     if (!UTF8_CHARSETS.has(charsetOf(req))) throw httpErrorForStatus(415, UNSUPPORTED_ENCODING);
     if (!ENCODINGS.has((req.headers['content-encoding'] ?? '').toLowerCase()))
@@ -100,6 +100,11 @@ function flawOf(body: unknown): 'depth' | 'replacement' | null {
 }
 
 /** An empty body (`Content-Length: 0`, as an empty POST sends) is no body, whatever its type. */
+/** Whether the request has a body this parser reads: one of `PARSED_METHODS`, with content. */
+export function carriesBody(req: IncomingMessage): boolean {
+  return PARSED_METHODS.includes(req.method ?? '') && hasBody(req);
+}
+
 function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }

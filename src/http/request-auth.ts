@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { resolveAccountService } from '../di/resolve';
 import { isAccountError } from '../errors/account-error';
 import { AccountHttpError, GatehouseHttpError, NotAuthenticatedError } from './http-errors';
-import type { AccountUser } from '../services/types';
+import type { AccessAnswer, AccessQuery, AccountUser } from '../services/types';
 import { readBearerToken } from './bearer-header';
 
 /**
@@ -10,9 +10,15 @@ import { readBearerToken } from './bearer-header';
  * (what `@Authorized('mfa')` asks for).
  */
 export type AuthOutcome =
-  | { kind: 'authenticated'; user: AccountUser; secondFactor: boolean }
+  | { kind: 'authenticated'; user: AccountUser; secondFactor: boolean; access?: CheckedAccess }
   | { kind: 'missing' }
   | { kind: 'rejected'; error: AccountHttpError };
+
+/** The role or permission the lookup was asked to check too, and the store's answer. */
+export interface CheckedAccess {
+  query: AccessQuery;
+  answer: AccessAnswer;
+}
 
 interface Lookup {
   pending: Promise<AuthOutcome>;
@@ -28,11 +34,14 @@ const lookups = new WeakMap<IncomingMessage, Lookup>();
  * Authenticates the request's bearer token at most once per request, however many guards and `@CurrentUser`
  * parameters ask: the first call starts the lookup and later calls share it. Nothing outlives the request, so a
  * removed session or a changed role counts on the very next request. Store failures reject (they are 500s).
+ *
+ * `access`, when the first call gives it, is answered by the same read (`CheckedAccess` on the outcome): a guard
+ * with one role or permission costs one read, not two.
  */
-export function authenticateRequest(req: IncomingMessage): Promise<AuthOutcome> {
+export function authenticateRequest(req: IncomingMessage, access?: AccessQuery): Promise<AuthOutcome> {
   let lookup = lookups.get(req);
   if (!lookup) {
-    const started: Lookup = { pending: lookUp(req) };
+    const started: Lookup = { pending: lookUp(req, access) };
     started.pending.then(
       (outcome) => (started.settled = outcome),
       () => undefined,
@@ -43,11 +52,14 @@ export function authenticateRequest(req: IncomingMessage): Promise<AuthOutcome> 
   return lookup.pending;
 }
 
-async function lookUp(req: IncomingMessage): Promise<AuthOutcome> {
+async function lookUp(req: IncomingMessage, access: AccessQuery | undefined): Promise<AuthOutcome> {
   const token = readBearerToken(req.headers.authorization || undefined);
   if (token === null) return { kind: 'missing' };
   try {
-    const { user, secondFactor } = await resolveAccountService().authenticateSession(token);
+    const session = await resolveAccountService().authenticateSession(token, access);
+    const { user, secondFactor } = session;
+    if (access && session.access)
+      return { kind: 'authenticated', user, secondFactor, access: { query: access, answer: session.access } };
     return { kind: 'authenticated', user, secondFactor };
   } catch (error) {
     if (isAccountError(error) && error.code === 'invalid_session_token') {

@@ -11,7 +11,7 @@ export interface RouteExchange {
 export type RouteCheck = (exchange: RouteExchange) => void | Promise<void>;
 
 /** A function routing-controllers can call as route middleware (`@UseBefore`), whichever its driver. */
-export type RouteMiddleware = (...args: never[]) => Promise<unknown>;
+export type RouteMiddleware = (...args: never[]) => unknown;
 
 type Next = (error?: unknown) => unknown;
 
@@ -22,19 +22,22 @@ type Next = (error?: unknown) => unknown;
  * failure as `next(error)`; Koa calls `fn(ctx, next)` and takes a failure as a rejection.
  */
 export function routeMiddleware(check: RouteCheck): RouteMiddleware {
-  const middleware = async (first: unknown, second: unknown, third?: unknown): Promise<unknown> => {
-    if (first instanceof IncomingMessage) {
-      const next = third as Next;
-      try {
-        await check({ req: first, res: second as ServerResponse, body: (first as { body?: unknown }).body });
-      } catch (error) {
-        return next(error);
-      }
-      return next();
-    }
+  const middleware = (first: unknown, second: unknown, third?: unknown): unknown => {
+    if (first instanceof IncomingMessage) return onExpress(check, first, second as ServerResponse, third as Next);
     const ctx = first as { req: IncomingMessage; res: ServerResponse; request?: { body?: unknown } };
-    await check({ req: ctx.req, res: ctx.res, body: ctx.request?.body });
-    return (second as Next)();
+    const checked = check({ req: ctx.req, res: ctx.res, body: ctx.request?.body });
+    // A synchronous check (most are) goes straight on: this runs before every action of its controllers. What it
+    // throws, koa-compose turns into a rejection, as it does for any middleware.
+    return checked ? checked.then(() => (second as Next)()) : (second as Next)();
   };
   return middleware as RouteMiddleware;
+}
+
+async function onExpress(check: RouteCheck, req: IncomingMessage, res: ServerResponse, next: Next): Promise<unknown> {
+  try {
+    await check({ req, res, body: (req as { body?: unknown }).body });
+  } catch (error) {
+    return next(error);
+  }
+  return next();
 }

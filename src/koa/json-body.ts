@@ -1,6 +1,6 @@
 import { bodyParser } from '@koa/bodyparser';
-import type { Middleware } from 'koa';
-import { DEFAULT_BODY_LIMIT, PARSED_METHODS, readJsonBody, type JsonBodyOptions } from '../http/json-body';
+import type { Context, Middleware, Next } from 'koa';
+import { carriesBody, DEFAULT_BODY_LIMIT, PARSED_METHODS, readJsonBody, type JsonBodyOptions } from '../http/json-body';
 
 /**
  * Strict JSON body parsing (see `readJsonBody`, whose checks and answers both drivers share) into
@@ -16,8 +16,8 @@ export function jsonBody(options: Pick<JsonBodyOptions, 'limit'> = {}): Middlewa
     parsedMethods: PARSED_METHODS,
     encoding: 'utf-8',
   });
-  return async (ctx, next) => {
-    const request = ctx.request as typeof ctx.request & { body?: unknown };
+  const parsed = async (ctx: Context, next: Next) => {
+    const request = ctx.request as BodyRequest;
     const parse = async () => {
       await parser(ctx, async () => {});
       return request.body;
@@ -25,4 +25,12 @@ export function jsonBody(options: Pick<JsonBodyOptions, 'limit'> = {}): Middlewa
     request.body = await readJsonBody(ctx.req, { limit, parsed: request.body, parse });
     await next();
   };
+  return (ctx, next) => {
+    // Most requests (every GET) carry no body: they go on without an async frame or the parser's promises.
+    if (carriesBody(ctx.req)) return parsed(ctx, next);
+    (ctx.request as BodyRequest).body ??= {};
+    return next();
+  };
 }
+
+type BodyRequest = Context['request'] & { body?: unknown };

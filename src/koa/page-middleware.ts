@@ -11,24 +11,28 @@ import { PAGE_METHODS, pageRouteFinder, withPageMethods } from '../pages/page-ro
  */
 export function pageMiddleware(prefix: string, routes: Record<string, PageRoute>): Middleware {
   const find = pageRouteFinder(prefix, routes);
-  return async (ctx: Context, next: Next) => {
+  // Not async itself: every API request passes through here, and only page paths need to wait for anything.
+  return (ctx: Context, next: Next) => {
     const route = find(ctx.path);
-    if (!route) return next();
-    if (PAGE_METHODS.includes(ctx.method)) {
-      // As `gatehouseHttp()` sets them, for a host that installs the pages without it; a page then replaces the CSP.
-      ctx.set(SECURITY_HEADERS);
-      send(ctx, await route({ query: new URLSearchParams(ctx.querystring) }));
-      return;
-    }
-    await next();
-    const allow = ctx.response.get('Allow');
-    if (allow) ctx.set('Allow', withPageMethods(allow));
-    else if (ctx.status === 404 && ctx.body == null) {
-      // No API route shares the path: it is still a known path, whose methods are the page's own.
-      ctx.set('Allow', PAGE_METHODS.join(', '));
-      ctx.status = ctx.method === 'OPTIONS' ? 204 : 405;
-    }
+    return route ? answerPage(ctx, next, route) : next();
   };
+}
+
+async function answerPage(ctx: Context, next: Next, route: PageRoute): Promise<void> {
+  if (PAGE_METHODS.includes(ctx.method)) {
+    // As `gatehouseHttp()` sets them, for a host that installs the pages without it; a page then replaces the CSP.
+    ctx.set(SECURITY_HEADERS);
+    send(ctx, await route({ query: new URLSearchParams(ctx.querystring) }));
+    return;
+  }
+  await next();
+  const allow = ctx.response.get('Allow');
+  if (allow) ctx.set('Allow', withPageMethods(allow));
+  else if (ctx.status === 404 && ctx.body == null) {
+    // No API route shares the path: it is still a known path, whose methods are the page's own.
+    ctx.set('Allow', PAGE_METHODS.join(', '));
+    ctx.status = ctx.method === 'OPTIONS' ? 204 : 405;
+  }
 }
 
 function send(ctx: Context, answer: PageAnswer): void {

@@ -17,7 +17,7 @@ import { PasswordPolicy } from './password-policy';
 import { isRecentlyAuthenticated } from './session-views';
 import { isRawToken, TokenHasher } from './token-hasher';
 import { TokenSealer } from './token-sealer';
-import type { SessionCheck, StoredSession, StoredToken, StoredUser, TokenPurpose } from './types';
+import type { AccessQuery, SessionCheck, StoredSession, StoredToken, StoredUser, TokenPurpose } from './types';
 import type { UserStore } from './user-store';
 
 /** A live session and its user, as the core's own checks need them. */
@@ -82,12 +82,13 @@ export class AccountContext {
 
   /**
    * `liveSession` for the check of every authenticated request: the same rules on the store's narrow read
-   * (`checkSession`), which leaves the password hash and the session's client details in the database.
+   * (`checkSession`), which leaves the password hash and the session's client details in the database. With
+   * `access`, the same read answers a guard's role or permission too.
    */
-  async checkSession(token: string): Promise<SessionCheck | null> {
+  async checkSession(token: string, access?: AccessQuery): Promise<SessionCheck | null> {
     if (!isRawToken(token)) return null;
     const tokenHash = this.tokens.hash(token);
-    const found = await this.store.checkSession(tokenHash);
+    const found = await this.store.checkSession(tokenHash, access);
     if (!found) return null;
     const now = this.clock.now();
     const verdict = this.judgeSession(tokenHash, found, found.user.id, found.disabled, now);

@@ -25,7 +25,15 @@ import { canSend } from './sender-operations';
 import { SessionDirectory } from './session-directory';
 import { newSession } from './session-views';
 import { isRawToken } from './token-hasher';
-import { type AccountUser, type SessionClient, type SessionView } from './types';
+import type { AccessAnswer, AccessQuery, AccountUser, SessionClient, SessionView } from './types';
+
+/** A live session's user as the host sees it, its second-factor mark, and the access answer it was asked for. */
+export interface AuthenticatedSession {
+  user: AccountUser;
+  secondFactor: boolean;
+  /** Present when `authenticateSession` was given an `AccessQuery`. */
+  access?: AccessAnswer;
+}
 import type { RoleSummary, UserStore } from './user-store';
 
 export interface AccountServiceDeps {
@@ -293,11 +301,15 @@ export class AccountService {
     return (await this.authenticateSession(token)).user;
   }
 
-  /** `authenticate`, and whether the session was made with a second factor (`@Authorized('mfa')`). */
-  async authenticateSession(token: string): Promise<{ user: AccountUser; secondFactor: boolean }> {
-    const check = await this.core.checkSession(token);
+  /**
+   * `authenticate`, and whether the session was made with a second factor (`@Authorized('mfa')`). With `access`,
+   * the same read also answers whether the user holds that role or permission (`requireAccess` judges the answer):
+   * a guard's whole check in one read.
+   */
+  async authenticateSession(token: string, access?: AccessQuery): Promise<AuthenticatedSession> {
+    const check = await this.core.checkSession(token, access);
     if (!check) throw invalidSession();
-    return { user: check.user, secondFactor: check.secondFactor };
+    return { user: check.user, secondFactor: check.secondFactor, access: check.access };
   }
 
   /** Ends the presented session only. */
@@ -546,15 +558,13 @@ export class AccountService {
   /** Whether the user holds the role, read from the store now (a demotion counts on the next request). */
   async hasRole(user: { id: string }, role: string): Promise<boolean> {
     const answer = await this.core.store.checkRole(user.id, checkRoleName(role));
-    if (answer === 'unknown') throw new AccountError('unknown_role', `Unknown role: ${role}`);
-    return answer === 'granted';
+    return isGranted({ kind: 'role', name: role }, answer);
   }
 
   /** Whether any role of the user carries the permission. */
   async hasPermission(user: { id: string }, permission: string): Promise<boolean> {
     const answer = await this.core.store.checkPermission(user.id, checkPermissionName(permission));
-    if (answer === 'unknown') throw new AccountError('unknown_permission', `Unknown permission: ${permission}`);
-    return answer === 'granted';
+    return isGranted({ kind: 'permission', name: permission }, answer);
   }
 
   async requireRole<U extends { id: string }>(user: U, role: string): Promise<U> {
@@ -565,6 +575,16 @@ export class AccountService {
   async requirePermission<U extends { id: string }>(user: U, permission: string): Promise<U> {
     if (!(await this.hasPermission(user, permission))) throw permissionDenied();
     return user;
+  }
+
+  /**
+   * What `requireRole` / `requirePermission` decide, for an answer already read (by `authenticateSession` with
+   * `access`): an invalid or unknown name throws as they do, and anything but a grant is `permission_denied`.
+   */
+  requireAccess(query: AccessQuery, answer: AccessAnswer): void {
+    if (query.kind === 'role') checkRoleName(query.name);
+    else checkPermissionName(query.name);
+    if (!isGranted(query, answer)) throw permissionDenied();
   }
 
   listRoles(): Promise<RoleSummary[]> {
@@ -639,6 +659,16 @@ export class AccountService {
 
 function accountDisabled(): AccountError {
   return new AccountError('account_disabled', 'This account has been disabled');
+}
+
+/** Whether the answer grants it; a role or permission that does not exist is an error, not a refusal. */
+function isGranted(query: AccessQuery, answer: AccessAnswer): boolean {
+  if (answer === 'unknown') {
+    throw query.kind === 'role'
+      ? new AccountError('unknown_role', `Unknown role: ${query.name}`)
+      : new AccountError('unknown_permission', `Unknown permission: ${query.name}`);
+  }
+  return answer === 'granted';
 }
 
 function permissionDenied(): AccountError {

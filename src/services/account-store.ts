@@ -1,6 +1,8 @@
 import type { NewAuditEvent } from './audit-event';
 import type { NewOutboxMessage } from './outbox-message';
 import type {
+  AccessAnswer,
+  AccessQuery,
   SessionCheck,
   StoredEmailChange,
   StoredLoginChallenge,
@@ -90,8 +92,7 @@ export type EmailChangeResult =
   | { outcome: 'invalid' }
   | { outcome: 'taken' };
 
-/** Answer of an access check: `unknown` when the role or permission itself does not exist. */
-export type AccessAnswer = 'granted' | 'denied' | 'unknown';
+export type { AccessAnswer, AccessQuery } from './types';
 
 export type GrantResult = 'ok' | 'unknown_role' | 'unknown_permission' | 'unknown_user';
 
@@ -224,9 +225,10 @@ export interface AccountStore {
   /**
    * The same read narrowed to what checking a request's session needs (`SessionCheck`), for every authenticated
    * request. Reads only what is committed, like every read of the store: a session ended or an account disabled
-   * anywhere is gone at the next call. Expiry is judged by the caller.
+   * anywhere is gone at the next call. Expiry is judged by the caller. With `access`, the same statement also
+   * answers it for the session's user, as `checkRole` or `checkPermission` would (a guard's one read).
    */
-  checkSession(tokenHash: string): Promise<SessionCheck | null>;
+  checkSession(tokenHash: string, access?: AccessQuery): Promise<SessionCheck | null>;
   /** Moves the idle window of a session. */
   touchSession(tokenHash: string, lastSeenAt: Date): Promise<void>;
   /** The audit event is written when a session was deleted. */

@@ -43,6 +43,15 @@ export interface StoredSession {
   secondFactor: boolean;
 }
 
+/** Answer of an access check: `unknown` when the role or permission itself does not exist. */
+export type AccessAnswer = 'granted' | 'denied' | 'unknown';
+
+/** A role or a permission to check a user for (what `@Authorized('role:x')` and `@Authorized('perm:x')` name). */
+export interface AccessQuery {
+  kind: 'role' | 'permission';
+  name: string;
+}
+
 /**
  * What checking a request's session needs, and no more: the session's deadlines and second-factor mark, and its
  * user's public fields and disabled mark. Read on every authenticated request, so kept narrow: the password hash,
@@ -55,6 +64,8 @@ export interface SessionCheck {
   expiresAt: Date;
   lastSeenAt: Date;
   secondFactor: boolean;
+  /** The answer for the `AccessQuery` the check was asked with, read in the same statement; absent without one. */
+  access?: AccessAnswer;
 }
 
 /** Where a login came from, recorded on its session. */

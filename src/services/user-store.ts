@@ -11,6 +11,7 @@ export interface UserStore extends AccountStore, OutboxStore, AdminStore {}
 
 export type {
   AccessAnswer,
+  AccessQuery,
   AccountStore,
   Authorisation,
   CreateUserOptions,

@@ -4,6 +4,7 @@ import { carriesLink, SUPERSEDED_ERROR, type OutboxKind } from '../services/outb
 import { accountView } from '../services/types';
 import {
   AccessAnswer,
+  AccessQuery,
   Authorisation,
   ClaimedMessage,
   CreateUserOptions,
@@ -252,7 +253,7 @@ export class MemoryUserStore implements UserStore {
     return { session: copySession(session), user: copyUser(user) };
   }
 
-  async checkSession(tokenHash: string): Promise<SessionCheck | null> {
+  async checkSession(tokenHash: string, access?: AccessQuery): Promise<SessionCheck | null> {
     const session = this.sessions.get(tokenHash);
     const user = session && this.users.get(session.userId);
     if (!session || !user) return null;
@@ -262,6 +263,10 @@ export class MemoryUserStore implements UserStore {
       expiresAt: new Date(session.expiresAt),
       lastSeenAt: new Date(session.lastSeenAt),
       secondFactor: session.secondFactor,
+      ...(access && {
+        access:
+          access.kind === 'role' ? this.roleAnswer(user.id, access.name) : this.permissionAnswer(user.id, access.name),
+      }),
     };
   }
 
@@ -623,11 +628,19 @@ export class MemoryUserStore implements UserStore {
   }
 
   async checkRole(userId: string, role: string): Promise<AccessAnswer> {
+    return this.roleAnswer(userId, role);
+  }
+
+  async checkPermission(userId: string, permission: string): Promise<AccessAnswer> {
+    return this.permissionAnswer(userId, permission);
+  }
+
+  private roleAnswer(userId: string, role: string): AccessAnswer {
     if (!this.roles.has(role)) return 'unknown';
     return this.userRoles.get(userId)?.has(role) ? 'granted' : 'denied';
   }
 
-  async checkPermission(userId: string, permission: string): Promise<AccessAnswer> {
+  private permissionAnswer(userId: string, permission: string): AccessAnswer {
     if (!this.permissions.has(permission)) return 'unknown';
     for (const role of this.userRoles.get(userId) ?? []) {
       if (this.roles.get(role)?.has(permission)) return 'granted';

@@ -122,7 +122,8 @@ for (const driver of DRIVERS) {
         const response = await t.http.get('/posts/mine').set(bearer(alice));
         expect(response.status).to.equal(200);
         expect(response.body).to.deep.equal({ owner: 'alice' });
-        expect(t.calls.get('getSessionAndUser')).to.equal(1);
+        expect(t.calls.get('checkSession')).to.equal(1);
+        expect(t.calls.get('getSessionAndUser')).to.equal(undefined);
       });
       it('401 plain without a header', async () => expectMissing(await t.http.get('/posts/mine')));
       it('401 invalid_session_token for a rejected token', async () =>
@@ -164,6 +165,11 @@ for (const driver of DRIVERS) {
         expectMissing(await t.http.post('/posts'));
         expectRejected(await t.http.post('/posts').set(BAD));
       });
+      it('asks the store once: the session and the permission in one checkSession', async () => {
+        t.calls.clear();
+        expect((await t.http.post('/posts').set(bearer(erin))).status).to.equal(200);
+        expect(Object.fromEntries(t.calls)).to.deep.equal({ checkSession: 1 });
+      });
       it('a permission taken from the role is refused on the next request', async () => {
         await t.accounts.revokePermission('editor', 'posts.write');
         expectDenied(await t.http.post('/posts').set(bearer(erin)));
@@ -176,9 +182,11 @@ for (const driver of DRIVERS) {
         expectDenied(await t.http.post('/posts/publish').set(bearer(wendy)));
         expectDenied(await t.http.post('/posts/publish').set(bearer(alice)));
       });
-      it('allows a user holding both', async () => {
+      it('allows a user holding both; the first is read with the session, the second on its own', async () => {
         await t.accounts.grantPermission('editor', 'posts.publish');
+        t.calls.clear();
         expect((await t.http.post('/posts/publish').set(bearer(erin))).body).to.deep.equal({ ok: 'publish' });
+        expect(Object.fromEntries(t.calls)).to.deep.equal({ checkSession: 1, checkPermission: 1 });
       });
       it('401s as usual', async () => {
         expectMissing(await t.http.post('/posts/publish'));

@@ -23,6 +23,23 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
     arity: Params['length'],
     build: (...values: Params) => Compilable<Row>,
   ) => precompile(arity, build, options);
+  const sessionCheck = (tokenHash: string) =>
+    db
+      .selectFrom('sessions as s')
+      .innerJoin('users as u', 'u.id', 's.user_id')
+      .select([
+        'u.id',
+        'u.username',
+        'u.email',
+        'u.verified',
+        'u.created_at',
+        'u.updated_at',
+        'u.disabled_at',
+        's.expires_at',
+        's.last_seen_at',
+        's.second_factor',
+      ])
+      .where('s.token_hash', '=', tokenHash);
   const userBy = (column: 'u.id' | 'u.username_key') =>
     compiled(1, (value: string) => db.selectFrom('users as u').select(userColumns).where(column, '=', value));
   return {
@@ -50,23 +67,42 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
      * What checking a request's session needs (`SessionCheck`): the session's deadlines and mark, its user's public
      * fields. Narrower than `sessionAndUser`: on SQLite every column read costs, and this runs on every request.
      */
-    sessionCheck: compiled(1, (tokenHash: string) =>
-      db
-        .selectFrom('sessions as s')
-        .innerJoin('users as u', 'u.id', 's.user_id')
-        .select([
-          'u.id',
-          'u.username',
-          'u.email',
-          'u.verified',
-          'u.created_at',
-          'u.updated_at',
-          'u.disabled_at',
-          's.expires_at',
-          's.last_seen_at',
-          's.second_factor',
-        ])
-        .where('s.token_hash', '=', tokenHash),
+    sessionCheck: compiled(1, (tokenHash: string) => sessionCheck(tokenHash)),
+
+    /**
+     * `sessionCheck` and, in the same statement, whether the role exists (`known`) and the user holds it: a guard's
+     * one read. Each value is a placeholder of its own, as `precompile` wants; the caller passes the role twice.
+     */
+    sessionCheckWithRole: compiled(3, (tokenHash: string, role: string, roleAgain: string) =>
+      sessionCheck(tokenHash).select((eb) => [
+        eb.exists(eb.selectFrom('roles as r').select('r.name').where('r.name', '=', role)).as('known'),
+        eb
+          .exists(
+            eb
+              .selectFrom('user_roles as ur')
+              .select('ur.role')
+              .where('ur.role', '=', roleAgain)
+              .whereRef('ur.user_id', '=', 'u.id'),
+          )
+          .as('granted'),
+      ]),
+    ),
+
+    /** `sessionCheckWithRole` for a permission: whether it exists, and whether a role of the user carries it. */
+    sessionCheckWithPermission: compiled(3, (tokenHash: string, permission: string, permissionAgain: string) =>
+      sessionCheck(tokenHash).select((eb) => [
+        eb.exists(eb.selectFrom('permissions as p').select('p.name').where('p.name', '=', permission)).as('known'),
+        eb
+          .exists(
+            eb
+              .selectFrom('role_permissions as rp')
+              .innerJoin('user_roles as ur', 'ur.role', 'rp.role')
+              .select('rp.role')
+              .where('rp.permission', '=', permissionAgain)
+              .whereRef('ur.user_id', '=', 'u.id'),
+          )
+          .as('granted'),
+      ]),
     ),
 
     /** The role's row (absent: unknown role) and the user's grant of it, if any. */

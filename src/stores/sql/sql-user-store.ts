@@ -4,6 +4,7 @@ import type { AuditEvent, AuditQuery, NewAuditEvent } from '../../services/audit
 import { carriesLink, OUTBOX_KINDS, SUPERSEDED_ERROR, type OutboxKind } from '../../services/outbox-message';
 import {
   AccessAnswer,
+  AccessQuery,
   Authorisation,
   ClaimedMessage,
   CreateUserOptions,
@@ -340,9 +341,16 @@ export class SqlUserStore implements UserStore {
     return { session, user: fromUserRow(row) };
   }
 
-  async checkSession(tokenHash: string): Promise<SessionCheck | null> {
-    const [row] = await this.queries.sessionCheck.execute(this.db, tokenHash);
-    return row ? fromSessionCheckRow(row) : null;
+  async checkSession(tokenHash: string, access?: AccessQuery): Promise<SessionCheck | null> {
+    if (!access) {
+      const [row] = await this.queries.sessionCheck.execute(this.db, tokenHash);
+      return row ? fromSessionCheckRow(row) : null;
+    }
+    const query = access.kind === 'role' ? this.queries.sessionCheckWithRole : this.queries.sessionCheckWithPermission;
+    const [row] = await query.execute(this.db, tokenHash, access.name, access.name);
+    if (!row) return null;
+    // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
+    return { ...fromSessionCheckRow(row), access: !row.known ? 'unknown' : row.granted ? 'granted' : 'denied' };
   }
 
   async touchSession(tokenHash: string, lastSeenAt: Date): Promise<void> {

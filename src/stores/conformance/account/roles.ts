@@ -71,6 +71,41 @@ export function describeRoles(suite: ConformanceSuite): void {
       assert.equal(await suite.store.checkRole(alice.user.id, 'admin'), 'denied');
     });
 
+    it('checkSession with an access query answers it as checkRole and checkPermission do, in the same read', async () => {
+      const alice = await registered('alice');
+      const bob = await registered('bob');
+      await suite.store.createRole('editor');
+      await suite.store.createPermission('posts:write');
+      await suite.store.grantPermission('editor', 'posts:write');
+      await suite.store.grantRole(alice.user.id, 'editor');
+      const aliceSession = (await suite.sessionFor(alice.user.id, 'alice')).tokenHash;
+      const bobSession = (await suite.sessionFor(bob.user.id, 'bob')).tokenHash;
+      const access = async (tokenHash: string, kind: 'role' | 'permission', name: string) =>
+        (await suite.store.checkSession(tokenHash, { kind, name }))?.access;
+
+      assert.equal(await access(aliceSession, 'role', 'editor'), 'granted');
+      assert.equal(await access(bobSession, 'role', 'editor'), 'denied');
+      assert.equal(await access(aliceSession, 'role', 'ghost'), 'unknown');
+      assert.equal(await access(aliceSession, 'permission', 'posts:write'), 'granted');
+      assert.equal(await access(bobSession, 'permission', 'posts:write'), 'denied');
+      assert.equal(await access(aliceSession, 'permission', 'editor'), 'unknown', 'a role is not a permission');
+      assert.equal(await suite.store.checkSession('unknown', { kind: 'role', name: 'editor' }), null);
+      // The rest of the check is the plain one.
+      const { access: answer, ...check } = (await suite.store.checkSession(aliceSession, {
+        kind: 'role',
+        name: 'editor',
+      }))!;
+      assert.equal(answer, 'granted');
+      assert.deepEqual(check, await suite.store.checkSession(aliceSession));
+
+      await suite.store.revokePermission('editor', 'posts:write');
+      assert.equal(
+        await access(aliceSession, 'permission', 'posts:write'),
+        'denied',
+        'a change counts at the next read',
+      );
+    });
+
     it('checkPermission follows every role of the user, and answers unknown for a missing permission', async () => {
       const alice = await registered('alice');
       const bob = await registered('bob');
