@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import type { BenchProcess } from './bench-process';
+import { PostgresBackends } from './postgres-backends';
 
 export const PASSWORD = 'violet staircase 42 umbrella';
 const CLI = join(__dirname, '../../src/cli/main.js');
@@ -15,6 +16,8 @@ const HOST_PERMISSION = 'reports.read';
 export interface BenchDatabase {
   kind: 'sqlite' | 'postgres';
   url: string;
+  /** PostgreSQL: the CPU of the backends serving this database. */
+  backends?: PostgresBackends;
   drop(): Promise<void>;
 }
 
@@ -45,6 +48,7 @@ export async function openBenchDatabase(kind: 'sqlite' | 'postgres'): Promise<Be
   return {
     kind,
     url: url.toString(),
+    backends: new PostgresBackends(admin, name),
     drop: async () => {
       try {
         await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
