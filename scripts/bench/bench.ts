@@ -5,10 +5,11 @@
  * framework's rate; `bare-server.ts`), and argon2id hashes a second with every core busy and the server's parameters
  * (`argon2-ceiling.ts`). Then, on SQLite and on PostgreSQL: a reference, the bare route plus an HMAC and one read
  * from that database; and the standalone server (`build/src/server/main.js`, configured by GATEHOUSE_* variables,
- * rate limits off) answering `GET /me` with a bearer token, `POST /login` and `POST /register`, and a host app
- * (`host-server.ts`, the same wiring) a route behind `@Authorized('perm:...')`. Each is warmed up, then run several times for a fixed duration; the table shows the
- * median. On SQLite it also measures `GET /me` at a fixed rate alone and while logins saturate the hashing pool, and a
- * burst of 1,000 concurrent logins with 128-character passwords.
+ * rate limits off) answering `GET /me` and `GET /sessions` with a bearer token, `POST /login` and
+ * `POST /register`, and a host app (`host-server.ts`, the same wiring) a route behind `@Authorized('perm:...')`.
+ * Each is warmed up, then run several times for a fixed duration; the table shows the median. On SQLite it also
+ * measures `GET /me` at a fixed rate alone and while logins saturate the hashing pool, and a burst of 1,000
+ * concurrent logins with 128-character passwords.
  *
  *   npm run bench -- --warmup 3 --duration 5 --runs 3 --only sqlite,postgres --json bench-results/latest.json
  *
@@ -41,7 +42,7 @@ const HOST = join(__dirname, 'host-server.js');
 const BARE = join(__dirname, 'bare-server.js');
 const LISTENING = /"event":"listening"/;
 const PROFILES = 'bench-profiles';
-const SCENARIOS = ['me', 'perm', 'login', 'register', 'load', 'burst'];
+const SCENARIOS = ['me', 'perm', 'sessions', 'login', 'register', 'load', 'burst'];
 
 /** Connections of the throughput loads: enough to keep the server busy on a few cores, few enough to not queue. */
 const CONNECTIONS = 16;
@@ -250,6 +251,12 @@ async function benchDatabase(
       };
       const result = await measurePaired(perm, options, host, ceilings.bare, backends);
       report.rows.push(pairedRow(name, "GET host route @Authorized('perm:x')", result));
+    }
+    if (runs('sessions')) {
+      log(`${name}: GET /sessions`);
+      const sessions: Load = { ...me, url: `${server.url}/auth/sessions` };
+      const result = await measurePaired(sessions, options, server, ceilings.bare, backends);
+      report.rows.push(pairedRow(name, `GET /sessions (bearer, ${seeded.sessions} sessions)`, result));
     }
     if (runs('login')) {
       log(`${name}: POST /login`);
