@@ -77,10 +77,15 @@ export class BenchProcess {
    * in clock ticks of 1/100 s.
    */
   cpuSeconds(): number {
-    const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces; the fields after its closing parenthesis start at field 3.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return cpuSecondsOf(readFileSync(`/proc/${this.pid}/stat`, 'utf8'));
+  }
+
+  /**
+   * CPU time of the main thread alone (the event loop: everything but the hashing, which runs on libuv's pool, and
+   * V8's helper threads), in seconds: the same fields of the thread's own `/proc/<pid>/task/<pid>/stat`.
+   */
+  eventLoopCpuSeconds(): number {
+    return cpuSecondsOf(readFileSync(`/proc/${this.pid}/task/${this.pid}/stat`, 'utf8'));
   }
 
   async waitFor(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
@@ -96,4 +101,11 @@ export class BenchProcess {
     if (this.running) this.child.kill('SIGTERM');
     return this.exited;
   }
+}
+
+/** utime + stime of a `/proc/.../stat` line, in seconds (clock ticks of 1/100 s). */
+export function cpuSecondsOf(stat: string): number {
+  // The command name (field 2) may hold spaces; the fields after its closing parenthesis start at field 3.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }

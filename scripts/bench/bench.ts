@@ -3,12 +3,13 @@
  *
  * Ceilings, measured in the same run: a bare routing-controllers route on Koa returning a constant object (the
  * framework's rate; `bare-server.ts`), and argon2id hashes a second with every core busy and the server's parameters
- * (`argon2-ceiling.ts`); and, as a reference, the bare route plus an HMAC and one SQLite read. Then, on SQLite and on PostgreSQL, the standalone server (`build/src/server/main.js`,
- * configured by GATEHOUSE_* variables, rate limits off) answers `GET /me` with a bearer token, `POST /login` and
- * `POST /register`, and a host app (`host-server.ts`, the same wiring) a route behind `@Authorized('perm:...')`.
- * Each is warmed up, then run several times for a fixed duration; the table shows the median. On SQLite it also
- * measures `GET /me` at a fixed rate alone and while logins saturate the hashing pool, and a burst of 1,000
- * concurrent logins with 128-character passwords.
+ * (`argon2-ceiling.ts`). Then, on SQLite and on PostgreSQL: a reference, the bare route plus an HMAC and one read
+ * from that database; and the standalone server (`build/src/server/main.js`, configured by GATEHOUSE_* variables,
+ * rate limits off) answering `GET /me` and `GET /sessions` with a bearer token, `POST /login`, `POST /register` and
+ * a whole sign-in with a TOTP code, and a host app (`host-server.ts`, the same wiring) a route behind
+ * `@Authorized('perm:...')`. Each is warmed up, then run several times for a fixed duration; the table shows the
+ * median. On SQLite it also measures `GET /me` at a fixed rate alone and while logins saturate the hashing pool, and a
+ * burst of 1,000 concurrent logins with 128-character passwords.
  *
  *   npm run bench -- --warmup 3 --duration 5 --runs 3 --only sqlite,postgres --json bench-results/latest.json
  *
@@ -32,7 +33,9 @@ import {
   summarize,
   type Timing,
 } from './measure';
-import { printReport, type Report, type Row } from './report';
+import { printReport, REFERENCES, type Report, type Row } from './report';
+import { seedEnrolledAccounts } from './second-factor-accounts';
+import { poolSize, SecondFactorSignIns } from './second-factor-sign-ins';
 import { openBenchDatabase, seedAccounts, type BenchDatabase, type Seeded, PASSWORD } from './seed';
 
 const BUILD = join(__dirname, '../..');
@@ -41,7 +44,7 @@ const HOST = join(__dirname, 'host-server.js');
 const BARE = join(__dirname, 'bare-server.js');
 const LISTENING = /"event":"listening"/;
 const PROFILES = 'bench-profiles';
-const SCENARIOS = ['me', 'perm', 'login', 'register', 'load', 'burst'];
+const SCENARIOS = ['me', 'perm', 'sessions', 'login', 'register', 'second-factor', 'load', 'burst'];
 
 /** Connections of the throughput loads: enough to keep the server busy on a few cores, few enough to not queue. */
 const CONNECTIONS = 16;
@@ -52,7 +55,7 @@ const BURST_CONNECTIONS = 1000;
 interface Options extends Timing {
   only: Set<'sqlite' | 'postgres'>;
   json?: string;
-  /** Which loads run per database (`--scenarios me,perm`); default all. */
+  /** Which loads run per database (`--scenarios me,perm`); default all. The references always run. */
   scenarios: Set<string>;
   /** Node flags for the servers under test, e.g. a CPU profile of each (`--profile`). */
   nodeArgs: string[];
@@ -121,19 +124,6 @@ async function main(): Promise<void> {
     };
     report.ceilings.bareRate = bareResult.rate;
     report.rows.push(row('ceiling', 'bare route (constant JSON)', bareResult, bareResult.rate));
-    log('reference: bare route + HMAC + one SQLite read');
-    const bareRead = await measurePaired(
-      {
-        url: `${bare.url}/bare-read`,
-        connections: CONNECTIONS,
-        expect: [200],
-        headers: { authorization: 'Bearer bench' },
-      },
-      options,
-      bare,
-      ceilings.bare,
-    );
-    report.rows.push(pairedRow('reference', 'bare route + HMAC + one SQLite read', bareRead));
 
     log('ceiling: argon2id hashes a second');
     const argon2 = await measureArgon2Ceiling(options);
@@ -159,7 +149,7 @@ async function main(): Promise<void> {
         continue;
       }
       try {
-        await benchDatabase(database, options, ceilings, report);
+        await benchDatabase(database, options, ceilings, bare, report);
       } finally {
         await database.drop();
       }
@@ -181,13 +171,19 @@ interface Ceilings {
   argon2: CeilingRun;
 }
 
-/** A throughput row whose share is the median of the ratios of its pairs, with the ceiling's rate beside it. */
-function pairedRow(database: string, scenario: string, result: PairedMeasurement): Row {
+/**
+ * A throughput row whose share is the median of the ratios of its pairs, with the ceiling's rate beside it, the
+ * PostgreSQL backends' CPU when it was measured, and any `notes`.
+ */
+function pairedRow(database: string, scenario: string, result: PairedMeasurement, ...notes: string[]): Row {
   const ceiling = result.ceilingRate < 100 ? result.ceilingRate.toFixed(1) : result.ceilingRate.toFixed(0);
+  const backends = Number.isFinite(result.databaseCpuMicros)
+    ? [`PostgreSQL backends ${result.databaseCpuMicros.toFixed(0)} µs/req`]
+    : [];
   return {
     ...row(database, scenario, result, result.ceilingRate),
     ratio: result.ratio,
-    note: `ceiling in its pairs: ${ceiling}/s`,
+    note: [`ceiling in its pairs: ${ceiling}/s`, ...backends, ...notes].join('; '),
   };
 }
 
@@ -203,6 +199,8 @@ function row(database: string, scenario: string, result: Measurement, ceiling: n
     errors: result.unexpected + result.errors,
     serverCpuMicros: result.serverCpuMicros,
     clientCpuMicros: result.clientCpuMicros,
+    serverLoopCpuMicros: result.serverLoopCpuMicros,
+    databaseCpuMicros: result.databaseCpuMicros,
     ...extra,
   };
 }
@@ -211,6 +209,7 @@ async function benchDatabase(
   database: BenchDatabase,
   options: Options,
   ceilings: Ceilings,
+  bare: BenchProcess,
   report: Report,
 ): Promise<void> {
   const cwd = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
@@ -223,6 +222,15 @@ async function benchDatabase(
     GATEHOUSE_PUBLIC_URL: 'http://127.0.0.1:8000',
   };
   const name = database.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+  const runs = (scenario: string) => options.scenarios.has(scenario);
+  const { backends } = database;
+
+  log(`reference: bare route + HMAC + one ${name} read`);
+  await reference(database, options, ceilings, bare, report);
+
+  // Before the server starts: the seeding delivers its own mail, which the server's outbox worker would race it for.
+  const signIns = runs('second-factor') ? await seedSignIns(env, cwd, options, report) : undefined;
+
   log(`${name}: starting the standalone server and the host app`);
   const server = await BenchProcess.start(MAIN, env, LISTENING, { cwd, nodeArgs: options.nodeArgs });
   let host: BenchProcess | undefined;
@@ -231,13 +239,12 @@ async function benchDatabase(
     host = await BenchProcess.start(HOST, env, LISTENING, { cwd, nodeArgs: options.nodeArgs });
     const bearer = { authorization: `Bearer ${seeded.token}` };
     const me: Load = { url: `${server.url}/auth/me`, headers: bearer, connections: CONNECTIONS, expect: [200] };
-
     const login = loginLoad(server, seeded.username, PASSWORD, CONNECTIONS);
-    const runs = (scenario: string) => options.scenarios.has(scenario);
 
     if (runs('me')) {
       log(`${name}: GET /me`);
-      report.rows.push(pairedRow(name, 'GET /me (bearer)', await measurePaired(me, options, server, ceilings.bare)));
+      const result = await measurePaired(me, options, server, ceilings.bare, backends);
+      report.rows.push(pairedRow(name, 'GET /me (bearer)', result));
     }
     if (runs('perm')) {
       log(`${name}: host route behind @Authorized('perm:...')`);
@@ -247,24 +254,27 @@ async function benchDatabase(
         connections: CONNECTIONS,
         expect: [200],
       };
-      report.rows.push(
-        pairedRow(
-          name,
-          "GET host route @Authorized('perm:x')",
-          await measurePaired(perm, options, host, ceilings.bare),
-        ),
-      );
+      const result = await measurePaired(perm, options, host, ceilings.bare, backends);
+      report.rows.push(pairedRow(name, "GET host route @Authorized('perm:x')", result));
+    }
+    if (runs('sessions')) {
+      log(`${name}: GET /sessions`);
+      const sessions: Load = { ...me, url: `${server.url}/auth/sessions` };
+      const result = await measurePaired(sessions, options, server, ceilings.bare, backends);
+      report.rows.push(pairedRow(name, `GET /sessions (bearer, ${seeded.sessions} sessions)`, result));
     }
     if (runs('login')) {
       log(`${name}: POST /login`);
-      report.rows.push(pairedRow(name, 'POST /login', await measurePaired(login, options, server, ceilings.argon2)));
+      report.rows.push(
+        pairedRow(name, 'POST /login', await measurePaired(login, options, server, ceilings.argon2, backends)),
+      );
     }
     if (runs('register')) {
       log(`${name}: POST /register`);
-      report.rows.push(
-        pairedRow(name, 'POST /register', await measurePaired(registerLoad(server), options, server, ceilings.argon2)),
-      );
+      const result = await measurePaired(registerLoad(server), options, server, ceilings.argon2, backends);
+      report.rows.push(pairedRow(name, 'POST /register', result));
     }
+    if (signIns) await secondFactorSignIns(name, server, signIns, options, ceilings, backends, report);
     if (database.kind === 'sqlite' && runs('load')) await underLoad(name, server, me, login, options, report);
     if (database.kind === 'sqlite' && runs('burst')) await burst(name, server, seeded, options, report);
   } finally {
@@ -272,6 +282,90 @@ async function benchDatabase(
     await server.stop();
     rmSync(cwd, { recursive: true, force: true });
   }
+}
+
+/**
+ * The database's reference row: the bare route plus an HMAC and one primary-key read, on the bare server for SQLite
+ * (`/bare-read`), and on one of its own pointed at the bench's database for PostgreSQL (`/bare-read-postgres`).
+ */
+async function reference(
+  database: BenchDatabase,
+  options: Options,
+  ceilings: Ceilings,
+  bare: BenchProcess,
+  report: Report,
+): Promise<void> {
+  const load = (server: BenchProcess, path: string): Load => ({
+    url: `${server.url}${path}`,
+    connections: CONNECTIONS,
+    expect: [200],
+    headers: { authorization: 'Bearer bench' },
+  });
+  if (database.kind === 'sqlite') {
+    const result = await measurePaired(load(bare, '/bare-read'), options, bare, ceilings.bare);
+    report.rows.push(pairedRow('reference', REFERENCES.SQLite, result));
+    return;
+  }
+  const server = await BenchProcess.start(BARE, { BENCH_POSTGRES_URL: database.url }, LISTENING, {
+    nodeArgs: options.nodeArgs,
+  });
+  try {
+    const result = await measurePaired(
+      load(server, '/bare-read-postgres'),
+      options,
+      server,
+      ceilings.bare,
+      database.backends,
+    );
+    report.rows.push(pairedRow('reference', REFERENCES.PostgreSQL, result));
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Accounts with two-factor sign-in on, enough for the second-factor load at the argon2id ceiling's rate. */
+async function seedSignIns(
+  env: Record<string, string>,
+  cwd: string,
+  options: Options,
+  report: Report,
+): Promise<SecondFactorSignIns> {
+  const seconds = options.warmupSeconds + options.runs * options.runSeconds;
+  const count = poolSize(report.ceilings.argon2Rate, seconds, options.runs + 1, CONNECTIONS);
+  const started = Date.now();
+  const accounts = await seedEnrolledAccounts(env, cwd, count, PASSWORD);
+  log(`seeded ${count} accounts with two-factor sign-in on in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return new SecondFactorSignIns(accounts);
+}
+
+/**
+ * Whole sign-ins with a TOTP code, paired with the argon2id ceiling like login: each is a password check at full
+ * cost and then the second-factor step. The step's own latency is timed apart; its CPU cannot be (the server's
+ * threads serve both requests at once), so the note compares the event loop's CPU per sign-in, hashing excluded, with
+ * that of a plain `POST /login` when that row ran.
+ */
+async function secondFactorSignIns(
+  name: string,
+  server: BenchProcess,
+  signIns: SecondFactorSignIns,
+  options: Options,
+  ceilings: Ceilings,
+  backends: BenchDatabase['backends'],
+  report: Report,
+): Promise<void> {
+  log(`${name}: POST /login, then POST /login/second-factor`);
+  const load = signIns.load(server.url, PASSWORD, CONNECTIONS);
+  const result = await measurePaired(load, options, server, ceilings.argon2, backends);
+  const step = result.requestLatencies?.[1];
+  const notes = [
+    `figures per whole sign-in; the step alone p50 ${step?.p50.toFixed(1)} ms, p99 ${step?.p99.toFixed(1)} ms`,
+    `event loop ${result.serverLoopCpuMicros.toFixed(0)} µs/sign-in`,
+  ];
+  const plain = report.rows.find((row) => row.database === name && row.scenario === 'POST /login');
+  if (plain?.serverLoopCpuMicros !== undefined)
+    notes[1] += ` vs ${plain.serverLoopCpuMicros.toFixed(0)} per POST /login`;
+  if (signIns.exhausted > 0) notes.push(`${signIns.exhausted} sign-ins found no account with a step left (too few)`);
+  report.rows.push(pairedRow(name, 'sign-in with TOTP: POST /login + /login/second-factor', result, ...notes));
 }
 
 function loginLoad(server: BenchProcess, username: string, password: string, connections: number): Load {

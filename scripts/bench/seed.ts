@@ -5,16 +5,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import type { BenchProcess } from './bench-process';
+import { PostgresBackends } from './postgres-backends';
 
 export const PASSWORD = 'violet staircase 42 umbrella';
 const CLI = join(__dirname, '../../src/cli/main.js');
 const HOST_ROUTE = '/host/reports';
 const HOST_PERMISSION = 'reports.read';
+const DEVICES = [
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148',
+  'Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148',
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/124.0 Safari/537.36',
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 Version/17.4 Safari/605.1.15',
+  'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0',
+];
 
 /** A database made for one bench run, and how to get rid of it. */
 export interface BenchDatabase {
   kind: 'sqlite' | 'postgres';
   url: string;
+  /** PostgreSQL: the CPU of the backends serving this database. */
+  backends?: PostgresBackends;
   drop(): Promise<void>;
 }
 
@@ -45,6 +55,7 @@ export async function openBenchDatabase(kind: 'sqlite' | 'postgres'): Promise<Be
   return {
     kind,
     url: url.toString(),
+    backends: new PostgresBackends(admin, name),
     drop: async () => {
       try {
         await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -55,19 +66,28 @@ export async function openBenchDatabase(kind: 'sqlite' | 'postgres'): Promise<Be
   };
 }
 
-/** What the loads need: a verified user with a session and the permission, and one with a 128-character password. */
+/**
+ * What the loads need: a verified user with the permission and a few sessions (one of them `token`), and one with a
+ * 128-character password.
+ */
 export interface Seeded {
   username: string;
   token: string;
+  /** How many sessions `username` has. */
+  sessions: number;
   longUsername: string;
   longPassword: string;
   hostRoute: string;
 }
 
-async function post(url: string, body: object): Promise<{ status: number; json: Record<string, unknown> }> {
+async function post(
+  url: string,
+  body: object,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
@@ -121,7 +141,12 @@ export async function seedAccounts(server: BenchProcess, env: Record<string, str
   ]) {
     await cli(args, env, cwd);
   }
-  const login = await post(`${server.url}/auth/login`, { username, password: PASSWORD });
-  if (login.status !== 200) throw new Error(`seeding: login answered ${login.status}`);
-  return { username, token: String(login.json.access_token), longUsername, longPassword, hostRoute: HOST_ROUTE };
+  // A person with a few devices: `GET /sessions` lists these, the newest (the one the loads use) first.
+  let token = '';
+  for (const device of DEVICES) {
+    const login = await post(`${server.url}/auth/login`, { username, password: PASSWORD }, { 'user-agent': device });
+    if (login.status !== 200) throw new Error(`seeding: login answered ${login.status}`);
+    token = String(login.json.access_token);
+  }
+  return { username, token, sessions: DEVICES.length, longUsername, longPassword, hostRoute: HOST_ROUTE };
 }
