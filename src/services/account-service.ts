@@ -298,7 +298,9 @@ export class AccountService {
 
   /** Like `validateSession`, but a rejected token is `invalid_session_token`. */
   async authenticate(token: string): Promise<AccountUser> {
-    return (await this.authenticateSession(token)).user;
+    const check = await this.core.checkSession(token);
+    if (!check) throw invalidSession();
+    return check.user;
   }
 
   /**

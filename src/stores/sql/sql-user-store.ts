@@ -341,16 +341,16 @@ export class SqlUserStore implements UserStore {
     return { session, user: fromUserRow(row) };
   }
 
-  async checkSession(tokenHash: string, access?: AccessQuery): Promise<SessionCheck | null> {
-    if (!access) {
-      const [row] = await this.queries.sessionCheck.execute(this.db, tokenHash);
-      return row ? fromSessionCheckRow(row) : null;
+  checkSession(tokenHash: string, access?: AccessQuery): Promise<SessionCheck | null> {
+    // Not async: on SQLite the read is synchronous (`readDirect`), and this runs on every authenticated request.
+    try {
+      if (!access) return settle(this.queries.sessionCheck.execute(this.db, tokenHash), fromSessionCheck);
+      const query =
+        access.kind === 'role' ? this.queries.sessionCheckWithRole : this.queries.sessionCheckWithPermission;
+      return settle(query.execute(this.db, tokenHash, access.name, access.name), fromSessionCheckWithAccess);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const query = access.kind === 'role' ? this.queries.sessionCheckWithRole : this.queries.sessionCheckWithPermission;
-    const [row] = await query.execute(this.db, tokenHash, access.name, access.name);
-    if (!row) return null;
-    // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
-    return { ...fromSessionCheckRow(row), access: !row.known ? 'unknown' : row.granted ? 'granted' : 'denied' };
   }
 
   async touchSession(tokenHash: string, lastSeenAt: Date): Promise<void> {
@@ -1730,4 +1730,22 @@ async function rowExists(trx: Kysely<Database>, table: 'roles' | 'permissions', 
 /** Sorted in JS rather than by ORDER BY, so the order never depends on a database collation. */
 function sortNames(names: string[]): string[] {
   return [...names].sort();
+}
+
+/** `map` of the rows, whether they came at once (a synchronous direct read) or as a promise. */
+function settle<Row, T>(rows: Row[] | Promise<Row[]>, map: (rows: Row[]) => T): Promise<T> {
+  return Array.isArray(rows) ? Promise.resolve(map(rows)) : rows.then(map);
+}
+
+function fromSessionCheck(rows: Parameters<typeof fromSessionCheckRow>[0][]): SessionCheck | null {
+  return rows.length > 0 ? fromSessionCheckRow(rows[0]) : null;
+}
+
+function fromSessionCheckWithAccess(
+  rows: (Parameters<typeof fromSessionCheckRow>[0] & { known: unknown; granted: unknown })[],
+): SessionCheck | null {
+  const [row] = rows;
+  if (!row) return null;
+  // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
+  return { ...fromSessionCheckRow(row), access: !row.known ? 'unknown' : row.granted ? 'granted' : 'denied' };
 }
