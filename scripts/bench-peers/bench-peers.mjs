@@ -27,6 +27,8 @@ const CONNECTIONS = 16;
 const FIXED_RATE = 500;
 const FIXED_CONNECTIONS = 8;
 const SATURATING_CONNECTIONS = 32;
+/** The longest wait for a server to finish the requests of a run that has ended (`settle`). */
+const SETTLE_TIMEOUT_MS = 60_000;
 
 function parseArgs(argv) {
   const options = { warmupSeconds: 3, runSeconds: 5, runs: 3, scenarios: new Set(SCENARIOS) };
@@ -48,6 +50,29 @@ function parseArgs(argv) {
 
 const log = (line) => process.stderr.write(`bench:peers: ${line}\n`);
 
+/**
+ * Waits until `side`'s server has finished what the last run left it. A run ends by dropping its requests in flight,
+ * but neither server cancels a request whose client has gone: it still hashes it. With hashes of a few hundred
+ * milliseconds (better-auth's scrypt on a busy VM), 16 dropped sign-ins are seconds of work that would otherwise
+ * eat the start of the next run, which is often the other side's.
+ */
+async function settle(side) {
+  const started = Date.now();
+  let before = side.server.cpuSeconds();
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = side.server.cpuSeconds();
+    const waited = (Date.now() - started) / 1000;
+    // Under 20 ms of CPU in 250 ms: idle but for its timers (/proc counts in 10 ms ticks).
+    if (now - before < 0.02) {
+      if (waited > 1) log(`${side.name} took ${waited.toFixed(1)} s to finish the requests of the run before`);
+      return;
+    }
+    if (waited * 1000 > SETTLE_TIMEOUT_MS) return log(`${side.name} still busy after ${waited.toFixed(0)} s; going on`);
+    before = now;
+  }
+}
+
 /** Both sides in this round's order: Gatehouse first in even rounds, better-auth first in odd ones. */
 const inOrder = (sides, round) => (round % 2 === 0 ? sides : [...sides].reverse());
 
@@ -57,10 +82,18 @@ const inOrder = (sides, round) => (round % 2 === 0 ? sides : [...sides].reverse(
  */
 async function alternate(sides, options, { warmUp, run }) {
   for (const side of sides) side.server.resetPeakRss();
-  if (warmUp && options.warmupSeconds > 0) for (const side of sides) await warmUp(side);
+  if (warmUp && options.warmupSeconds > 0) {
+    for (const side of sides) {
+      await warmUp(side);
+      await settle(side);
+    }
+  }
   const runs = new Map(sides.map((side) => [side, []]));
   for (let round = 0; round < options.runs; round++) {
-    for (const side of inOrder(sides, round)) runs.get(side).push(await run(side));
+    for (const side of inOrder(sides, round)) {
+      runs.get(side).push(await run(side));
+      await settle(side);
+    }
   }
   return new Map(sides.map((side) => [side, summarize(runs.get(side), side.server.peakRssBytes())]));
 }

@@ -17,7 +17,10 @@ export function betterAuthHashing() {
   return {
     algorithm: 'scrypt',
     ...SCRYPT,
-    where: "libuv's thread pool (node:crypto scrypt), Node's default 4 threads; no queue, every request hashes at once",
+    where:
+      "libuv's thread pool (node:crypto scrypt), Node's default 4 threads; no queue, every request hashes at once, " +
+      'and the WebCrypto HMACs of its signed session tokens (every bearer check, every new session) wait in the ' +
+      'same pool behind the hashes',
   };
 }
 
