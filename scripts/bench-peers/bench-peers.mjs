@@ -151,7 +151,32 @@ async function hashCeilings(options) {
   );
 }
 
-function rowsOf(scenario, results, route, notes = () => undefined) {
+/**
+ * A warning for a rate made of few answers. better-auth answers sign-ins in batches (each new session's HMAC waits
+ * in libuv's pool behind every queued hash), so a run shorter than one batch of 16 hashes answers nothing at all.
+ */
+function fewAnswers(measurement, runSeconds) {
+  const fewest = Math.min(...measurement.runs.map((run) => Math.round(run.rate * runSeconds)));
+  if (fewest === 0) return `a run had no answer within its ${runSeconds} s: a longer --duration is needed`;
+  if (fewest < 2 * CONNECTIONS) return `only ${fewest} answers in a run: coarse`;
+  return '';
+}
+
+/** The sign-ups of the session checks under load, and whether the checks stopped altogether. */
+function underLoadNote(measurement) {
+  const signUps = measurement.runs.map((run) => run.signUps);
+  const failed = signUps.reduce((sum, run) => sum + run.unexpected + run.errors, 0);
+  const rate = median(signUps.map((run) => run.rate));
+  const stalled = Math.min(...measurement.runs.map((run) => run.rate)) === 0;
+  return [
+    `sign-ups meanwhile ${rate.toFixed(1)}/s${failed > 0 ? ` (${failed} failed)` : ''}`,
+    stalled ? 'a run had no check answered while the sign-ups ran' : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
+}
+
+function rowsOf(scenario, results, route, notes = () => '') {
   return [...results].map(([side, measurement]) => ({
     scenario,
     side: side.name,
@@ -201,9 +226,15 @@ async function main() {
       });
     }
   }
-  /** A rate as a share of its side's hash ceiling, when the ceilings were measured. */
-  const ofCeiling = (side, measurement) =>
-    report.ceilings ? `${((measurement.rate / report.ceilings[side.name].rate) * 100).toFixed(0)}% of its hash` : '';
+  const few = (measurement) => fewAnswers(measurement, options.runSeconds);
+  /** A hashing row's share of its side's hash ceiling (when the ceilings were measured), and how coarse it is. */
+  const hashNotes = (side, measurement) =>
+    [
+      report.ceilings ? `${((measurement.rate / report.ceilings[side.name].rate) * 100).toFixed(0)}% of its hash` : '',
+      few(measurement),
+    ]
+      .filter(Boolean)
+      .join('; ');
 
   log('starting Gatehouse and better-auth');
   const gatehouse = await startGatehouse();
@@ -214,17 +245,24 @@ async function main() {
     if (runs('session')) {
       log('session check');
       const results = await throughput(sides, options, (side) => side.session(CONNECTIONS), { checkSession: true });
-      report.rows.push(...rowsOf('session check (bearer)', results, (side) => side.routes.session));
+      report.rows.push(
+        ...rowsOf(
+          'session check (bearer)',
+          results,
+          (side) => side.routes.session,
+          (_side, measurement) => few(measurement),
+        ),
+      );
     }
     if (runs('signin')) {
       log('sign-in');
       const results = await throughput(sides, options, (side) => side.signIn(CONNECTIONS));
-      report.rows.push(...rowsOf('sign-in', results, (side) => side.routes.signIn, ofCeiling));
+      report.rows.push(...rowsOf('sign-in', results, (side) => side.routes.signIn, hashNotes));
     }
     if (runs('signup')) {
       log('sign-up');
       const results = await throughput(sides, options, (side) => side.signUp(CONNECTIONS));
-      report.rows.push(...rowsOf('sign-up', results, (side) => side.routes.signUp, ofCeiling));
+      report.rows.push(...rowsOf('sign-up', results, (side) => side.routes.signUp, hashNotes));
     }
     if (runs('load')) {
       log(`session checks at ${FIXED_RATE}/s while sign-ups run`);
@@ -234,12 +272,7 @@ async function main() {
           `session checks at ${FIXED_RATE}/s while ${SATURATING_CONNECTIONS} connections sign up`,
           results,
           (side) => side.routes.session,
-          (_side, measurement) => {
-            const signUps = measurement.runs.map((run) => run.signUps);
-            const failed = signUps.reduce((sum, run) => sum + run.unexpected + run.errors, 0);
-            const rate = median(signUps.map((run) => run.rate));
-            return `sign-ups meanwhile ${rate.toFixed(1)}/s${failed > 0 ? ` (${failed} failed)` : ''}`;
-          },
+          (_side, measurement) => underLoadNote(measurement),
         ),
       );
     }
