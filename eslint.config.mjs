@@ -29,6 +29,14 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
+    // The peer bench is plain JavaScript for Node, outside the TypeScript project (its own package and lockfile):
+    // the Node globals it uses, which the TypeScript files get from @types/node.
+    files: ['scripts/bench-peers/**/*.mjs'],
+    languageOptions: {
+      globals: { process: 'readonly', URL: 'readonly', fetch: 'readonly', setTimeout: 'readonly' },
+    },
+  },
+  {
     // chai's property assertions (`expect(x).to.be.true`) are expressions by design.
     files: ['test/**'],
     rules: { '@typescript-eslint/no-unused-expressions': 'off' },
