@@ -73,11 +73,8 @@ export class AccountContext {
     const tokenHash = this.tokens.hash(token);
     const found = await this.store.getSessionAndUser(tokenHash);
     if (!found) return null;
-    const now = this.clock.now();
-    const verdict = this.judgeSession(tokenHash, found.session, found.user.id, found.user.disabledAt !== null, now);
-    if (verdict === 'ended') return null;
-    if (verdict === 'refresh') await this.store.touchSession(tokenHash, now);
-    return found;
+    const { session, user } = found;
+    return (await this.stillLive(tokenHash, session, user.id, user.disabledAt !== null)) ? found : null;
   }
 
   /**
@@ -90,27 +87,28 @@ export class AccountContext {
     const tokenHash = this.tokens.hash(token);
     const found = await this.store.checkSession(tokenHash, access);
     if (!found) return null;
-    const now = this.clock.now();
-    const verdict = this.judgeSession(tokenHash, found, found.user.id, found.disabled, now);
-    if (verdict === 'ended') return null;
-    if (verdict === 'refresh') await this.store.touchSession(tokenHash, now);
-    return found;
+    return (await this.stillLive(tokenHash, found, found.user.id, found.disabled)) ? found : null;
   }
 
-  /** Whether a session found by its token still counts, and whether its idle window is due to move. */
-  private judgeSession(
+  /**
+   * Whether a session found by its token still counts; an expired one is deleted in the background, and a live one
+   * whose idle window is due to move is touched first. A promise only when it writes.
+   */
+  private stillLive(
     tokenHash: string,
     session: Pick<StoredSession, 'expiresAt' | 'lastSeenAt'>,
     userId: string,
     disabled: boolean,
-    now: Date,
-  ): 'ended' | 'refresh' | 'live' {
+  ): boolean | Promise<boolean> {
     // Disabling ended its sessions; this also refuses one a racing login slipped in (the store refuses that too).
-    if (disabled) return 'ended';
+    if (disabled) return false;
+    const now = this.clock.now();
     const status = sessionStatus(session, now, this.options);
-    if (status !== 'expired') return status;
-    this.background.run('delete_expired_session', { userId }, () => this.store.deleteSession(tokenHash));
-    return 'ended';
+    if (status === 'expired') {
+      this.background.run('delete_expired_session', { userId }, () => this.store.deleteSession(tokenHash));
+      return false;
+    }
+    return status === 'refresh' ? this.store.touchSession(tokenHash, now).then(() => true) : true;
   }
 
   async requireLiveSession(token: string): Promise<LiveSession> {
