@@ -1,0 +1,73 @@
+// What build/src is compiled from, and whether build/ holds a finished compilation of exactly that. Plain JavaScript:
+// it runs before anything is compiled (`npm start`'s prestart), so it cannot be TypeScript of the project.
+import { Buffer } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, relative, sep } from 'node:path';
+
+/** Written by `build-stamp.mjs begin`, before the compiler runs: the hash of the inputs it is about to read. */
+export const PENDING = '.build-stamp.pending';
+/** The pending hash renamed once the compiler has succeeded; a crashed or failed build never leaves one. */
+export const STAMP = '.build-stamp';
+
+/** Every file under `dir`, as paths relative to `root` with forward slashes, in a stable order. */
+function filesUnder(root, dir) {
+  const files = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...filesUnder(root, path));
+    else files.push(relative(root, path).split(sep).join('/'));
+  }
+  return files.sort();
+}
+
+/** The installed compiler's version: another TypeScript may emit other JavaScript from the same sources. */
+function typescriptVersion(root) {
+  try {
+    const require = createRequire(join(root, 'package.json'));
+    return JSON.parse(readFileSync(require.resolve('typescript/package.json'), 'utf8')).version;
+  } catch {
+    return 'none';
+  }
+}
+
+/**
+ * A hash of the contents, not the times: `git checkout` of an older commit gives files older times than the build,
+ * and a time-based check would keep the newer build. Every file under src/ counts (a deleted or added file changes
+ * the list), as do both tsconfigs (build:all compiles with one, build with the other, the same src/ either way), the
+ * whole package.json (its scripts say how the build is made) and the compiler's version.
+ */
+export function inputsHash(root, sources = filesUnder(root, join(root, 'src'))) {
+  const hash = createHash('sha256');
+  hash.update(`typescript ${typescriptVersion(root)}\0`);
+  for (const file of ['package.json', 'tsconfig.json', 'tsconfig.build.json', ...sources]) {
+    const path = join(root, file);
+    const content = existsSync(path) ? readFileSync(path) : Buffer.alloc(0);
+    hash.update(`${file}\0${content.length}\0`);
+    hash.update(content);
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * Why build/ must be compiled again, or null when it holds a finished compilation of the current inputs. Besides the
+ * stamp, every source's output must still be there: a file deleted from build/ by hand is noticed too.
+ */
+export function staleReason(root) {
+  const build = join(root, 'build');
+  const stampPath = join(build, STAMP);
+  if (!existsSync(stampPath)) {
+    return existsSync(join(build, PENDING)) ? 'the last build failed or did not finish' : 'no finished build';
+  }
+  const sources = filesUnder(root, join(root, 'src'));
+  if (readFileSync(stampPath, 'utf8').trim() !== inputsHash(root, sources)) {
+    return 'the sources changed since the last build';
+  }
+  for (const file of sources) {
+    if (!file.endsWith('.ts') || file.endsWith('.d.ts')) continue;
+    const output = join(build, file.replace(/\.ts$/, '.js'));
+    if (!existsSync(output)) return `${relative(root, output)} is missing`;
+  }
+  return null;
+}
