@@ -94,7 +94,7 @@ async function post(
 }
 
 /** Registers a user through the API and verifies it with the link the console sender printed. */
-async function registerVerified(server: BenchProcess, username: string, password: string): Promise<void> {
+export async function registerVerified(server: BenchProcess, username: string, password: string): Promise<void> {
   const before = server.lastLinkToken('verify-email');
   const registered = await post(`${server.url}/auth/register`, {
     username,
