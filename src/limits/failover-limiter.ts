@@ -1,4 +1,4 @@
-import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from './rate-limiter-classes';
 import type { Logger } from '../services/logger';
 
 /**

@@ -1,4 +1,4 @@
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, rateLimiterRedis, RateLimiterRes } from './rate-limiter-classes';
 import type { AttemptLimiter, LimitDecision } from '../services/attempt-limiter';
 import { Logger, silentLogger } from '../services/logger';
 import { FailoverLimiter, StoreHealth } from './failover-limiter';
@@ -104,7 +104,7 @@ export class RateLimits implements AttemptLimiter {
     const { redis } = this.options;
     // Not ready (reconnecting) fails at once instead of queueing, so the memory stand-in answers without delay.
     const primary = redis
-      ? new RateLimiterRedis({ ...settings, storeClient: redis, rejectIfRedisNotReady: true })
+      ? new (rateLimiterRedis())({ ...settings, storeClient: redis, rejectIfRedisNotReady: true })
       : undefined;
     return new FailoverLimiter(primary, new RateLimiterMemory(settings), this.options.redisTimeoutMs, health);
   }
