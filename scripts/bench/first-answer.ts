@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,16 +9,22 @@ import { freePort } from '../../test/support/free-port';
 /** What `npm start` reads: the sources, the build configuration and scripts. Not build/, not the tests. */
 const PROJECT_FILES = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src'];
 const BUILD_SCRIPTS = ['build-inputs.mjs', 'build-stamp.mjs', 'build-if-stale.mjs'];
+/** What `npm start` runs once compiled; the stamp of `npm run build:all` covers it. */
+const BUILD_FILES = ['build/src', 'build/.build-stamp'];
 
 /**
  * A copy of the checkout for `npm start` to compile into as it likes: a stale build made here leaves the checkout's
- * own build/ (with the bench compiled in it) alone. node_modules is a link to the checkout's.
+ * own build/ (with the bench compiled in it) alone. node_modules is a link to the checkout's. `withBuild`: the
+ * checkout's compiled src/ and its stamp come along, so the copy's build is current without compiling.
  */
-export function copyProject(root: string): { dir: string; remove(): void } {
+export function copyProject(root: string, withBuild: boolean): { dir: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-startup-'));
   for (const file of PROJECT_FILES) cpSync(join(root, file), join(dir, file), { recursive: true });
   mkdirSync(join(dir, 'scripts'));
   for (const script of BUILD_SCRIPTS) cpSync(join(root, 'scripts', script), join(dir, 'scripts', script));
+  if (withBuild) {
+    for (const file of BUILD_FILES) cpSync(join(root, file), join(dir, file), { recursive: true });
+  }
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
@@ -45,18 +51,47 @@ function groupAlive(pid: number): boolean {
   }
 }
 
+/**
+ * CPU seconds used so far by the processes of the group led by `pid`, with their children that have exited (npm's
+ * pre-script, a compilation): utime + stime + cutime + cstime of each /proc/<pid>/stat, in ticks of 1/100 s. Unlike
+ * the wall time, it barely depends on what else the machine is doing.
+ */
+function groupCpuSeconds(pid: number): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    // The command name (field 2) may hold spaces; the fields after its closing parenthesis start at field 3.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) !== pid) continue;
+    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+  }
+  return ticks / 100;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A start: wall milliseconds to the first answer, and the CPU milliseconds its processes had used by then. */
+export interface StartTiming {
+  ms: number;
+  cpuMs: number;
+}
+
 /**
- * Milliseconds from spawning `command` to the first HTTP answer, of any status, to `GET {url}{path}`; then the
- * command's whole process group (npm, its shell and the server) is stopped and waited for, so that its shutdown
- * does not overlap the next measurement.
+ * Times from spawning `command` to the first HTTP answer, of any status, to `GET {url}{path}`; then the command's
+ * whole process group (npm, its shell and the server) is stopped and waited for, so that its shutdown does not
+ * overlap the next measurement.
  */
 export async function timeToFirstAnswer(
   command: string,
   args: string[],
   options: { cwd: string; env: Record<string, string>; path: string; timeoutMs?: number },
-): Promise<number> {
+): Promise<StartTiming> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}${options.path}`;
   const started = performance.now();
@@ -74,7 +109,10 @@ export async function timeToFirstAnswer(
   const deadline = started + (options.timeoutMs ?? 120_000);
   try {
     for (;;) {
-      if ((await probe(url)) !== null) return performance.now() - started;
+      if ((await probe(url)) !== null) {
+        const ms = performance.now() - started;
+        return { ms, cpuMs: groupCpuSeconds(child.pid!) * 1000 };
+      }
       if (exited) throw new Error(`${command} ${args.join(' ')} exited before answering:\n${stderr}`);
       if (performance.now() > deadline) throw new Error(`${command} ${args.join(' ')} did not answer:\n${stderr}`);
       await sleep(5);

@@ -5,8 +5,10 @@
  * - From `npm start` to the first HTTP answer (`GET {prefix}/me`, answered 401: the server has no health route, and
  *   any answer means every route is mounted), on a fresh SQLite file each run: once with a stale build (npm start
  *   compiles first), then with the build current (the compiler skipped), and `node build/src/server/main.js`
- *   directly, which shows npm's own share. These run in a copy of the checkout, so the stale build never touches the
- *   checkout's build/. Beside them, the build check alone and Node starting and exiting.
+ *   directly, which shows npm's own share. Each with the CPU time all its processes had used by the first answer,
+ *   which depends less than the wall time on what else the machine is doing. These run in a copy of the checkout,
+ *   so the stale build never touches the checkout's build/. Beside them, the build check alone and Node starting
+ *   and exiting.
  * - The server's resident memory (VmRSS) right after its first answer, and after one sign-in: register, verify from
  *   the printed link, log in.
  * - For each package entry: `require` in a fresh process, the modules and distinct packages it loads, and its RSS.
@@ -18,7 +20,7 @@ import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { BenchProcess } from './bench-process';
 import { type EntryLoad, loadEntry } from './entry-loads';
-import { copyProject, timeToExit, timeToFirstAnswer } from './first-answer';
+import { copyProject, type StartTiming, timeToExit, timeToFirstAnswer } from './first-answer';
 import { median } from './measure';
 import { PASSWORD, registerVerified } from './seed';
 
@@ -37,7 +39,7 @@ const SECRET_KEY = 'bench-secret-key-bench-secret-key-bench-secret-key';
 
 interface Options {
   runs: number;
-  /** Leave out the start with a stale build (a whole compilation, 20 s or more). */
+  /** Leave out the start with a stale build (a whole compilation, 20 s or more): the checkout's build is copied. */
   skipStale: boolean;
   json?: string;
 }
@@ -57,7 +59,10 @@ function parseArgs(argv: string[]): Options {
 
 interface Timed {
   what: string;
+  /** Wall milliseconds of each run. */
   runs: number[];
+  /** CPU milliseconds of each run, all its processes; absent for the commands that exit by themselves. */
+  cpu?: number[];
 }
 
 interface StartupReport {
@@ -81,16 +86,16 @@ function serverEnv(dir: string): Record<string, string> {
 /** `count` starts of `command` in `cwd`, each on a fresh database, timed to the first answer. */
 async function timeStarts(what: string, command: string, args: string[], cwd: string, count: number): Promise<Timed> {
   log(what);
-  const runs: number[] = [];
+  const starts: StartTiming[] = [];
   for (let i = 0; i < count; i++) {
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-startup-db-'));
     try {
-      runs.push(await timeToFirstAnswer(command, args, { cwd, env: serverEnv(dir), path: '/auth/me' }));
+      starts.push(await timeToFirstAnswer(command, args, { cwd, env: serverEnv(dir), path: '/auth/me' }));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  return { what, runs };
+  return { what, runs: starts.map((start) => start.ms), cpu: starts.map((start) => start.cpuMs) };
 }
 
 async function timeExits(what: string, command: string, args: string[], cwd: string, count: number): Promise<Timed> {
@@ -150,11 +155,12 @@ function printReport(report: StartupReport, options: Options): void {
   const { machine } = report;
   out.push(`Machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; median of ${options.runs} runs.`);
   out.push('');
-  out.push('| start | ms (median) | min | max | runs |');
-  out.push('|---|---:|---:|---:|---:|');
-  for (const { what, runs } of report.starts) {
+  out.push('| start | ms (median) | min | max | CPU ms (median) | runs |');
+  out.push('|---|---:|---:|---:|---:|---:|');
+  for (const { what, runs, cpu } of report.starts) {
+    const cpuMs = cpu ? ms(median(cpu)) : '-';
     out.push(
-      `| ${what} | ${ms(median(runs))} | ${ms(Math.min(...runs))} | ${ms(Math.max(...runs))} | ${runs.length} |`,
+      `| ${what} | ${ms(median(runs))} | ${ms(Math.min(...runs))} | ${ms(Math.max(...runs))} | ${cpuMs} | ${runs.length} |`,
     );
   }
   out.push('');
@@ -182,13 +188,10 @@ async function main(): Promise<void> {
     memory: { afterStartBytes: NaN, afterSignInBytes: NaN },
     entries: [],
   };
-  const project = copyProject(ROOT);
+  const project = copyProject(ROOT, options.skipStale);
   try {
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    if (options.skipStale) {
-      log('compiling the copy (not measured: --skip-stale)');
-      await timeExits('npm run build', npm, ['run', 'build', '--silent'], project.dir, 1);
-    } else {
+    if (!options.skipStale) {
       report.starts.push(await timeStarts('`npm start`, stale build (compiles first)', npm, ['start'], project.dir, 1));
     }
     report.starts.push(
