@@ -11,17 +11,26 @@ const KEPT_OUTPUT = 256 * 1024;
  * ready once its stderr says so, and measured through /proc (peak RSS).
  */
 export class BenchProcess {
-  stdout = '';
-  stderr = '';
+  private readonly out = new OutputTail();
+  private readonly err = new OutputTail();
   private readonly exited: Promise<number | null>;
 
   private constructor(
     private readonly child: ChildProcess,
     readonly url: string,
   ) {
-    child.stdout!.on('data', (chunk) => (this.stdout = (this.stdout + chunk).slice(-KEPT_OUTPUT)));
-    child.stderr!.on('data', (chunk) => (this.stderr = (this.stderr + chunk).slice(-KEPT_OUTPUT)));
+    child.stdout!.on('data', (chunk: Buffer) => this.out.add(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => this.err.add(chunk));
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  /** The last KEPT_OUTPUT characters or so the process wrote to stdout. */
+  get stdout(): string {
+    return this.out.text();
+  }
+
+  get stderr(): string {
+    return this.err.text();
   }
 
   /** Starts `node script` and resolves when `ready` matches its stderr. */
@@ -108,4 +117,25 @@ export function cpuSecondsOf(stat: string): number {
   // The command name (field 2) may hold spaces; the fields after its closing parenthesis start at field 3.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * The tail of a stream, kept as chunks and joined only when read. Appending to one string and cutting it to size on
+ * every chunk copied the whole tail each time: with registrations printing a mail each, that cost the load generator
+ * a third of a core, taken from the hashing threads the registration row is measured against.
+ */
+class OutputTail {
+  private chunks: Buffer[] = [];
+  private size = 0;
+
+  add(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.size - this.chunks[0].length >= KEPT_OUTPUT) this.size -= this.chunks.shift()!.length;
+  }
+
+  text(): string {
+    if (this.chunks.length > 1) this.chunks = [Buffer.concat(this.chunks)];
+    return this.chunks[0]?.toString('utf8') ?? '';
+  }
 }
