@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 
 /** 32 random bytes: far above ASVS 3.2.2's 64-bit floor, and the size of the HMAC key space. */
 export const TOKEN_BYTES = 32;
@@ -17,10 +17,16 @@ export function isRawToken(token: unknown): token is string {
  * the key invalidates every outstanding token at once (spec section 5.7).
  */
 export class TokenHasher {
+  // A KeyObject, made once: given a Buffer, Node 24's createHmac makes one on every call, which cost 9.5 µs of the
+  // 11 a session check's HMAC took there (1.7 µs with the KeyObject; Node 20 takes 1.5 either way).
+  private readonly key: KeyObject;
+
   constructor(
-    private readonly secretKey: Buffer,
+    secretKey: Buffer,
     private readonly random: (size: number) => Buffer = randomBytes,
-  ) {}
+  ) {
+    this.key = createSecretKey(secretKey);
+  }
 
   /** A new raw token, base64url (43 characters). */
   generate(): string {
@@ -28,6 +34,6 @@ export class TokenHasher {
   }
 
   hash(rawToken: string): string {
-    return createHmac('sha256', this.secretKey).update(rawToken, 'utf8').digest('base64url');
+    return createHmac('sha256', this.key).update(rawToken, 'utf8').digest('base64url');
   }
 }
