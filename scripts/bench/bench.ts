@@ -29,6 +29,7 @@ import {
   measurePaired,
   median,
   type PairedMeasurement,
+  type ReferenceRun,
   runOnce,
   summarize,
   type Timing,
@@ -180,10 +181,17 @@ function pairedRow(database: string, scenario: string, result: PairedMeasurement
   const backends = Number.isFinite(result.databaseCpuMicros)
     ? [`PostgreSQL backends ${result.databaseCpuMicros.toFixed(0)} µs/req`]
     : [];
+  const reference =
+    result.referenceFactor === undefined
+      ? []
+      : [
+          `${result.referenceFactor.toFixed(2)}x the reference's CPU in its pairs (${result.referenceCpuMicros!.toFixed(0)} µs)`,
+        ];
   return {
     ...row(database, scenario, result, result.ceilingRate),
     ratio: result.ratio,
-    note: [`ceiling in its pairs: ${ceiling}/s`, ...backends, ...notes].join('; '),
+    referenceFactor: result.referenceFactor,
+    note: [`ceiling in its pairs: ${ceiling}/s`, ...reference, ...backends, ...notes].join('; '),
   };
 }
 
@@ -226,7 +234,7 @@ async function benchDatabase(
   const { backends } = database;
 
   log(`reference: bare route + HMAC + one ${name} read`);
-  await reference(database, options, ceilings, bare, report);
+  const reference = await startReference(database, options, ceilings, bare, report);
 
   // Before the server starts: the seeding delivers its own mail, which the server's outbox worker would race it for.
   const signIns = runs('second-factor') ? await seedSignIns(env, cwd, options, report) : undefined;
@@ -243,7 +251,7 @@ async function benchDatabase(
 
     if (runs('me')) {
       log(`${name}: GET /me`);
-      const result = await measurePaired(me, options, server, ceilings.bare, backends);
+      const result = await measurePaired(me, options, server, ceilings.bare, backends, reference.run);
       report.rows.push(pairedRow(name, 'GET /me (bearer)', result));
     }
     if (runs('perm')) {
@@ -254,13 +262,13 @@ async function benchDatabase(
         connections: CONNECTIONS,
         expect: [200],
       };
-      const result = await measurePaired(perm, options, host, ceilings.bare, backends);
+      const result = await measurePaired(perm, options, host, ceilings.bare, backends, reference.run);
       report.rows.push(pairedRow(name, "GET host route @Authorized('perm:x')", result));
     }
     if (runs('sessions')) {
       log(`${name}: GET /sessions`);
       const sessions: Load = { ...me, url: `${server.url}/auth/sessions` };
-      const result = await measurePaired(sessions, options, server, ceilings.bare, backends);
+      const result = await measurePaired(sessions, options, server, ceilings.bare, backends, reference.run);
       report.rows.push(pairedRow(name, `GET /sessions (bearer, ${seeded.sessions} sessions)`, result));
     }
     if (runs('login')) {
@@ -280,47 +288,56 @@ async function benchDatabase(
   } finally {
     await host?.stop();
     await server.stop();
+    await reference.stop();
     rmSync(cwd, { recursive: true, force: true });
   }
 }
 
+/** A database's reference, kept running for the pairs of the rows measured against it. */
+interface Reference {
+  run: ReferenceRun;
+  stop(): Promise<void>;
+}
+
 /**
  * The database's reference row: the bare route plus an HMAC and one primary-key read, on the bare server for SQLite
- * (`/bare-read`), and on one of its own pointed at the bench's database for PostgreSQL (`/bare-read-postgres`).
+ * (`/bare-read`), and on one of its own pointed at the bench's database for PostgreSQL (`/bare-read-postgres`). That
+ * server stays up until `stop`, so that each run of `GET /me` and the perm route can follow a run of it.
  */
-async function reference(
+async function startReference(
   database: BenchDatabase,
   options: Options,
   ceilings: Ceilings,
   bare: BenchProcess,
   report: Report,
-): Promise<void> {
+): Promise<Reference> {
   const load = (server: BenchProcess, path: string): Load => ({
     url: `${server.url}${path}`,
     connections: CONNECTIONS,
     expect: [200],
     headers: { authorization: 'Bearer bench' },
   });
-  if (database.kind === 'sqlite') {
-    const result = await measurePaired(load(bare, '/bare-read'), options, bare, ceilings.bare);
-    report.rows.push(pairedRow('reference', REFERENCES.SQLite, result));
-    return;
-  }
-  const server = await BenchProcess.start(BARE, { BENCH_POSTGRES_URL: database.url }, LISTENING, {
-    nodeArgs: options.nodeArgs,
-  });
+  const server =
+    database.kind === 'sqlite'
+      ? bare
+      : await BenchProcess.start(BARE, { BENCH_POSTGRES_URL: database.url }, LISTENING, {
+          nodeArgs: options.nodeArgs,
+        });
+  const referenceLoad = load(server, database.kind === 'sqlite' ? '/bare-read' : '/bare-read-postgres');
+  const scenario = database.kind === 'sqlite' ? REFERENCES.SQLite : REFERENCES.PostgreSQL;
   try {
-    const result = await measurePaired(
-      load(server, '/bare-read-postgres'),
-      options,
-      server,
-      ceilings.bare,
-      database.backends,
-    );
-    report.rows.push(pairedRow('reference', REFERENCES.PostgreSQL, result));
-  } finally {
-    await server.stop();
+    const result = await measurePaired(referenceLoad, options, server, ceilings.bare, database.backends);
+    report.rows.push(pairedRow('reference', scenario, result));
+  } catch (error) {
+    if (server !== bare) await server.stop();
+    throw error;
   }
+  return {
+    run: () => runOnce(referenceLoad, options.runSeconds, server),
+    stop: async () => {
+      if (server !== bare) await server.stop();
+    },
+  };
 }
 
 /** Accounts with two-factor sign-in on, enough for the second-factor load at the argon2id ceiling's rate. */

@@ -269,18 +269,29 @@ export function summarize(runs: RunResult[], peakRssBytes: number): Measurement 
 /** One run of a ceiling's load, beside a run of a scenario: its rate. */
 export type CeilingRun = () => Promise<number>;
 
+/** One run of a reference load on its own server, beside a run of a scenario: its figures, CPU included. */
+export type ReferenceRun = () => Promise<RunResult>;
+
 /** A measurement whose share of its ceiling comes from runs taken in pairs. */
 export interface PairedMeasurement extends Measurement {
   /** The median of each run's rate over the ceiling's rate in the run just before it. */
   ratio: number;
   /** The median rate of the ceiling's runs. */
   ceilingRate: number;
+  /**
+   * With a reference: the median of each run's server CPU per request over the reference's in the run just before
+   * it, and the median of the reference's own figure.
+   */
+  referenceFactor?: number;
+  referenceCpuMicros?: number;
 }
 
 /**
  * Like `measure`, but runs the ceiling once right before each run of `load` and reports the median of the per-pair
  * ratios. The VM's speed drifts by ±20% over minutes, so a ratio of two rates taken seconds apart says more than one
- * of a rate taken now and a ceiling taken at the start of the bench.
+ * of a rate taken now and a ceiling taken at the start of the bench. With `reference`, each run is also preceded by
+ * one run of the reference, and its server CPU per request is compared with the reference's in the same way: the
+ * CPU a request costs drifts with the VM too (the same build measured 72 and 169 µs a request hours apart).
  */
 export async function measurePaired(
   load: Load,
@@ -288,18 +299,27 @@ export async function measurePaired(
   server: BenchProcess,
   ceiling: CeilingRun,
   backends?: PostgresBackends,
+  reference?: ReferenceRun,
 ): Promise<PairedMeasurement> {
   server.resetPeakRss();
   if (timing.warmupSeconds > 0) await runOnce(load, timing.warmupSeconds);
   const runs: RunResult[] = [];
   const ceilingRates: number[] = [];
+  const references: RunResult[] = [];
   for (let i = 0; i < timing.runs; i++) {
     ceilingRates.push(await ceiling());
+    if (reference) references.push(await reference());
     runs.push(await runOnce(load, timing.runSeconds, server, backends));
   }
   return {
     ...summarize(runs, server.peakRssBytes()),
     ratio: median(runs.map((run, i) => run.rate / ceilingRates[i])),
     ceilingRate: median(ceilingRates),
+    ...(reference
+      ? {
+          referenceFactor: median(runs.map((run, i) => run.serverCpuMicros / references[i].serverCpuMicros)),
+          referenceCpuMicros: median(references.map((run) => run.serverCpuMicros)),
+        }
+      : {}),
   };
 }

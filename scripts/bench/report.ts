@@ -15,6 +15,8 @@ export interface Row {
   /** The server's main thread alone (no hashing), and PostgreSQL's backends (NaN on SQLite), per answered request. */
   serverLoopCpuMicros?: number;
   databaseCpuMicros?: number;
+  /** The median over its pairs of its server CPU per request over its database reference's, run just before. */
+  referenceFactor?: number;
   note?: string;
 }
 
@@ -76,16 +78,20 @@ export function judgeTargets(report: Report): Target[] {
     ]) {
       const row = find(report, database, scenario);
       if (!row || !reference) continue;
-      const factor = row.serverCpuMicros! / reference.serverCpuMicros!;
+      // In pairs when the row was measured so; otherwise against the reference row, measured minutes apart.
+      const factor = row.referenceFactor ?? row.serverCpuMicros! / reference.serverCpuMicros!;
+      const how = row.referenceFactor === undefined ? 'against the reference row' : 'median of its pairs';
       targets.push({
         name: `${route} on ${database} <= ${CPU_FACTOR}x the ${database} reference's server CPU per request`,
-        measured: `${fixed(row.serverCpuMicros!, 0)} vs ${fixed(reference.serverCpuMicros!, 0)} µs (${fixed(factor, 2)}x)`,
+        measured: `${fixed(factor, 2)}x, ${how} (${fixed(row.serverCpuMicros!, 0)} vs ${fixed(reference.serverCpuMicros!, 0)} µs in the rows)`,
         pass: factor <= CPU_FACTOR && row.errors === 0,
       });
     }
   }
   ratioTarget('POST /login on SQLite >= 85% of argon2id', find(report, 'SQLite', 'POST /login'), 0.85);
   ratioTarget('POST /login on PostgreSQL >= 85% of argon2id', find(report, 'PostgreSQL', 'POST /login'), 0.85);
+  ratioTarget('POST /register on SQLite >= 85% of argon2id', find(report, 'SQLite', 'POST /register'), 0.85);
+  ratioTarget('POST /register on PostgreSQL >= 85% of argon2id', find(report, 'PostgreSQL', 'POST /register'), 0.85);
   if (report.underLoad) {
     const factor = report.underLoad.loadedP99 / report.underLoad.idleP99;
     targets.push({
