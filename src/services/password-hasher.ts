@@ -1,9 +1,13 @@
 import * as argon2 from 'argon2';
+import { randomBytes } from 'node:crypto';
 import { AccountError } from '../errors/account-error';
 import { HashingOptions, HashingQueueOptions } from './account-options';
 import { isAffordable, parseArgon2Parameters } from './argon2-parameters';
 import type { Logger } from './logger';
 import { BoundedWorkQueue } from './work-queue';
+
+/** argon2's own default salt length; RFC 9106 recommends 16 bytes. */
+const SALT_BYTES = 16;
 
 /** Overload is logged at most once per this interval; see `logOverload`. */
 const OVERLOAD_LOG_INTERVAL_MS = 1000;
@@ -41,7 +45,13 @@ export class PasswordHasher {
   }
 
   hash(password: string): Promise<string> {
-    return this.scheduled(() => argon2.hash(password, { type: argon2.argon2id, ...this.params }));
+    // The salt is made here, synchronously (16 bytes, argon2's default length, from the same CSPRNG). Left to the
+    // package, it is an asynchronous randomBytes on libuv's pool, so the hash would start only when the event loop next
+    // got round to it; a core then idled behind whatever the loop was doing (SQLite commits), which kept
+    // registrations further from the argon2id ceiling than logins (75-77% against 84-88%).
+    return this.scheduled(() =>
+      argon2.hash(password, { type: argon2.argon2id, ...this.params, salt: randomBytes(SALT_BYTES) }),
+    );
   }
 
   /**

@@ -2,8 +2,22 @@ import { expect } from 'chai';
 import { watchArgon2 } from '../security/support/argon2-calls';
 import { makeHarness, STRONG_PASSWORD } from '../support/core-harness';
 import { expectAccountError } from '../support/expect-account-error';
+import { CHEAP_HASHING } from '../support/fixtures';
+import { PasswordHasher } from '../../src/services/password-hasher';
 
 describe('AccountService: password policy and hashing', () => {
+  it('salts every hash with 16 fresh random bytes, and verifies what it hashed', async () => {
+    const hasher = new PasswordHasher({ ...CHEAP_HASHING, parallelism: 1 }, { concurrency: 2, maxQueued: 4 });
+    const [first, second] = await Promise.all([hasher.hash(STRONG_PASSWORD), hasher.hash(STRONG_PASSWORD)]);
+    const saltOf = (phc: string) => Buffer.from(phc.split('$')[4], 'base64');
+    expect(saltOf(first)).to.have.length(16);
+    expect(saltOf(second)).to.have.length(16);
+    expect(saltOf(first).equals(saltOf(second)), 'two salts alike').to.equal(false);
+    expect(first).to.not.equal(second);
+    expect(await hasher.verify(first, STRONG_PASSWORD)).to.equal(true);
+    expect(await hasher.verify(second, STRONG_PASSWORD + '!')).to.equal(false);
+  });
+
   it('counts length in code points after NFKC: 12 emoji pass, 11 are weak_password (P1, P4)', async () => {
     const h = makeHarness();
     const twelve = '🦊🐙🌵🎻🚲🧭🪁🍄🛶🦉🧩🪐';
