@@ -5,7 +5,7 @@ import { firstComeDialect } from './sql/first-come-dialect';
 import { migrateToLatest } from './sql/migrate';
 import { Database } from './sql/schema';
 import { SqlCapabilities } from './sql/sql-capabilities';
-import { sqliteCapabilities } from './sql/sqlite-capabilities';
+import { SQLITE_SYNCHRONOUS, sqliteCapabilities } from './sql/sqlite-capabilities';
 import { sqliteDirectReads } from './sql/sqlite-direct-reads';
 import { SqlUserStore } from './sql/sql-user-store';
 import { cachingStatements, openSqlite } from './sql/sqlite-statement-cache';
@@ -44,7 +44,7 @@ export class SqliteUserStore extends SqlUserStore {
     // busy_timeout first, so that switching to WAL waits for a process that holds the file.
     database.exec('PRAGMA busy_timeout = 5000');
     database.exec('PRAGMA journal_mode = WAL');
-    database.exec('PRAGMA synchronous = FULL');
+    database.exec(`PRAGMA synchronous = ${SQLITE_SYNCHRONOUS}`);
     database.exec('PRAGMA foreign_keys = ON');
 
     const db = new Kysely<Database>({

@@ -8,7 +8,7 @@ import { postgresCapabilities } from '../../src/stores/sql/postgres-capabilities
 import { SqlUserStore } from '../../src/stores/sql/sql-user-store';
 import { createTestDatabase, TestDatabase } from '../support/postgres-database';
 import { describeWithService } from '../support/services';
-import { openSession, register, T0 } from './sql-fixtures';
+import { DAY_LATER, openSession, register, T0 } from './sql-fixtures';
 import { describeSqlStore } from './sql-store-suite';
 
 /** Children before parents. */
@@ -174,6 +174,32 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
         select name, statement from pg_prepared_statements order by statement`.execute(store.db);
       return rows;
     }
+
+    it('commits the outbox claims and marks without waiting for the WAL flush (SET LOCAL), every other write with it', async () => {
+      const statements: string[] = [];
+      const store = track(
+        await PostgresUserStore.open({
+          connectionString: database.url,
+          maxConnections: 1,
+          log: (event) => void statements.push(event.query.sql.toLowerCase()),
+        }),
+      );
+      const { user } = await register(store, 'alice');
+      const notice = { id: 'message-1', kind: 'passwordChanged' as const, sealedToken: null, createdAt: T0 };
+      assert.equal(await store.enqueueMessage(user.id, { ...notice, giveUpAt: DAY_LATER }), true);
+      assert.ok(!statements.some((text) => text.includes('synchronous_commit')), statements.join('\n'));
+
+      statements.length = 0;
+      const [claim] = await store.claimDueMessages(T0, DAY_LATER, 5);
+      assert.equal(statements[0], 'set local synchronous_commit = off', statements.join('\n'));
+      statements.length = 0;
+      assert.equal(await store.markMessageSent(claim.id, T0), true);
+      assert.equal(statements[0], 'set local synchronous_commit = off', statements.join('\n'));
+      // LOCAL ended with the transaction: the one pooled connection is back to the server's setting.
+      const { rows } = await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(store.db);
+      assert.equal(rows[0].synchronous_commit, 'on');
+      assert.equal((await store.listMessages())[0].status, 'sent');
+    });
 
     it('runs the reads of every request as named statements, parsed once per connection', async () => {
       const store = track(await PostgresUserStore.open({ connectionString: database.url, maxConnections: 1 }));

@@ -9,7 +9,7 @@ import { openSqlite } from '../../src/stores/sql/sqlite-statement-cache';
 import { SqlUserStore } from '../../src/stores/sql/sql-user-store';
 import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
 import { isSelect, PauseAfterQuery } from './pause-plugin';
-import { register, T0, token } from './sql-fixtures';
+import { DAY_LATER, register, T0, token } from './sql-fixtures';
 import { describeSqlStore } from './sql-store-suite';
 import { makeTempFolder } from './temp-folder';
 
@@ -68,6 +68,51 @@ describe('SqliteUserStore on a real file', () => {
   afterEach(async () => {
     for (const store of opened.splice(0)) await store.close();
     folder.remove();
+  });
+
+  describe('commits', () => {
+    it('commit the outbox claims and marks at synchronous=NORMAL, then set FULL back; every other write at FULL', async () => {
+      const statements: string[] = [];
+      const store = await SqliteUserStore.open({
+        filename,
+        log: (event) => void statements.push(event.query.sql.toLowerCase()),
+      });
+      opened.push(store);
+      const { user } = await register(store, 'alice');
+      const notice = { id: 'message-1', kind: 'passwordChanged' as const, sealedToken: null, createdAt: T0 };
+      assert.equal(await store.enqueueMessage(user.id, { ...notice, giveUpAt: DAY_LATER }), true);
+      assert.ok(!statements.some((text) => text.includes('synchronous')), statements.join('\n'));
+
+      const bookkeeping = async (step: () => Promise<unknown>) => {
+        statements.length = 0;
+        await step();
+        return statements.splice(0);
+      };
+      const claimed: { id: string }[] = [];
+      for (const run of [
+        await bookkeeping(async () => claimed.push(...(await store.claimDueMessages(T0, DAY_LATER, 5)))),
+        await bookkeeping(() => store.markMessageSent(claimed[0].id, T0)),
+      ]) {
+        assert.deepEqual(run.slice(0, 2), ['pragma synchronous = normal', 'begin immediate'], run.join('\n'));
+        assert.deepEqual(run.slice(-2), ['commit', 'pragma synchronous = full'], run.join('\n'));
+      }
+      assert.equal(claimed.length, 1);
+      const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(store.db);
+      assert.equal(rows[0].synchronous, 2);
+      assert.equal((await store.listMessages())[0].status, 'sent');
+    });
+
+    it('set FULL back after a bookkeeping transaction that failed', async () => {
+      const store = await open();
+      await sql`create trigger injected_failure before update on outbox
+        begin select raise(abort, 'injected failure'); end`.execute(store.db);
+      const { user } = await register(store, 'alice');
+      const notice = { id: 'message-1', kind: 'passwordChanged' as const, sealedToken: null, createdAt: T0 };
+      await store.enqueueMessage(user.id, { ...notice, giveUpAt: DAY_LATER });
+      await assert.rejects(store.claimDueMessages(T0, DAY_LATER, 5), /injected failure/);
+      const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(store.db);
+      assert.equal(rows[0].synchronous, 2);
+    });
   });
 
   describe('opening', () => {

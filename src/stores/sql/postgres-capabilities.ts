@@ -20,7 +20,14 @@ const CONFLICT_ATTEMPTS = 4;
  */
 export function postgresCapabilities(statements?: PreparedStatements): SqlCapabilities {
   return {
-    writeTransaction: (db, work) => runAgainOnConflict(() => db.transaction().execute(work)),
+    writeTransaction: (db, work, options) =>
+      runAgainOnConflict(() =>
+        db.transaction().execute(async (trx) => {
+          // LOCAL: for this transaction only; the pooled connection keeps the server's setting for the next.
+          if (options?.durable === false) await sql`set local synchronous_commit = off`.execute(trx);
+          return work(trx);
+        }),
+      ),
     migrationScope,
     isUniqueViolation: (error) => (error as { code?: unknown } | null)?.code === PG_UNIQUE_VIOLATION,
     rowLocks: true,

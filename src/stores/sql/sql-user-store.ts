@@ -55,11 +55,14 @@ import {
 } from './rows';
 import { requestPathQueries, type RequestPathQueries } from './request-path-queries';
 import { Database, USER_COLUMNS } from './schema';
-import { SqlCapabilities } from './sql-capabilities';
+import type { SqlCapabilities, WriteOptions } from './sql-capabilities';
 import { listUsers } from './user-list-query';
 
 /** Rows removed per transaction by `deleteExpired`. */
 const CLEANUP_BATCH_SIZE = 1000;
+
+/** The outbox's claims and delivery marks: see `WriteOptions.durable`. */
+const OUTBOX_BOOKKEEPING: WriteOptions = { durable: false };
 
 /**
  * The `UserStore` over SQL, written once with Kysely; the database is chosen by the Kysely dialect and the
@@ -932,6 +935,8 @@ export class SqlUserStore implements UserStore {
     });
   }
 
+  // The claim and the marks below commit without waiting for the disk (`OUTBOX_BOOKKEEPING`): the message itself
+  // was queued durably with the change that caused it, and losing one of these to a power cut only sends it again.
   async claimDueMessages(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedMessage[]> {
     if (limit < 1) return [];
     const claimId = randomUUID();
@@ -966,26 +971,28 @@ export class SqlUserStore implements UserStore {
         )
         .returningAll()
         .execute();
-    });
+    }, OUTBOX_BOOKKEEPING);
     // One claim id for the batch is enough: it is new, and only this worker knows it.
     return rows.map(claimedFromOutboxRow).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   }
 
   async markMessageSent(id: string, now: Date): Promise<boolean> {
-    const result = await this.write((trx) =>
-      trx
-        .updateTable('outbox')
-        .set({
-          status: 'sent',
-          sealed_token: null,
-          claim_id: null,
-          last_error: null,
-          sent_at: now.getTime(),
-          updated_at: now.getTime(),
-        })
-        .where('id', '=', id)
-        .where('status', '=', 'pending')
-        .executeTakeFirst(),
+    const result = await this.write(
+      (trx) =>
+        trx
+          .updateTable('outbox')
+          .set({
+            status: 'sent',
+            sealed_token: null,
+            claim_id: null,
+            last_error: null,
+            sent_at: now.getTime(),
+            updated_at: now.getTime(),
+          })
+          .where('id', '=', id)
+          .where('status', '=', 'pending')
+          .executeTakeFirst(),
+      OUTBOX_BOOKKEEPING,
     );
     return result.numUpdatedRows > 0n;
   }
@@ -997,32 +1004,42 @@ export class SqlUserStore implements UserStore {
     lastError: string,
     now: Date,
   ): Promise<boolean> {
-    const result = await this.write((trx) =>
-      trx
-        .updateTable('outbox')
-        .set({
-          claim_id: null,
-          next_attempt_at: nextAttemptAt.getTime(),
-          last_error: lastError,
-          updated_at: now.getTime(),
-        })
-        .where('id', '=', id)
-        .where('claim_id', '=', claimId)
-        .where('status', '=', 'pending')
-        .executeTakeFirst(),
+    const result = await this.write(
+      (trx) =>
+        trx
+          .updateTable('outbox')
+          .set({
+            claim_id: null,
+            next_attempt_at: nextAttemptAt.getTime(),
+            last_error: lastError,
+            updated_at: now.getTime(),
+          })
+          .where('id', '=', id)
+          .where('claim_id', '=', claimId)
+          .where('status', '=', 'pending')
+          .executeTakeFirst(),
+      OUTBOX_BOOKKEEPING,
     );
     return result.numUpdatedRows > 0n;
   }
 
   async markMessageFailed(id: string, claimId: string, lastError: string, now: Date): Promise<boolean> {
-    const result = await this.write((trx) =>
-      trx
-        .updateTable('outbox')
-        .set({ status: 'failed', sealed_token: null, claim_id: null, last_error: lastError, updated_at: now.getTime() })
-        .where('id', '=', id)
-        .where('claim_id', '=', claimId)
-        .where('status', '=', 'pending')
-        .executeTakeFirst(),
+    const result = await this.write(
+      (trx) =>
+        trx
+          .updateTable('outbox')
+          .set({
+            status: 'failed',
+            sealed_token: null,
+            claim_id: null,
+            last_error: lastError,
+            updated_at: now.getTime(),
+          })
+          .where('id', '=', id)
+          .where('claim_id', '=', claimId)
+          .where('status', '=', 'pending')
+          .executeTakeFirst(),
+      OUTBOX_BOOKKEEPING,
     );
     return result.numUpdatedRows > 0n;
   }
@@ -1454,8 +1471,8 @@ export class SqlUserStore implements UserStore {
   private readonly batch = <TB extends keyof Database, O>(query: SelectQueryBuilder<Database, TB, O>) =>
     query.limit(CLEANUP_BATCH_SIZE).$if(this.capabilities.rowLocks, (locked) => locked.forUpdate().skipLocked());
 
-  private write<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
-    return this.capabilities.writeTransaction(this.db, work);
+  private write<T>(work: (trx: Kysely<Database>) => Promise<T>, options?: WriteOptions): Promise<T> {
+    return this.capabilities.writeTransaction(this.db, work, options);
   }
 
   private async findUserWith(query: RequestPathQueries['userById'], value: string): Promise<StoredUser | null> {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Kysely, sql } from 'kysely';
 import { KeyedMutex } from './keyed-mutex';
-import { SqlCapabilities } from './sql-capabilities';
+import type { SqlCapabilities, WriteOptions } from './sql-capabilities';
 
 /**
  * Write transactions of every store in this process, per database file. better-sqlite3 waits for a lock
@@ -10,6 +10,13 @@ import { SqlCapabilities } from './sql-capabilities';
  * busy wait only ever happens across processes, where the holder keeps running.
  */
 const fileWriteLocks = new KeyedMutex();
+
+/**
+ * The level every commit waits for by default: FULL, so that a commit is on disk when it returns, power loss included
+ * (in WAL mode NORMAL would wait for the disk only at checkpoints). Set when the store opens; `WriteOptions` may lower
+ * it for one transaction.
+ */
+export const SQLITE_SYNCHRONOUS = 'FULL';
 
 const UNIQUE_VIOLATION_CODES = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
 
@@ -20,19 +27,31 @@ export function sqliteCapabilities(filename: string): SqlCapabilities {
   // Kysely's `db.transaction()` issues a plain (deferred) BEGIN: a transaction that reads first and writes later must
   // then upgrade its lock, and in WAL mode that upgrade fails at once with SQLITE_BUSY when another connection wrote
   // meanwhile, without waiting for busy_timeout. BEGIN IMMEDIATE takes the write lock up front, where waiting works.
-  const immediateTransaction = <DB, T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> =>
+  const immediateTransaction = <DB, T>(
+    db: Kysely<DB>,
+    work: (trx: Kysely<DB>) => Promise<T>,
+    options?: WriteOptions,
+  ): Promise<T> =>
     fileWriteLocks.run(lockKey, () =>
       db.connection().execute(async (connection) => {
-        await sql`begin immediate`.execute(connection);
+        // The level is the connection's, so it is lowered for this one transaction and set back after it, while the
+        // connection is still held: no other transaction can commit in between.
+        const light = options?.durable === false;
+        if (light) await sql`pragma synchronous = normal`.execute(connection);
         try {
-          const result = await work(connection);
-          await sql`commit`.execute(connection);
-          return result;
-        } catch (error) {
-          // SQLite has already rolled back by itself after some errors (SQLITE_FULL, SQLITE_IOERR); then this
-          // rollback fails too, and the error worth reporting is the first one.
-          await sql`rollback`.execute(connection).catch(() => undefined);
-          throw error;
+          await sql`begin immediate`.execute(connection);
+          try {
+            const result = await work(connection);
+            await sql`commit`.execute(connection);
+            return result;
+          } catch (error) {
+            // SQLite has already rolled back by itself after some errors (SQLITE_FULL, SQLITE_IOERR); then this
+            // rollback fails too, and the error worth reporting is the first one.
+            await sql`rollback`.execute(connection).catch(() => undefined);
+            throw error;
+          }
+        } finally {
+          if (light) await sql.raw(`pragma synchronous = ${SQLITE_SYNCHRONOUS}`).execute(connection);
         }
       }),
     );
