@@ -23,7 +23,7 @@ export {
   USER_SERIALIZER,
   USER_STORE,
 } from './di/tokens';
-export { resolveAccountService, resolveRateLimits, resolveSerializer } from './di/resolve';
+export { accountsFor, resolveAccountService, resolveRateLimits, resolveSerializer } from './di/resolve';
 // On Express, the same from `gatehouse/express`.
 export { gatehouseHttp, type GatehouseHttpOptions } from './koa/gatehouse-http';
 export { mountAccountRoutes } from './koa/mount-account-routes';

@@ -3,6 +3,7 @@ import { instanceToPlain } from 'class-transformer';
 import { Service } from 'typedi';
 import { resolveAccountService, resolveSerializer } from '../di/resolve';
 import { BearerToken } from '../guards/bearer-token';
+import { Accounts } from '../guards/request-accounts';
 import { SessionClientInfo } from '../guards/session-client';
 import { hashingCapacity } from '../http/hashing-capacity';
 import { rateLimit } from '../http/rate-limit';
@@ -34,11 +35,6 @@ function isPlain(value: unknown): boolean {
 @Service()
 @UseBefore(jsonObjectBody)
 export class AccountController {
-  // Resolved per request (memoized), so a host that sets a DI token after mounting the routes is still obeyed.
-  private get accounts(): AccountService {
-    return resolveAccountService();
-  }
-
   @Post('/register', PLAIN_ANSWER)
   @ApiDoc({
     summary: 'Register an account',
@@ -53,8 +49,8 @@ export class AccountController {
   })
   @HttpCode(201)
   @UseBefore(rateLimit('register.ip'), hashingCapacity)
-  async register(@Body() body: RegisterBody) {
-    await this.accounts.register({ username: body.username, email: body.email, password: body.password });
+  async register(@Body() body: RegisterBody, @Accounts() accounts: AccountService) {
+    await accounts.register({ username: body.username, email: body.email, password: body.password });
     // The same words whoever holds the address: registration must not tell who has an account.
     return done('Registration received; check your email to verify your address');
   }
@@ -70,8 +66,8 @@ export class AccountController {
     errors: ['invalid_verification_token'],
   })
   @UseBefore(rateLimit('verify-email.ip'))
-  async verifyEmail(@Body() body: TokenBody) {
-    await this.accounts.verifyEmail(body.token);
+  async verifyEmail(@Body() body: TokenBody, @Accounts() accounts: AccountService) {
+    await accounts.verifyEmail(body.token);
     return done('Email verified');
   }
 
@@ -85,8 +81,8 @@ export class AccountController {
     response: 'Detail',
   })
   @UseBefore(rateLimit('resend-verification.ip'))
-  async resendVerification(@Body() body: EmailBody) {
-    await this.accounts.resendVerification(body.email);
+  async resendVerification(@Body() body: EmailBody, @Accounts() accounts: AccountService) {
+    await accounts.resendVerification(body.email);
     return done('If the address belongs to an unverified account, a new verification email is on its way');
   }
 
@@ -102,15 +98,19 @@ export class AccountController {
     errors: ['invalid_credentials', 'unverified_user', 'account_disabled'],
   })
   @UseBefore(rateLimit('login.ip'), hashingCapacity)
-  async login(@Body() body: LoginBody, @SessionClientInfo() client: SessionClient) {
+  async login(
+    @Body() body: LoginBody,
+    @SessionClientInfo() client: SessionClient,
+    @Accounts() accounts: AccountService,
+  ) {
     // Recorded on the session for its owner's list of sessions: display only, never a check.
-    return loginAnswer(await this.accounts.signIn(body.username, body.password, client));
+    return loginAnswer(await accounts.signIn(body.username, body.password, client));
   }
 
   @Post('/logout', PLAIN_ANSWER)
   @ApiDoc({ summary: 'Log out', description: 'Ends the presented session.', response: 'Detail', bearer: true })
-  async logout(@BearerToken() token: string) {
-    await this.accounts.logout(token);
+  async logout(@BearerToken() token: string, @Accounts() accounts: AccountService) {
+    await accounts.logout(token);
     return done('Logged out');
   }
 
@@ -121,15 +121,16 @@ export class AccountController {
     response: 'Detail',
     bearer: true,
   })
-  async logoutAll(@BearerToken() token: string) {
-    await this.accounts.logoutAll(token);
+  async logoutAll(@BearerToken() token: string, @Accounts() accounts: AccountService) {
+    await accounts.logoutAll(token);
     return done('Logged out of all sessions');
   }
 
   @Get('/me', PLAIN_ANSWER)
   @ApiDoc({ summary: 'The signed-in user', response: 'User', bearer: true })
   async me(@BearerToken() token: string) {
-    const answer = resolveSerializer()(await this.accounts.authenticate(token));
+    // The core itself, not a request's view: a session check logs and audits nothing, and this runs on every request.
+    const answer = resolveSerializer()(await resolveAccountService().authenticate(token));
     // A host's serializer may return a class instance whose @Exclude()/@Expose() rules class-transformer applied
     // before answers skipped it: those still go through it, so a field it hides is never sent.
     return isPlain(answer) ? answer : instanceToPlain(answer);
@@ -144,8 +145,8 @@ export class AccountController {
     response: 'Detail',
   })
   @UseBefore(rateLimit('reset-request.ip'))
-  async requestPasswordReset(@Body() body: EmailBody) {
-    await this.accounts.requestPasswordReset(body.email);
+  async requestPasswordReset(@Body() body: EmailBody, @Accounts() accounts: AccountService) {
+    await accounts.requestPasswordReset(body.email);
     return done('If the address belongs to an account, a password reset email is on its way');
   }
 
@@ -159,8 +160,8 @@ export class AccountController {
     errors: ['invalid_password_reset_token', 'weak_password'],
   })
   @UseBefore(rateLimit('reset-confirm.ip'), hashingCapacity)
-  async confirmPasswordReset(@Body() body: PasswordResetConfirmBody) {
-    await this.accounts.confirmPasswordReset(body.token, body.new_password);
+  async confirmPasswordReset(@Body() body: PasswordResetConfirmBody, @Accounts() accounts: AccountService) {
+    await accounts.confirmPasswordReset(body.token, body.new_password);
     return done('Password reset; sign in with the new password');
   }
 
@@ -173,8 +174,12 @@ export class AccountController {
     bearer: true,
   })
   @UseBefore(rateLimit('password-change.ip'), hashingCapacity)
-  async changePassword(@BearerToken() token: string, @Body() body: PasswordChangeBody) {
-    await this.accounts.changePassword(token, body.old_password, body.new_password);
+  async changePassword(
+    @BearerToken() token: string,
+    @Body() body: PasswordChangeBody,
+    @Accounts() accounts: AccountService,
+  ) {
+    await accounts.changePassword(token, body.old_password, body.new_password);
     return done('Password changed; sign in again');
   }
 
@@ -187,8 +192,8 @@ export class AccountController {
     bearer: true,
   })
   @UseBefore(hashingCapacity)
-  async deleteAccount(@BearerToken() token: string, @Body() body: PasswordBody) {
-    await this.accounts.deleteAccount(token, body.password);
+  async deleteAccount(@BearerToken() token: string, @Body() body: PasswordBody, @Accounts() accounts: AccountService) {
+    await accounts.deleteAccount(token, body.password);
     return done('Account deleted');
   }
 }

@@ -1,10 +1,12 @@
 import { Authorized, CurrentUser, Get, JsonController, Param, QueryParams, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
+import { Administrator } from '../guards/request-accounts';
+import type { Administration } from '../services/administration';
 import { auditPageAnswer } from '../http/admin-answer';
 import { rateLimit } from '../http/rate-limit';
 import { ApiDoc } from '../openapi/api-doc';
 import type { AccountUser } from '../services/types';
-import { administration, asAdmin } from './admin-actor';
+import { asAdmin } from './admin-actor';
 import { PLAIN_ANSWER } from './plain-answer';
 import { AuditEventQuery, UserAuditEventQuery } from './dto/audit-event-query';
 
@@ -27,8 +29,12 @@ export class AdminAuditController {
     query: true,
   })
   @UseBefore(rateLimit('admin.ip'))
-  async listEvents(@CurrentUser({ required: true }) user: AccountUser, @QueryParams() query: AuditEventQuery) {
-    return auditPageAnswer(await administration().listAuditEvents(asAdmin(user), query.toFilters()));
+  async listEvents(
+    @CurrentUser({ required: true }) user: AccountUser,
+    @QueryParams() query: AuditEventQuery,
+    @Administrator() admin: Administration,
+  ) {
+    return auditPageAnswer(await admin.listAuditEvents(asAdmin(user), query.toFilters()));
   }
 
   @Get('/admin/users/:id/audit-events', PLAIN_ANSWER)
@@ -46,7 +52,8 @@ export class AdminAuditController {
     @CurrentUser({ required: true }) user: AccountUser,
     @Param('id') id: string,
     @QueryParams() query: UserAuditEventQuery,
+    @Administrator() admin: Administration,
   ) {
-    return auditPageAnswer(await administration().listAuditEvents(asAdmin(user), { ...query.toFilters(), userId: id }));
+    return auditPageAnswer(await admin.listAuditEvents(asAdmin(user), { ...query.toFilters(), userId: id }));
   }
 }

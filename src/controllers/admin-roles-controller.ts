@@ -11,11 +11,13 @@ import {
   UseBefore,
 } from 'routing-controllers';
 import { Service } from 'typedi';
+import { Administrator } from '../guards/request-accounts';
+import type { Administration } from '../services/administration';
 import { rolesAnswer } from '../http/admin-answer';
 import { rateLimit } from '../http/rate-limit';
 import { ApiDoc } from '../openapi/api-doc';
 import type { AccountUser } from '../services/types';
-import { administration, asAdmin } from './admin-actor';
+import { asAdmin } from './admin-actor';
 import { AnswerStatus, type SetStatus } from './answer-status';
 import { NameBody } from './dto/name-body';
 import { jsonObjectBody } from './json-object-body';
@@ -41,8 +43,8 @@ export class AdminRolesController {
     bearer: true,
   })
   @UseBefore(rateLimit('admin.ip'))
-  async listRoles(@CurrentUser({ required: true }) user: AccountUser) {
-    return rolesAnswer(await administration().listRoles(asAdmin(user)));
+  async listRoles(@CurrentUser({ required: true }) user: AccountUser, @Administrator() admin: Administration) {
+    return rolesAnswer(await admin.listRoles(asAdmin(user)));
   }
 
   @Post('/admin/roles', PLAIN_ANSWER)
@@ -59,8 +61,9 @@ export class AdminRolesController {
     @CurrentUser({ required: true }) user: AccountUser,
     @Body() body: NameBody,
     @AnswerStatus() status: SetStatus,
+    @Administrator() admin: Administration,
   ) {
-    const created = await administration().createRole(asAdmin(user), body.name);
+    const created = await admin.createRole(asAdmin(user), body.name);
     if (created) status(201);
     return { name: body.name, created };
   }
@@ -74,8 +77,8 @@ export class AdminRolesController {
     bearer: true,
   })
   @UseBefore(rateLimit('admin.ip'))
-  async listPermissions(@CurrentUser({ required: true }) user: AccountUser) {
-    return { permissions: await administration().listPermissions(asAdmin(user)) };
+  async listPermissions(@CurrentUser({ required: true }) user: AccountUser, @Administrator() admin: Administration) {
+    return { permissions: await admin.listPermissions(asAdmin(user)) };
   }
 
   @Post('/admin/permissions', PLAIN_ANSWER)
@@ -92,8 +95,9 @@ export class AdminRolesController {
     @CurrentUser({ required: true }) user: AccountUser,
     @Body() body: NameBody,
     @AnswerStatus() status: SetStatus,
+    @Administrator() admin: Administration,
   ) {
-    const created = await administration().createPermission(asAdmin(user), body.name);
+    const created = await admin.createPermission(asAdmin(user), body.name);
     if (created) status(201);
     return { name: body.name, created };
   }
@@ -112,8 +116,9 @@ export class AdminRolesController {
     @CurrentUser({ required: true }) user: AccountUser,
     @Param('role') role: string,
     @Param('permission') permission: string,
+    @Administrator() admin: Administration,
   ) {
-    await administration().grantPermission(asAdmin(user), role, permission);
+    await admin.grantPermission(asAdmin(user), role, permission);
     return done('Permission granted');
   }
 
@@ -140,8 +145,9 @@ export class AdminRolesController {
     @CurrentUser({ required: true }) user: AccountUser,
     @Param('role') role: string,
     @Param('permission') permission: string,
+    @Administrator() admin: Administration,
   ) {
-    await administration().revokePermission(asAdmin(user), role, permission);
+    await admin.revokePermission(asAdmin(user), role, permission);
     return done('Permission revoked');
   }
 }

@@ -12,11 +12,13 @@ import {
   UseBefore,
 } from 'routing-controllers';
 import { Service } from 'typedi';
+import { Administrator } from '../guards/request-accounts';
+import type { Administration } from '../services/administration';
 import { rateLimit } from '../http/rate-limit';
 import { adminUserAnswer, userPageAnswer } from '../http/admin-answer';
 import { ApiDoc } from '../openapi/api-doc';
 import type { AccountUser } from '../services/types';
-import { administration, asAdmin } from './admin-actor';
+import { asAdmin } from './admin-actor';
 import { UserListQuery } from './dto/user-list-query';
 import { jsonObjectBody } from './json-object-body';
 import { done, PLAIN_ANSWER } from './plain-answer';
@@ -47,8 +49,12 @@ export class AdminUsersController {
     query: true,
   })
   @UseBefore(rateLimit('admin.ip'))
-  async listUsers(@CurrentUser({ required: true }) user: AccountUser, @QueryParams() query: UserListQuery) {
-    return userPageAnswer(await administration().listUsers(asAdmin(user), query.toFilters()));
+  async listUsers(
+    @CurrentUser({ required: true }) user: AccountUser,
+    @QueryParams() query: UserListQuery,
+    @Administrator() admin: Administration,
+  ) {
+    return userPageAnswer(await admin.listUsers(asAdmin(user), query.toFilters()));
   }
 
   @Get('/admin/users/:id', PLAIN_ANSWER)
@@ -63,8 +69,12 @@ export class AdminUsersController {
     pathParameters: USER_ID,
   })
   @UseBefore(rateLimit('admin.ip'))
-  async getUser(@CurrentUser({ required: true }) user: AccountUser, @Param('id') id: string) {
-    return adminUserAnswer(await administration().getUser(asAdmin(user), id));
+  async getUser(
+    @CurrentUser({ required: true }) user: AccountUser,
+    @Param('id') id: string,
+    @Administrator() admin: Administration,
+  ) {
+    return adminUserAnswer(await admin.getUser(asAdmin(user), id));
   }
 
   @Post('/admin/users/:id/disable', PLAIN_ANSWER)
@@ -80,8 +90,12 @@ export class AdminUsersController {
     pathParameters: USER_ID,
   })
   @UseBefore(rateLimit('admin.ip'))
-  async disableUser(@CurrentUser({ required: true }) user: AccountUser, @Param('id') id: string) {
-    return adminUserAnswer(await administration().disableUser(asAdmin(user), id));
+  async disableUser(
+    @CurrentUser({ required: true }) user: AccountUser,
+    @Param('id') id: string,
+    @Administrator() admin: Administration,
+  ) {
+    return adminUserAnswer(await admin.disableUser(asAdmin(user), id));
   }
 
   @Post('/admin/users/:id/enable', PLAIN_ANSWER)
@@ -95,8 +109,12 @@ export class AdminUsersController {
     pathParameters: USER_ID,
   })
   @UseBefore(rateLimit('admin.ip'))
-  async enableUser(@CurrentUser({ required: true }) user: AccountUser, @Param('id') id: string) {
-    return adminUserAnswer(await administration().enableUser(asAdmin(user), id));
+  async enableUser(
+    @CurrentUser({ required: true }) user: AccountUser,
+    @Param('id') id: string,
+    @Administrator() admin: Administration,
+  ) {
+    return adminUserAnswer(await admin.enableUser(asAdmin(user), id));
   }
 
   @Post('/admin/users/:id/sessions/end', PLAIN_ANSWER)
@@ -109,8 +127,12 @@ export class AdminUsersController {
     pathParameters: USER_ID,
   })
   @UseBefore(rateLimit('admin.ip'))
-  async endUserSessions(@CurrentUser({ required: true }) user: AccountUser, @Param('id') id: string) {
-    const ended = await administration().endSessions(asAdmin(user), id);
+  async endUserSessions(
+    @CurrentUser({ required: true }) user: AccountUser,
+    @Param('id') id: string,
+    @Administrator() admin: Administration,
+  ) {
+    const ended = await admin.endSessions(asAdmin(user), id);
     return { detail: 'Sessions ended', ended };
   }
 
@@ -127,8 +149,12 @@ export class AdminUsersController {
     pathParameters: USER_ID,
   })
   @UseBefore(rateLimit('admin.ip'))
-  async markVerified(@CurrentUser({ required: true }) user: AccountUser, @Param('id') id: string) {
-    return adminUserAnswer(await administration().markVerified(asAdmin(user), id));
+  async markVerified(
+    @CurrentUser({ required: true }) user: AccountUser,
+    @Param('id') id: string,
+    @Administrator() admin: Administration,
+  ) {
+    return adminUserAnswer(await admin.markVerified(asAdmin(user), id));
   }
 
   @Post('/admin/users/:id/resend-verification', PLAIN_ANSWER)
@@ -144,8 +170,12 @@ export class AdminUsersController {
   })
   @HttpCode(202)
   @UseBefore(rateLimit('admin.ip'))
-  async resendUserVerification(@CurrentUser({ required: true }) user: AccountUser, @Param('id') id: string) {
-    await administration().resendVerification(asAdmin(user), id);
+  async resendUserVerification(
+    @CurrentUser({ required: true }) user: AccountUser,
+    @Param('id') id: string,
+    @Administrator() admin: Administration,
+  ) {
+    await admin.resendVerification(asAdmin(user), id);
     return done('A new verification link is on its way');
   }
 
@@ -161,8 +191,12 @@ export class AdminUsersController {
     pathParameters: USER_ID,
   })
   @UseBefore(rateLimit('admin.ip'))
-  async deleteUser(@CurrentUser({ required: true }) user: AccountUser, @Param('id') id: string) {
-    await administration().deleteUser(asAdmin(user), id);
+  async deleteUser(
+    @CurrentUser({ required: true }) user: AccountUser,
+    @Param('id') id: string,
+    @Administrator() admin: Administration,
+  ) {
+    await admin.deleteUser(asAdmin(user), id);
     return done('User deleted');
   }
 
@@ -180,8 +214,9 @@ export class AdminUsersController {
     @CurrentUser({ required: true }) user: AccountUser,
     @Param('id') id: string,
     @Param('role') role: string,
+    @Administrator() admin: Administration,
   ) {
-    return { roles: await administration().grantRole(asAdmin(user), id, role) };
+    return { roles: await admin.grantRole(asAdmin(user), id, role) };
   }
 
   @Delete('/admin/users/:id/roles/:role', PLAIN_ANSWER)
@@ -200,7 +235,8 @@ export class AdminUsersController {
     @CurrentUser({ required: true }) user: AccountUser,
     @Param('id') id: string,
     @Param('role') role: string,
+    @Administrator() admin: Administration,
   ) {
-    return { roles: await administration().revokeRole(asAdmin(user), id, role) };
+    return { roles: await admin.revokeRole(asAdmin(user), id, role) };
   }
 }

@@ -1,7 +1,7 @@
 import { Body, JsonController, Post, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
-import { resolveAccountService } from '../di/resolve';
 import { BearerToken } from '../guards/bearer-token';
+import { Accounts } from '../guards/request-accounts';
 import { rateLimit } from '../http/rate-limit';
 import { ApiDoc } from '../openapi/api-doc';
 import type { AccountService } from '../services/account-service';
@@ -15,10 +15,6 @@ import { done, PLAIN_ANSWER } from './plain-answer';
 @Service()
 @UseBefore(jsonObjectBody)
 export class EmailChangeController {
-  private get accounts(): AccountService {
-    return resolveAccountService();
-  }
-
   @Post('/email-change', PLAIN_ANSWER)
   @ApiDoc({
     summary: 'Ask to change the email address',
@@ -32,8 +28,12 @@ export class EmailChangeController {
     bearer: true,
   })
   @UseBefore(rateLimit('email-change.ip'))
-  async requestEmailChange(@BearerToken() token: string, @Body() body: EmailChangeBody) {
-    await this.accounts.requestEmailChange(token, body.new_email, { endOtherSessions: body.end_other_sessions });
+  async requestEmailChange(
+    @BearerToken() token: string,
+    @Body() body: EmailChangeBody,
+    @Accounts() accounts: AccountService,
+  ) {
+    await accounts.requestEmailChange(token, body.new_email, { endOtherSessions: body.end_other_sessions });
     // The same words whoever owns the address: the answer must not tell who has an account.
     return done('Check the new address for a link to confirm the change');
   }
@@ -48,8 +48,8 @@ export class EmailChangeController {
     errors: ['invalid_email_change_token'],
   })
   @UseBefore(rateLimit('email-change-confirm.ip'))
-  async confirmEmailChange(@Body() body: EmailChangeConfirmBody) {
-    await this.accounts.confirmEmailChange(body.token);
+  async confirmEmailChange(@Body() body: EmailChangeConfirmBody, @Accounts() accounts: AccountService) {
+    await accounts.confirmEmailChange(body.token);
     return done('Email address changed');
   }
 }

@@ -1,7 +1,7 @@
 import { Body, Get, JsonController, Post, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
-import { resolveAccountService } from '../di/resolve';
 import { BearerToken } from '../guards/bearer-token';
+import { Accounts } from '../guards/request-accounts';
 import { qrCodeSvg } from '../http/qr-code';
 import { rateLimit } from '../http/rate-limit';
 import { secondFactorStatusAnswer } from '../http/second-factor-answer';
@@ -21,10 +21,6 @@ import { done, PLAIN_ANSWER } from './plain-answer';
 @Service()
 @UseBefore(jsonObjectBody)
 export class SecondFactorController {
-  private get accounts(): AccountService {
-    return resolveAccountService();
-  }
-
   @Post('/login/second-factor', PLAIN_ANSWER)
   @ApiDoc({
     summary: 'Answer the second-factor challenge',
@@ -37,10 +33,10 @@ export class SecondFactorController {
     errors: ['invalid_second_factor_code', 'invalid_login_challenge'],
   })
   @UseBefore(rateLimit('second-factor.ip'))
-  async answerChallenge(@Body() body: SecondFactorLoginBody) {
+  async answerChallenge(@Body() body: SecondFactorLoginBody, @Accounts() accounts: AccountService) {
     // The session records where the login came from, as the challenge kept it.
     const proof = body.code !== undefined ? { code: body.code } : { recoveryCode: body.recovery_code };
-    const token = await this.accounts.completeSignIn(body.challenge_token, proof);
+    const token = await accounts.completeSignIn(body.challenge_token, proof);
     return { access_token: token, token_type: 'bearer' };
   }
 
@@ -52,8 +48,8 @@ export class SecondFactorController {
     bearer: true,
   })
   @UseBefore(rateLimit('second-factor-manage.ip'))
-  async status(@BearerToken() token: string) {
-    return secondFactorStatusAnswer(await this.accounts.secondFactorStatus(token));
+  async status(@BearerToken() token: string, @Accounts() accounts: AccountService) {
+    return secondFactorStatusAnswer(await accounts.secondFactorStatus(token));
   }
 
   @Post('/second-factor/totp', PLAIN_ANSWER)
@@ -68,8 +64,8 @@ export class SecondFactorController {
     bearer: true,
   })
   @UseBefore(rateLimit('second-factor-manage.ip'))
-  async startTotp(@BearerToken() token: string) {
-    const { secret, uri } = await this.accounts.startTotpEnrolment(token);
+  async startTotp(@BearerToken() token: string, @Accounts() accounts: AccountService) {
+    const { secret, uri } = await accounts.startTotpEnrolment(token);
     return { secret, otpauth_uri: uri, qr_code_svg: await qrCodeSvg(uri) };
   }
 
@@ -90,8 +86,8 @@ export class SecondFactorController {
     bearer: true,
   })
   @UseBefore(rateLimit('second-factor-manage.ip'))
-  async confirmTotp(@BearerToken() token: string, @Body() body: TotpCodeBody) {
-    const { recoveryCodes } = await this.accounts.confirmTotpEnrolment(token, body.code);
+  async confirmTotp(@BearerToken() token: string, @Body() body: TotpCodeBody, @Accounts() accounts: AccountService) {
+    const { recoveryCodes } = await accounts.confirmTotpEnrolment(token, body.code);
     return { recovery_codes: recoveryCodes };
   }
 
@@ -106,8 +102,12 @@ export class SecondFactorController {
     bearer: true,
   })
   @UseBefore(rateLimit('second-factor-manage.ip'))
-  async regenerateRecoveryCodes(@BearerToken() token: string, @Body() body: SecondFactorCodeBody) {
-    const { recoveryCodes } = await this.accounts.regenerateRecoveryCodes(token, body.code);
+  async regenerateRecoveryCodes(
+    @BearerToken() token: string,
+    @Body() body: SecondFactorCodeBody,
+    @Accounts() accounts: AccountService,
+  ) {
+    const { recoveryCodes } = await accounts.regenerateRecoveryCodes(token, body.code);
     return { recovery_codes: recoveryCodes };
   }
 
@@ -122,8 +122,12 @@ export class SecondFactorController {
     bearer: true,
   })
   @UseBefore(rateLimit('second-factor-manage.ip'))
-  async disable(@BearerToken() token: string, @Body() body: SecondFactorCodeBody) {
-    await this.accounts.disableSecondFactor(token, body.code);
+  async disable(
+    @BearerToken() token: string,
+    @Body() body: SecondFactorCodeBody,
+    @Accounts() accounts: AccountService,
+  ) {
+    await accounts.disableSecondFactor(token, body.code);
     return done('Two-factor sign-in is off');
   }
 }

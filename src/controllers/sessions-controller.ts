@@ -1,7 +1,7 @@
 import { Body, Delete, Get, JsonController, Param, Post, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
-import { resolveAccountService } from '../di/resolve';
 import { BearerToken } from '../guards/bearer-token';
+import { Accounts } from '../guards/request-accounts';
 import { hashingCapacity } from '../http/hashing-capacity';
 import { rateLimit } from '../http/rate-limit';
 import { sessionsAnswer } from '../http/session-answer';
@@ -19,10 +19,6 @@ import { done, PLAIN_ANSWER } from './plain-answer';
 @Service()
 @UseBefore(jsonObjectBody)
 export class SessionsController {
-  private get accounts(): AccountService {
-    return resolveAccountService();
-  }
-
   @Get('/sessions', PLAIN_ANSWER)
   @ApiDoc({
     summary: 'List your sessions',
@@ -33,8 +29,8 @@ export class SessionsController {
     bearer: true,
   })
   @UseBefore(rateLimit('sessions.ip'))
-  async listSessions(@BearerToken() token: string) {
-    return sessionsAnswer(await this.accounts.listSessions(token));
+  async listSessions(@BearerToken() token: string, @Accounts() accounts: AccountService) {
+    return sessionsAnswer(await accounts.listSessions(token));
   }
 
   // Declared before `/sessions/:id`, so the document lists this path first and a reader matching paths in order
@@ -50,8 +46,8 @@ export class SessionsController {
     bearer: true,
   })
   @UseBefore(rateLimit('sessions.ip'))
-  async endOtherSessions(@BearerToken() token: string) {
-    const ended = await this.accounts.endOtherSessions(token);
+  async endOtherSessions(@BearerToken() token: string, @Accounts() accounts: AccountService) {
+    const ended = await accounts.endOtherSessions(token);
     return { detail: 'Other sessions ended', ended };
   }
 
@@ -68,8 +64,8 @@ export class SessionsController {
     pathParameters: { id: 'The `id` of the session, as `GET /sessions` lists it.' },
   })
   @UseBefore(rateLimit('sessions.ip'))
-  async endSession(@BearerToken() token: string, @Param('id') id: string) {
-    await this.accounts.endSession(token, id);
+  async endSession(@BearerToken() token: string, @Param('id') id: string, @Accounts() accounts: AccountService) {
+    await accounts.endSession(token, id);
     return done('Session ended');
   }
 
@@ -84,8 +80,12 @@ export class SessionsController {
     bearer: true,
   })
   @UseBefore(rateLimit('reauthenticate.ip'), hashingCapacity)
-  async reauthenticate(@BearerToken() token: string, @Body() body: ReauthenticateBody) {
-    const { authenticatedUntil } = await this.accounts.reauthenticate(token, body.password);
+  async reauthenticate(
+    @BearerToken() token: string,
+    @Body() body: ReauthenticateBody,
+    @Accounts() accounts: AccountService,
+  ) {
+    const { authenticatedUntil } = await accounts.reauthenticate(token, body.password);
     return { detail: 'Password confirmed', reauthenticated_until: authenticatedUntil.toISOString() };
   }
 }

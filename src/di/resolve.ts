@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { Container, Token } from 'typedi';
 import { ConsoleEmailSender } from '../email/console-email-sender';
 import { ConfigurationError } from '../errors/configuration-error';
@@ -11,7 +12,7 @@ import type { AccountService } from '../services/account-service';
 import { createAccountService } from './create-account-service';
 import { Clock, systemClock } from '../services/clock';
 import { withLogContext } from '../logging/contextual-logger';
-import { currentLogContext } from '../logging/log-context';
+import { logContextOf } from '../logging/log-context';
 import { defaultLogger } from '../logging/pino-logger';
 import { Logger } from '../services/logger';
 import type { UserSerializer } from '../services/types';
@@ -87,10 +88,8 @@ export function resolveAccountService(container: TokenContainer = Container): Ac
     options,
     sender: sender ?? defaultSender(container, logger ?? defaultLogger()),
     clock: clock ?? systemClock,
-    // Every line the core writes while serving a request carries that request's id and client address.
-    logger: withLogContext(logger ?? defaultLogger()),
-    // Audit events carry the same request id and client address.
-    origin: currentLogContext,
+    // The request's id and client address reach the core's lines and audit events through `accountsFor(req)`.
+    logger: logger ?? defaultLogger(),
     limiter,
   });
   built.set(container, { store, options, sender, clock, logger, limiter, service });
@@ -119,9 +118,9 @@ export function resolveRateLimits(container: TokenContainer = Container): RateLi
   if (last && last.options === options) return last.limits;
   // The logger is looked up on each use, so that setting LOGGER later does not cost the counters.
   const logger: Logger = {
-    info: (fields, message) => resolveLogger(container).info(fields, message),
-    warn: (fields, message) => resolveLogger(container).warn(fields, message),
-    error: (fields, message) => resolveLogger(container).error(fields, message),
+    info: (fields, message) => resolveLogger(undefined, container).info(fields, message),
+    warn: (fields, message) => resolveLogger(undefined, container).warn(fields, message),
+    error: (fields, message) => resolveLogger(undefined, container).error(fields, message),
   };
   const limits = new RateLimits(options, logger);
   builtLimits.set(container, { options, limits });
@@ -133,9 +132,22 @@ export function resolveSerializer(container: TokenContainer = Container): UserSe
   return optional(container, USER_SERIALIZER) ?? defaultUserSerializer;
 }
 
-/** The LOGGER of the container (or pino on stderr), adding the current request's id and IP to every line. */
-export function resolveLogger(container: TokenContainer = Container): Logger {
-  return withLogContext(optional(container, LOGGER) ?? defaultLogger());
+/** The LOGGER of the container (or pino on stderr), adding the id and IP of `req`, if given, to every line. */
+export function resolveLogger(req?: IncomingMessage, container: TokenContainer = Container): Logger {
+  return withLogContext(optional(container, LOGGER) ?? defaultLogger(), req);
+}
+
+/**
+ * The account core as the request `req` sees it (`AccountService.forRequest`): its log lines and audit events carry
+ * the request id and client address `gatehouseHttp()` gave it. For a request it did not handle, the core itself.
+ *
+ * @example
+ * await accountsFor(ctx.req).register({ username, email, password });
+ */
+export function accountsFor(req: IncomingMessage, container: TokenContainer = Container): AccountService {
+  const accounts = resolveAccountService(container);
+  const context = logContextOf(req);
+  return context ? accounts.forRequest(context) : accounts;
 }
 
 function required<T>(container: TokenContainer, token: Token<T>, exportName: string): T {

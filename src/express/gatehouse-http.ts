@@ -9,7 +9,6 @@ import { settledAuthError } from '../http/request-auth';
 import { beginRequest } from '../http/request-context';
 import { appliesTo } from '../http/request-prefix';
 import { setSecurityHeaders } from '../http/security-headers';
-import { runWithLogContext } from '../logging/log-context';
 import { calledByExpress } from './driver-check';
 import type { ExpressHandler, NextFunction } from './express-types';
 import { ERRORS_MARK, handledRequests } from './request-marks';
@@ -40,22 +39,20 @@ export function gatehouseHttp(options: GatehouseHttpOptions = {}): ExpressHandle
     if (!applies(pathOf(req))) return next();
     if (!checked) checked = warnWithoutErrors(req as ExpressRequest);
     handledRequests.add(req);
-    const context = beginRequest(req, res);
+    beginRequest(req, res);
     setSecurityHeaders(res);
     answerAuthInOurShape(req, res);
-    runWithLogContext(context, () => {
-      const request = req as ExpressRequest;
-      const parsed = Promise.resolve().then(async () => {
-        refuseTokenInQuery(req);
-        request.body = await readJsonBody(req, { limit, parsed: request.body });
-        // body-parser (which routing-controllers' Express driver puts before each action) skips a parsed body.
-        request._body = true;
-      });
-      parsed.then(
-        () => next(),
-        (error: unknown) => answerError(req, res, error),
-      );
+    const request = req as ExpressRequest;
+    const parsed = Promise.resolve().then(async () => {
+      refuseTokenInQuery(req);
+      request.body = await readJsonBody(req, { limit, parsed: request.body });
+      // body-parser (which routing-controllers' Express driver puts before each action) skips a parsed body.
+      request._body = true;
     });
+    parsed.then(
+      () => next(),
+      (error: unknown) => answerError(req, res, error),
+    );
   };
 }
 
@@ -87,7 +84,7 @@ function warnWithoutErrors(req: ExpressRequest): boolean {
   if (!stack) return true;
   const installed = (stack as { handle?: Record<symbol, unknown> }[]).some((layer) => layer.handle?.[ERRORS_MARK]);
   if (!installed) {
-    resolveLogger().error(
+    resolveLogger(req).error(
       { error: { name: 'ConfigurationError' } },
       new ConfigurationError(
         "Gatehouse: app.use(gatehouseErrors()) from 'gatehouse/express' is missing after the routes; " +

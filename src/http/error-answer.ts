@@ -27,7 +27,7 @@ export function logUnexpected(req: IncomingMessage, error: unknown, note = 'unex
   // configuration error's message is ours and says what to fix, so it is kept.
   const { name, code, frames } = summarize(error);
   const message = error instanceof ConfigurationError ? { message: error.message } : {};
-  resolveLogger().error(
+  resolveLogger(req).error(
     { method: req.method, path: pathOf(req), error: { name, code, ...message }, stack: frames },
     note,
   );

@@ -19,7 +19,10 @@ export function rateLimit(limit: IpLimit): RouteMiddleware {
   return routeMiddleware(async ({ req }) => {
     const decision = await resolveRateLimits().consume(limit, ipLimitKey(clientIp(req)));
     if (!decision.allowed) {
-      resolveLogger().warn({ event: 'rate_limited', outcome: 'refused', limit }, 'too many requests from this address');
+      resolveLogger(req).warn(
+        { event: 'rate_limited', outcome: 'refused', limit },
+        'too many requests from this address',
+      );
       throw new AccountError('rate_limited', 'Too many requests; try again later', {
         retryAfterSeconds: decision.retryAfterMs / 1000,
       });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { LogContext } from '../logging/log-context';
+import { type LogContext, setLogContext } from '../logging/log-context';
 import { clientIp } from './client-ip';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -16,5 +16,7 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 export function beginRequest(req: IncomingMessage, res: ServerResponse): LogContext {
   const requestId = randomUUID();
   res.setHeader(REQUEST_ID_HEADER, requestId);
-  return { requestId, ip: clientIp(req) };
+  const context = { requestId, ip: clientIp(req) };
+  setLogContext(req, context);
+  return context;
 }

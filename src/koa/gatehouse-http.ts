@@ -5,7 +5,6 @@ import { refuseTokenInQuery } from '../http/query-token';
 import { beginRequest } from '../http/request-context';
 import { appliesTo } from '../http/request-prefix';
 import { setSecurityHeaders } from '../http/security-headers';
-import { runWithLogContext } from '../logging/log-context';
 import { refuseOtherDriver } from './driver-check';
 import { errorMiddleware } from './error-middleware';
 import { jsonBody } from './json-body';
@@ -31,14 +30,12 @@ export function gatehouseHttp(options: GatehouseHttpOptions = {}): KoaMiddleware
   // the error renderer.
   const middleware: Middleware = (ctx, next) => {
     if (!applies(ctx.path)) return next();
-    const context = beginRequest(ctx.req, ctx.res);
+    beginRequest(ctx.req, ctx.res);
     setSecurityHeaders(ctx.res);
-    return runWithLogContext(context, () =>
-      errors(ctx, () => {
-        refuseTokenInQuery(ctx.req);
-        return body(ctx, next).then(() => answerMethods(ctx));
-      }),
-    );
+    return errors(ctx, () => {
+      refuseTokenInQuery(ctx.req);
+      return body(ctx, next).then(() => answerMethods(ctx));
+    });
   };
   return refuseOtherDriver('gatehouseHttp()', middleware);
 }

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage } from 'node:http';
 
 /** What every log line written while handling a request carries, whoever writes it. */
 export interface LogContext {
@@ -7,22 +7,17 @@ export interface LogContext {
   ip?: string;
 }
 
-// AsyncLocalStorage follows the request through every await, including the work the core finishes after answering
-// (mail), so the core logs with request id and IP without knowing that requests exist.
-const storage = new AsyncLocalStorage<LogContext>();
+// Keyed by Node's request, which both drivers share, and gone with it. The context is handed on explicitly from
+// here (`accountsFor(req)`, `resolveLogger(req)`): AsyncLocalStorage carried it before, at the price of a hook on
+// every promise of the process on Node 20 (see `AccountService.forRequest`).
+const contexts = new WeakMap<IncomingMessage, LogContext>();
 
-export function runWithLogContext<T>(context: LogContext, fn: () => T): T {
-  return storage.run(context, fn);
+/** Remembers the context of a request for as long as the request lives; `beginRequest` calls it. */
+export function setLogContext(req: IncomingMessage, context: LogContext): void {
+  contexts.set(req, context);
 }
 
-export function currentLogContext(): LogContext | undefined {
-  return storage.getStore();
-}
-
-/**
- * Runs `fn` outside any request's context: for work that serves no one request (the email delivery worker, which a
- * request only nudges), so that its lines do not carry the id of whichever request happened to start it.
- */
-export function runOutsideLogContext<T>(fn: () => T): T {
-  return storage.exit(fn);
+/** The context `gatehouseHttp()` gave the request, or undefined for a request it did not handle. */
+export function logContextOf(req: IncomingMessage): LogContext | undefined {
+  return contexts.get(req);
 }

@@ -1,6 +1,5 @@
 import { canSend, sendByKind } from '../services/sender-operations';
 import type { EmailContext, EmailSender } from '../services/email-sender';
-import { runOutsideLogContext } from '../logging/log-context';
 import { Clock, systemClock } from '../services/clock';
 import { Logger, silentLogger } from '../services/logger';
 import type { OutboxStore } from '../services/user-store';
@@ -93,8 +92,8 @@ export class OutboxWorker {
       this.again = true;
       return;
     }
-    // Outside the request that nudged: the pass may deliver other messages too, and its lines name each message.
-    this.pass = runOutsideLogContext(() => this.runPasses()).finally(() => (this.pass = null));
+    // Its lines name each message, not the request that nudged: a pass may deliver other messages too.
+    this.pass = this.runPasses().finally(() => (this.pass = null));
   }
 
   /** Polls every `pollIntervalMs` (and once now). The timer does not keep the process alive. */

@@ -2,14 +2,14 @@ import { AccountError } from '../errors/account-error';
 import type { AccountServiceDeps } from './account-service';
 import { ResolvedAccountOptions, resolveAccountOptions } from './account-options';
 import { AccountLimit, AttemptLimiter, noAttemptLimits } from './attempt-limiter';
-import { AuditTrail, self } from './audit-trail';
+import { AuditTrail, self, type RequestOrigin } from './audit-trail';
 import type { NewAuditEvent } from './audit-event';
 import { BackgroundTasks } from './background-tasks';
 import { Clock, systemClock } from './clock';
 import type { EmailSender } from './email-sender';
 import { isExpiredRegistration, registrationExpiresAt, sessionStatus } from './expiry-rules';
 import { usernameKeyOf } from './identity';
-import { Logger, silentLogger } from './logger';
+import { Logger, silentLogger, withRequest } from './logger';
 import type { MailDelivery } from './mail-delivery';
 import { MessageComposer } from './message-composer';
 import { PasswordHasher } from './password-hasher';
@@ -65,6 +65,19 @@ export class AccountContext {
     this.messages = new MessageComposer(new TokenSealer(this.options.secretKey), this.options.outbox.giveUpAfterMs);
     this.delivery = deps.delivery ?? null;
     this.audit = new AuditTrail(this.store, this.clock, deps.origin);
+  }
+
+  /**
+   * This context as one request sees it: the same store, options, keys and hashing queue, with a logger and an audit
+   * trail (and background tasks, which log) whose lines and events carry the request's id and client address.
+   */
+  forOrigin(origin: RequestOrigin): AccountContext {
+    const logger = withRequest(this.logger, origin);
+    return Object.create(this, {
+      logger: { value: logger },
+      audit: { value: this.audit.from(origin) },
+      background: { value: this.background.withLogger(logger) },
+    }) as AccountContext;
   }
 
   /** The stored session and user behind a live token, for the core's own checks; see `validateSession`. */

@@ -45,6 +45,11 @@ export class AuditTrail {
     private readonly origin: () => RequestOrigin | undefined = () => undefined,
   ) {}
 
+  /** The same trail for events of one request: each carries `origin`. */
+  from(origin: RequestOrigin): AuditTrail {
+    return new AuditTrail(this.store, this.clock, () => origin);
+  }
+
   event(type: AuditEventType, outcome: string, parties: AuditParties, details?: AuditDetails): NewAuditEvent {
     const origin = this.origin();
     return {

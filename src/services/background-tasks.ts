@@ -23,6 +23,14 @@ export class BackgroundTasks {
     private readonly retryDelaysMs: readonly number[] = STORE_RETRY_DELAYS_MS,
   ) {}
 
+  /**
+   * The same tasks (one `drain()` and one `stop()` for all of them), with failures logged to `logger`: a request's
+   * view of the core logs with the request's id (`AccountContext.forOrigin`).
+   */
+  withLogger(logger: Logger): BackgroundTasks {
+    return Object.create(this, { logger: { value: logger } }) as BackgroundTasks;
+  }
+
   /** `what` names the task in the log; it must not contain a token or an address. */
   run(what: string, fields: object, task: () => Promise<unknown>): void {
     const promise = Promise.resolve()
