@@ -50,6 +50,31 @@ describe('AccountService: the audit trail', () => {
     expect(reset).to.include({ ip: null, requestId: null });
   });
 
+  it('a request view (forRequest) puts its request id and address on its own lines and events, and nothing else changes', async () => {
+    const h = makeHarness();
+    await h.createVerifiedUser('alice');
+    const aliceId = await h.accounts.admin.userIdOf('alice');
+    const view = h.accounts.forRequest({ requestId: 'req-9', ip: '198.51.100.7' });
+    const token = await view.login('alice', STRONG_PASSWORD);
+    await h.accounts.logout(token);
+    // The view's background work (the reset's lookup) is the service's: one drain waits for both.
+    await view.requestPasswordReset('alice@example.com');
+    await h.accounts.drain();
+
+    const events = await trail(h, aliceId);
+    const login = events.find((e) => e.type === 'login' && e.outcome === 'success')!;
+    expect(login).to.include({ requestId: 'req-9', ip: '198.51.100.7' });
+    expect(events.find((e) => e.type === 'logout')).to.include({ requestId: null, ip: null });
+    expect(events.find((e) => e.type === 'password_reset_requested')).to.include({ requestId: 'req-9' });
+    const lines = h.logger.lines as { fields: Record<string, unknown> }[];
+    const loginLine = lines.find((line) => line.fields.event === 'login' && line.fields.outcome === 'success')!;
+    expect(loginLine.fields).to.include({ requestId: 'req-9', ip: '198.51.100.7' });
+    const logoutLine = lines.find((line) => line.fields.event === 'logout')!;
+    expect(logoutLine.fields).to.not.have.property('requestId');
+    // The same core: what the view did, the service sees.
+    expect(await h.accounts.validateSession(token)).to.equal(null);
+  });
+
   it('names the acting administrator, and never holds a token, password, hash or address', async () => {
     const h = makeHarness();
     await h.createVerifiedUser('root');
