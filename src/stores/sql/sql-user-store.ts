@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Kysely, type SelectQueryBuilder } from 'kysely';
+import { Kysely, type SelectQueryBuilder, type Updateable } from 'kysely';
 import type { AuditEvent, AuditQuery, NewAuditEvent } from '../../services/audit-event';
 import { carriesLink, OUTBOX_KINDS, SUPERSEDED_ERROR, type OutboxKind } from '../../services/outbox-message';
 import {
@@ -54,7 +54,7 @@ import {
   toUserRow,
 } from './rows';
 import { requestPathQueries, type RequestPathQueries } from './request-path-queries';
-import { Database, USER_COLUMNS } from './schema';
+import { Database, type OutboxTable, USER_COLUMNS } from './schema';
 import type { SqlCapabilities, WriteOptions } from './sql-capabilities';
 import { listUsers } from './user-list-query';
 
@@ -1004,37 +1004,29 @@ export class SqlUserStore implements UserStore {
     lastError: string,
     now: Date,
   ): Promise<boolean> {
-    const result = await this.write(
-      (trx) =>
-        trx
-          .updateTable('outbox')
-          .set({
-            claim_id: null,
-            next_attempt_at: nextAttemptAt.getTime(),
-            last_error: lastError,
-            updated_at: now.getTime(),
-          })
-          .where('id', '=', id)
-          .where('claim_id', '=', claimId)
-          .where('status', '=', 'pending')
-          .executeTakeFirst(),
-      OUTBOX_BOOKKEEPING,
-    );
-    return result.numUpdatedRows > 0n;
+    return this.endClaim(id, claimId, {
+      next_attempt_at: nextAttemptAt.getTime(),
+      last_error: lastError,
+      updated_at: now.getTime(),
+    });
   }
 
   async markMessageFailed(id: string, claimId: string, lastError: string, now: Date): Promise<boolean> {
+    return this.endClaim(id, claimId, {
+      status: 'failed',
+      sealed_token: null,
+      last_error: lastError,
+      updated_at: now.getTime(),
+    });
+  }
+
+  /** Ends the claim `claimId` on message `id` with `changes`; false when that claim no longer holds it. */
+  private async endClaim(id: string, claimId: string, changes: Updateable<OutboxTable>): Promise<boolean> {
     const result = await this.write(
       (trx) =>
         trx
           .updateTable('outbox')
-          .set({
-            status: 'failed',
-            sealed_token: null,
-            claim_id: null,
-            last_error: lastError,
-            updated_at: now.getTime(),
-          })
+          .set({ ...changes, claim_id: null })
           .where('id', '=', id)
           .where('claim_id', '=', claimId)
           .where('status', '=', 'pending')
