@@ -1,22 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type LogContext, setLogContext } from '../logging/log-context';
+import { setLogContext } from '../logging/log-context';
 import { clientIp } from './client-ip';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
 /**
- * Gives the request an id, sends it back as `X-Request-Id`, and returns the log context (that id and the client's
- * IP) the driver runs the rest of the request in, so every line logged for the request (the core's security events,
- * an unexpected error, the lookups done after the answer) can be found from the id a user reports. (Email delivery
- * is not a request's work: its lines carry the message id instead.)
+ * Gives the request an id, sends it back as `X-Request-Id`, and keeps the log context (that id and the client's IP)
+ * with the request (`logContextOf`), so every line logged for the request (the core's security events through
+ * `accountsFor(req)`, an unexpected error, the lookups done after the answer) can be found from the id a user
+ * reports. (Email delivery is not a request's work: its lines carry the message id instead.)
  *
  * The id is always ours: one taken from the client would let it forge or collide with another request's trail.
  */
-export function beginRequest(req: IncomingMessage, res: ServerResponse): LogContext {
+export function beginRequest(req: IncomingMessage, res: ServerResponse): void {
   const requestId = randomUUID();
   res.setHeader(REQUEST_ID_HEADER, requestId);
-  const context = { requestId, ip: clientIp(req) };
-  setLogContext(req, context);
-  return context;
+  setLogContext(req, { requestId, ip: clientIp(req) });
 }

@@ -51,8 +51,9 @@ export interface AccountServiceDeps {
    */
   delivery?: MailDelivery;
   /**
-   * The request being served (its id and the client's address), read when an audit event is written; the HTTP
-   * layer's request context. Without one, events carry neither.
+   * Where the service's own audit events come from (a request id and client address), read when one is written.
+   * Without one, they carry neither. The HTTP layer does not use it: each of its requests gets a view of the service
+   * with the request's origin fixed (`forRequest`).
    */
   origin?: () => RequestOrigin | undefined;
 }
