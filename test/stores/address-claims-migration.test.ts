@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { Pool } from 'pg';
 import { migrations } from '../../src/stores/sql/migrate';
@@ -11,6 +10,7 @@ import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
 import type { SqlUserStore } from '../../src/stores/sql/sql-user-store';
 import { createTestDatabase } from '../support/postgres-database';
 import { describeWithService } from '../support/services';
+import { openSqlite } from '../../src/stores/sql/sqlite-statement-cache';
 
 /** The schema as the release before address claims left it. */
 const BEFORE = ['2026-11-22-initial', '2026-11-23-expiry-indexes', '2026-11-24-outbox'];
@@ -141,8 +141,9 @@ describe('migration 2026-11-25-address-claims (SQLite)', () => {
 
   it('keeps every existing account, session, token and grant, and rebuilds users with its dependents', async () => {
     const filename = join(folder, 'gatehouse.db');
-    const database = new Database(filename);
-    database.pragma('foreign_keys = ON');
+    // Through openSqlite: a statement left to the garbage collector aborts Node 24 (see sqlite-statement-cache).
+    const database = openSqlite(filename);
+    database.exec('PRAGMA foreign_keys = ON');
     const previous = new Kysely<any>({ dialect: new SqliteDialect({ database }) });
     await migrateToPreviousRelease(previous);
     await seedPreviousRelease(previous);

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { Pool } from 'pg';
 import { migrations } from '../../src/stores/sql/migrate';
@@ -11,6 +10,7 @@ import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
 import type { SqlUserStore } from '../../src/stores/sql/sql-user-store';
 import { createTestDatabase } from '../support/postgres-database';
 import { describeWithService } from '../support/services';
+import { openSqlite } from '../../src/stores/sql/sqlite-statement-cache';
 
 const THIS = '2026-11-28-administration-and-audit';
 /** The schema as the release before this migration left it. */
@@ -122,8 +122,9 @@ describe(`migration ${THIS} (SQLite)`, () => {
   afterEach(() => rmSync(folder, { recursive: true, force: true }));
 
   function previousRelease(filename: string): Kysely<any> {
-    const database = new Database(filename);
-    database.pragma('foreign_keys = ON');
+    // Through openSqlite: a statement left to the garbage collector aborts Node 24 (see sqlite-statement-cache).
+    const database = openSqlite(filename);
+    database.exec('PRAGMA foreign_keys = ON');
     return new Kysely<any>({ dialect: new SqliteDialect({ database }) });
   }
 
