@@ -1,4 +1,5 @@
-import type { Compilable, Kysely } from 'kysely';
+import { type AliasedExpression, type Compilable, type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import type { AccessAnswer } from '../../services/types';
 import { precompile, type PrecompileOptions } from './precompiled-query';
 import type { SqlCapabilities } from './sql-capabilities';
 import { USER_COLUMNS, type Database } from './schema';
@@ -70,39 +71,39 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
     sessionCheck: compiled(1, (tokenHash: string) => sessionCheck(tokenHash)),
 
     /**
-     * `sessionCheck` and, in the same statement, whether the role exists (`known`) and the user holds it: a guard's
-     * one read. Each value is a placeholder of its own, as `precompile` wants; the caller passes the role twice.
+     * `sessionCheck` and, in the same statement, the guard's answer for a role (`access`, see `accessCode`). Each value
+     * is a placeholder of its own, as `precompile` wants; the caller passes the role twice.
      */
     sessionCheckWithRole: compiled(3, (tokenHash: string, role: string, roleAgain: string) =>
-      sessionCheck(tokenHash).select((eb) => [
-        eb.exists(eb.selectFrom('roles as r').select('r.name').where('r.name', '=', role)).as('known'),
-        eb
-          .exists(
+      sessionCheck(tokenHash).select((eb) =>
+        accessCode(
+          eb.exists(
             eb
               .selectFrom('user_roles as ur')
               .select('ur.role')
-              .where('ur.role', '=', roleAgain)
+              .where('ur.role', '=', role)
               .whereRef('ur.user_id', '=', 'u.id'),
-          )
-          .as('granted'),
-      ]),
+          ),
+          eb.exists(eb.selectFrom('roles as r').select('r.name').where('r.name', '=', roleAgain)),
+        ),
+      ),
     ),
 
-    /** `sessionCheckWithRole` for a permission: whether it exists, and whether a role of the user carries it. */
+    /** `sessionCheckWithRole` for a permission: granted when a role of the user carries it. */
     sessionCheckWithPermission: compiled(3, (tokenHash: string, permission: string, permissionAgain: string) =>
-      sessionCheck(tokenHash).select((eb) => [
-        eb.exists(eb.selectFrom('permissions as p').select('p.name').where('p.name', '=', permission)).as('known'),
-        eb
-          .exists(
+      sessionCheck(tokenHash).select((eb) =>
+        accessCode(
+          eb.exists(
             eb
               .selectFrom('role_permissions as rp')
               .innerJoin('user_roles as ur', 'ur.role', 'rp.role')
               .select('rp.role')
-              .where('rp.permission', '=', permissionAgain)
+              .where('rp.permission', '=', permission)
               .whereRef('ur.user_id', '=', 'u.id'),
-          )
-          .as('granted'),
-      ]),
+          ),
+          eb.exists(eb.selectFrom('permissions as p').select('p.name').where('p.name', '=', permissionAgain)),
+        ),
+      ),
     ),
 
     /** The role's row (absent: unknown role) and the user's grant of it, if any. */
@@ -143,3 +144,14 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
 }
 
 export type RequestPathQueries = ReturnType<typeof requestPathQueries>;
+
+/** `access` as the guard queries answer it: the index of its `AccessAnswer` in `ACCESS_CODES`. */
+export const ACCESS_CODES = ['unknown', 'denied', 'granted'] as const satisfies readonly AccessAnswer[];
+
+/**
+ * 2 when the grant exists, else 1 when the role or permission does, else 0. A CASE tries its branches in order and
+ * stops at the first that holds, so a granted request (nearly every one) looks up the grant only.
+ */
+function accessCode(grant: Expression<SqlBool>, name: Expression<SqlBool>): AliasedExpression<number, 'access'> {
+  return sql<number>`case when ${grant} then 2 when ${name} then 1 else 0 end`.as('access');
+}

@@ -53,7 +53,7 @@ import {
   toTokenRow,
   toUserRow,
 } from './rows';
-import { requestPathQueries, type RequestPathQueries } from './request-path-queries';
+import { ACCESS_CODES, requestPathQueries, type RequestPathQueries } from './request-path-queries';
 import { Database, type OutboxTable, USER_COLUMNS } from './schema';
 import type { SqlCapabilities, WriteOptions } from './sql-capabilities';
 import { listUsers } from './user-list-query';
@@ -1751,10 +1751,11 @@ function fromSessionCheck(rows: Parameters<typeof fromSessionCheckRow>[0][]): Se
 }
 
 function fromSessionCheckWithAccess(
-  rows: (Parameters<typeof fromSessionCheckRow>[0] & { known: unknown; granted: unknown })[],
+  rows: (Parameters<typeof fromSessionCheckRow>[0] & { access: number })[],
 ): SessionCheck | null {
   const [row] = rows;
   if (!row) return null;
-  // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
-  return { ...fromSessionCheckRow(row), access: !row.known ? 'unknown' : row.granted ? 'granted' : 'denied' };
+  const check = fromSessionCheckRow(row);
+  check.access = ACCESS_CODES[row.access];
+  return check;
 }
