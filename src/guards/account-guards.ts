@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Action } from 'routing-controllers';
 import { resolveAccountService } from '../di/resolve';
+import { requireAccess } from '../services/account-service';
 import { AccountError, isAccountError } from '../errors/account-error';
 import { AccountHttpError } from '../http/http-errors';
 import type { AccessQuery, AccountUser } from '../services/types';
@@ -49,14 +50,13 @@ export function accountGuards(): AccountGuards {
         const { req, res } = nodeMessagesOf(action);
         const { user, secondFactor, access } = await requireUser(req, res, firstAccessQuery(requirements));
         if (requirements.length === 0) return true;
-        const accounts = resolveAccountService();
         for (const requirement of requirements) {
           const parsed = parseRequirement(requirement);
           if (parsed.kind === 'mfa') {
             if (!secondFactor) throw secondFactorRequired();
-          } else if (access && sameAccess(access.query, parsed)) accounts.requireAccess(parsed, access.answer);
-          else if (parsed.kind === 'role') await accounts.requireRole(user, parsed.name);
-          else await accounts.requirePermission(user, parsed.name);
+          } else if (access && sameAccess(access.query, parsed)) requireAccess(parsed, access.answer);
+          else if (parsed.kind === 'role') await resolveAccountService().requireRole(user, parsed.name);
+          else await resolveAccountService().requirePermission(user, parsed.name);
         }
         return true;
       } catch (error) {

@@ -26,9 +26,11 @@ interface Lookup {
   settled?: AuthOutcome;
 }
 
-// Keyed by Node's request, which both drivers share: nothing a host keeps on the request or in Koa's ctx.state can
-// collide with it or read it, and it is gone with the request.
-const lookups = new WeakMap<IncomingMessage, Lookup>();
+// Kept on Node's request, which both drivers share, under a symbol no other module holds: nothing a host keeps on the
+// request or in Koa's ctx.state can collide with it, and it is gone with the request (see `setLogContext`).
+const LOOKUP = Symbol('gatehouse.authentication');
+
+type WithLookup = IncomingMessage & { [LOOKUP]?: Lookup };
 
 /**
  * Authenticates the request's bearer token at most once per request, however many guards and `@CurrentUser`
@@ -39,14 +41,14 @@ const lookups = new WeakMap<IncomingMessage, Lookup>();
  * with one role or permission costs one read, not two.
  */
 export function authenticateRequest(req: IncomingMessage, access?: AccessQuery): Promise<AuthOutcome> {
-  let lookup = lookups.get(req);
+  let lookup = (req as WithLookup)[LOOKUP];
   if (!lookup) {
     const started: Lookup = { pending: lookUp(req, access) };
     started.pending.then(
       (outcome) => (started.settled = outcome),
       () => undefined,
     );
-    lookups.set(req, started);
+    (req as WithLookup)[LOOKUP] = started;
     lookup = started;
   }
   return lookup.pending;
@@ -82,7 +84,7 @@ export function authError(outcome: AuthOutcome): GatehouseHttpError | null {
  * `AuthorizationRequiredError` (a required `@CurrentUser()` that got no user) with the right 401.
  */
 export async function recordedAuthError(req: IncomingMessage): Promise<GatehouseHttpError | null> {
-  const lookup = lookups.get(req);
+  const lookup = (req as WithLookup)[LOOKUP];
   if (!lookup) return null;
   try {
     return authError(await lookup.pending);
@@ -93,6 +95,6 @@ export async function recordedAuthError(req: IncomingMessage): Promise<Gatehouse
 
 /** `recordedAuthError` for a lookup that has finished, without waiting: null while it runs or when none ran. */
 export function settledAuthError(req: IncomingMessage): GatehouseHttpError | null {
-  const settled = lookups.get(req)?.settled;
+  const settled = (req as WithLookup)[LOOKUP]?.settled;
   return settled ? authError(settled) : null;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { setLogContext } from '../logging/log-context';
+import { type LogContext, setLogContext } from '../logging/log-context';
 import { clientIp } from './client-ip';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -16,5 +16,24 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 export function beginRequest(req: IncomingMessage, res: ServerResponse): void {
   const requestId = randomUUID();
   res.setHeader(REQUEST_ID_HEADER, requestId);
-  setLogContext(req, { requestId, ip: clientIp(req) });
+  // Read now: Node keeps the peer's address once read, so a client that hangs up early is still logged by its address.
+  void req.socket.remoteAddress;
+  setLogContext(req, new RequestLogContext(requestId, req));
+}
+
+/**
+ * The client's address is worked out when a line or an audit event first needs it (the trusted-proxy walk is not
+ * free): a session check, most of the traffic, logs nothing.
+ */
+class RequestLogContext implements LogContext {
+  private address: string | undefined;
+
+  constructor(
+    readonly requestId: string,
+    private readonly req: IncomingMessage,
+  ) {}
+
+  get ip(): string {
+    return (this.address ??= clientIp(this.req));
+  }
 }

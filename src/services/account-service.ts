@@ -602,16 +602,6 @@ export class AccountService {
     return user;
   }
 
-  /**
-   * What `requireRole` / `requirePermission` decide, for an answer already read (by `authenticateSession` with
-   * `access`): an invalid or unknown name throws as they do, and anything but a grant is `permission_denied`.
-   */
-  requireAccess(query: AccessQuery, answer: AccessAnswer): void {
-    if (query.kind === 'role') checkRoleName(query.name);
-    else checkPermissionName(query.name);
-    if (!isGranted(query, answer)) throw permissionDenied();
-  }
-
   listRoles(): Promise<RoleSummary[]> {
     return this.admin.listRoles(OPERATOR);
   }
@@ -687,6 +677,16 @@ function accountDisabled(): AccountError {
 }
 
 /** Whether the answer grants it; a role or permission that does not exist is an error, not a refusal. */
+/**
+ * What `requireRole` / `requirePermission` decide, for an answer already read (by `authenticateSession` with
+ * `access`): an invalid or unknown name throws as they do, and anything but a grant is `permission_denied`.
+ */
+export function requireAccess(query: AccessQuery, answer: AccessAnswer): void {
+  if (query.kind === 'role') checkRoleName(query.name);
+  else checkPermissionName(query.name);
+  if (!isGranted(query, answer)) throw permissionDenied();
+}
+
 function isGranted(query: AccessQuery, answer: AccessAnswer): boolean {
   if (answer === 'unknown') {
     throw query.kind === 'role'
