@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import Router from '@koa/router';
 import Koa from 'koa';
 import { useKoaServer } from 'routing-controllers';
 import request from 'supertest';
@@ -80,5 +81,33 @@ describe('HTTP: mounting', () => {
     CountingMiddleware.seen = 0;
     await request(both.callback()).get('/posts/feed').expect(200);
     expect(CountingMiddleware.seen).to.equal(1);
+  });
+
+  it('the account router looks only at paths under its prefix, in any case, and still answers its methods', async () => {
+    resetContainer();
+    const app = mountAccountRoutes(new Koa(), { prefix: '/accounts' });
+    useKoaServer(app, { routePrefix: '/api', controllers: [PostsController], ...accountGuards() });
+    const http = request(app.callback());
+    const consulted: string[] = [];
+    const match = Router.prototype.match;
+    Router.prototype.match = function (this: Router, path: string, method: string) {
+      if (this.stack.some((layer) => String(layer.path).startsWith('/accounts/'))) consulted.push(path);
+      return match.call(this, path, method);
+    };
+    try {
+      expect((await http.get('/api/posts/feed')).status).to.equal(200);
+      expect(consulted).to.deep.equal([]);
+
+      const registered = await http
+        .post('/ACCOUNTS/register')
+        .send({ username: 'alice', email: 'alice@example.com', password: PASSWORD });
+      expect(registered.status).to.equal(201);
+      const wrongMethod = await http.get('/accounts/register');
+      expect(wrongMethod.status).to.equal(405);
+      expect(wrongMethod.headers.allow).to.include('POST');
+      expect(consulted).to.deep.equal(['/ACCOUNTS/register', '/accounts/register']);
+    } finally {
+      Router.prototype.match = match;
+    }
   });
 });
