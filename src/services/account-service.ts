@@ -676,7 +676,6 @@ function accountDisabled(): AccountError {
   return new AccountError('account_disabled', 'This account has been disabled');
 }
 
-/** Whether the answer grants it; a role or permission that does not exist is an error, not a refusal. */
 /**
  * What `requireRole` / `requirePermission` decide, for an answer already read (by `authenticateSession` with
  * `access`): an invalid or unknown name throws as they do, and anything but a grant is `permission_denied`.
@@ -687,6 +686,7 @@ export function requireAccess(query: AccessQuery, answer: AccessAnswer): void {
   if (!isGranted(query, answer)) throw permissionDenied();
 }
 
+/** Whether the answer grants it; a role or permission that does not exist is an error, not a refusal. */
 function isGranted(query: AccessQuery, answer: AccessAnswer): boolean {
   if (answer === 'unknown') {
     throw query.kind === 'role'
