@@ -44,7 +44,9 @@ function routeOnlyUnder(app: KoaLikeApp, before: number, prefix: string | undefi
   if (added < 2 || typeof routes !== 'function' || typeof routes.router !== 'object') return;
   const applies = appliesTo(prefix);
   for (const index of [app.middleware.length - 2, app.middleware.length - 1]) {
-    const middleware = app.middleware[index] as RouteMiddleware;
-    app.middleware[index] = ((ctx, next) => (applies(ctx.path) ? middleware(ctx, next) : next())) as RouteMiddleware;
+    const middleware = app.middleware[index] as RouteMiddleware & { router?: unknown };
+    const gated: RouteMiddleware = (ctx, next) => (applies(ctx.path) ? middleware(ctx, next) : next());
+    // Kept visible, as @koa/router exposes it, to whatever reads an app's routes from its middleware.
+    app.middleware[index] = middleware.router ? Object.assign(gated, { router: middleware.router }) : gated;
   }
 }
