@@ -48,27 +48,22 @@ export function precompile<Params extends string[], Row>(
 ): PrecompiledQuery<Params, Row> {
   const { onCompiled, direct } = options;
   let compiled: { query: CompiledQuery<Row>; sources: number[] } | undefined;
-  // Compiled at the first run, not when the store is built: a Kysely plugin's transformQuery then sees the query
-  // once, when it first runs, rather than queries that have not run yet.
-  const compiledOnce = () => {
+  const throughKysely = async (db: Parameters<PrecompiledQuery<Params, Row>['execute']>[0], values: Params) => {
     if (!compiled) {
+      // Compiled at the first run, not when the store is built: a Kysely plugin's transformQuery then sees the query
+      // once, when it first runs, rather than queries that have not run yet.
       compiled = compileWithPlaceholders(arity, build);
       onCompiled?.(compiled.query.sql);
+      return (await db.executeQuery<Row>(fill(compiled.query, compiled.sources, values))).rows;
     }
-    return compiled;
-  };
-  const throughKysely = async (db: Parameters<PrecompiledQuery<Params, Row>['execute']>[0], values: Params) => {
-    const { query, sources } = compiledOnce();
-    // Each run is a new query to any plugin keeping state per query id.
-    return (await db.executeQuery<Row>({ ...fill(query, sources, values), queryId: createQueryId() })).rows;
+    // Later runs are new queries to any plugin keeping state per query id.
+    const query = { ...fill(compiled.query, compiled.sources, values), queryId: createQueryId() };
+    return (await db.executeQuery<Row>(query)).rows;
   };
   return {
     execute(db, ...values) {
-      if (!direct || db !== direct.db) return throughKysely(db, values);
-      // From the first run on: where the direct reads send their own form of the statement (PostgreSQL), a first run
-      // through Kysely would prepare a second statement on its connection.
-      const { query, sources } = compiledOnce();
-      return direct.read(fill(query, sources, values));
+      if (compiled && direct && db === direct.db) return direct.read(fill(compiled.query, compiled.sources, values));
+      return throughKysely(db, values);
     },
   };
 }
