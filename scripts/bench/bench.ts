@@ -80,6 +80,11 @@ function parseArgs(argv: string[]): Options {
       continue;
     }
     if (value === undefined) throw new Error(`${flag} needs a value`);
+    // Any other Node flags for the servers under test, e.g. `--node-args --perf-basic-prof` for `perf record`.
+    if (flag === '--node-args') {
+      options.nodeArgs.push(...value.split(' ').filter(Boolean));
+      continue;
+    }
     if (flag === '--warmup') options.warmupSeconds = Number(value);
     else if (flag === '--duration') options.runSeconds = Number(value);
     else if (flag === '--runs') options.runs = Number(value);
@@ -88,7 +93,7 @@ function parseArgs(argv: string[]): Options {
     else if (flag === '--only') options.only = new Set(value.split(',') as ('sqlite' | 'postgres')[]);
     else
       throw new Error(
-        `unknown option ${flag} (use --warmup, --duration, --runs, --only, --scenarios, --json, --profile)`,
+        `unknown option ${flag} (use --warmup, --duration, --runs, --only, --scenarios, --json, --profile, --node-args)`,
       );
   }
   return options;
