@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { Pool } from 'pg';
+import { Connection, Pool, types } from 'pg';
 import { PostgresUserStore } from '../../src/stores/postgres-user-store';
 import { describeUserStoreConformance } from '../../src/stores/conformance';
 import { migrations } from '../../src/stores/sql/migrate';
@@ -231,6 +231,45 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       assert.deepEqual(await preparedOn(unprepared), []);
     });
 
+    it('reads a statement again without asking PostgreSQL to describe its rows, on every connection', async () => {
+      const store = track(await PostgresUserStore.open({ connectionString: database.url, maxConnections: 3 }));
+      const { user } = await register(store, 'alice');
+      await openSession(store, user.id, 's');
+      // The first run compiles the query through Kysely; the next one, node-postgres' own, learns the row shape.
+      const first = await store.checkSession('s');
+      assert.equal(first?.user.username, 'alice');
+      assert.deepEqual(await store.checkSession('s'), first);
+      const described = countCalls(Connection.prototype, 'describe');
+      try {
+        // At once, so that the pool opens connections that have not prepared the statement yet.
+        const again = await Promise.all(Array.from({ length: 6 }, () => store.checkSession('s')));
+        assert.equal(described.count, 0);
+        for (const check of again) assert.deepEqual(check, first);
+        assert.equal(await store.checkSession('nobody'), null);
+        assert.deepEqual(
+          await store.checkSession('s', { kind: 'role', name: 'none' }),
+          await store.checkSession('s', { kind: 'role', name: 'none' }),
+        );
+      } finally {
+        described.restore();
+      }
+      assert.ok(store.pool.totalCount > 1, `only ${store.pool.totalCount} connection was opened`);
+    });
+
+    it("a host pool's own type parsers apply to a statement's first read and to the later ones", async () => {
+      const { user } = await register(keeper, 'alice');
+      await openSession(keeper, user.id, 's');
+      // A parser no real host would want, so that its use shows: integers one more than they are, so alice (0 in
+      // `verified`) reads as verified.
+      const oddPool = new Pool({ connectionString: database.url, types: { getTypeParser: integersPlusOne } });
+      try {
+        const store = track(new PostgresUserStore({ pool: oddPool }));
+        for (let i = 0; i < 3; i++) assert.equal((await store.checkSession('s'))?.user.verified, true, `read ${i}`);
+      } finally {
+        await oddPool.end();
+      }
+    });
+
     it('a prepared read keeps working after a newer migration adds a column to users', async () => {
       const store = track(await PostgresUserStore.open({ connectionString: database.url, maxConnections: 1 }));
       const { user } = await register(store, 'alice');
@@ -273,3 +312,25 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
     });
   });
 });
+
+/** Counts calls of a prototype's method until `restore`. */
+function countCalls<T extends object>(target: T, method: keyof T & string) {
+  const original = target[method] as (...args: unknown[]) => unknown;
+  const counter = {
+    count: 0,
+    restore: () => {
+      target[method] = original as T[keyof T & string];
+    },
+  };
+  target[method] = function (this: unknown, ...args: unknown[]) {
+    counter.count += 1;
+    return original.apply(this, args);
+  } as T[keyof T & string];
+  return counter;
+}
+
+/** node-postgres' parsers, except that an int4 comes back one more than it is. */
+const integersPlusOne = ((oid: number, format?: 'text' | 'binary') =>
+  oid === types.builtins.INT4 && format !== 'binary'
+    ? (value: string) => Number(value) + 1
+    : types.getTypeParser(oid, format as 'text')) as typeof types.getTypeParser;
