@@ -270,6 +270,19 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       }
     });
 
+    it('a host pool whose clients refuse custom queries (pipeline mode) still answers every read', async () => {
+      const { user } = await register(keeper, 'alice');
+      await openSession(keeper, user.id, 's');
+      const expected = await keeper.checkSession('s');
+      const pipelined = new Pool({ connectionString: database.url, pipeline: true });
+      try {
+        const store = track(new PostgresUserStore({ pool: pipelined }));
+        for (let i = 0; i < 4; i++) assert.deepEqual(await store.checkSession('s'), expected, `read ${i}`);
+      } finally {
+        await pipelined.end();
+      }
+    });
+
     it('a prepared read keeps working after a newer migration adds a column to users', async () => {
       const store = track(await PostgresUserStore.open({ connectionString: database.url, maxConnections: 1 }));
       const { user } = await register(store, 'alice');

@@ -35,13 +35,19 @@ export class BoundReadUnsupported extends Error {}
  * so it is learnt once (`rowShapeOf`) and the rows are built from it.
  *
  * This implements node-postgres' `Submittable` (as pg-cursor does) with the handlers its client calls on the active
- * query; a connection without the statement bookkeeping this relies on fails it with `BoundReadUnsupported`.
+ * query; a connection without the statement bookkeeping this relies on fails it with `BoundReadUnsupported`, and a
+ * client that refuses it fails it before `submitted`.
  */
 export class BoundRead implements Submittable {
   /** Set by the client (the pool's callback); called once, with the rows or the error. */
   callback?: (error: Error | null, rows?: Record<string, unknown>[]) => void;
   /** Set by a client in binary mode; this read only understands text values. */
   binary?: boolean;
+  /**
+   * Whether the client handed it the connection. A client may refuse a custom query before that (one in pipeline
+   * mode does); nothing reached the server then, and the read can be made another way.
+   */
+  submitted = false;
   private readonly rows: Record<string, unknown>[] = [];
 
   constructor(
@@ -53,6 +59,7 @@ export class BoundRead implements Submittable {
   ) {}
 
   submit(connection: Connection): Error | null {
+    this.submitted = true;
     const wire = connection as Connection & Partial<StatementBookkeeping>;
     const { parsedStatements, submittedNamedStatements } = wire;
     if (this.binary || typeof parsedStatements !== 'object' || typeof submittedNamedStatements !== 'object') {

@@ -13,8 +13,8 @@ import type { DirectRead } from './precompiled-query';
  * migrations have.
  *
  * A statement's first run goes through node-postgres' ordinary query, which tells its row shape; later runs are
- * `BoundRead`s, which skip describing the result again. Where a pool's connections cannot run those, every read
- * stays ordinary.
+ * `BoundRead`s, which skip describing the result again. Where a pool's clients cannot run those (or refuse them, as
+ * in pipeline mode), every read stays ordinary.
  *
  * Undefined where the query log is Kysely's own console logger (it would miss these reads); a log function is called
  * for each read.
@@ -28,7 +28,7 @@ export function postgresDirectReads(
   if (log !== undefined && typeof log !== 'function') return undefined;
   // By statement name; a statement with no entry has not answered yet, one with `null` is always read the ordinary way.
   const shapes = new Map<string, RowShape | null>();
-  let bound = true;
+  let boundReads = true;
 
   const ordinaryRead = async (name: string | undefined, query: CompiledQuery) => {
     const { rows, fields } = await pool.query({ name, text: query.sql, values: [...query.parameters] });
@@ -36,17 +36,20 @@ export function postgresDirectReads(
     return rows;
   };
   const boundRead = async (name: string, shape: RowShape, values: (string | null)[], query: CompiledQuery) => {
+    const bound = new BoundRead(name, query.sql, values, shape);
     try {
-      return await (pool.query(new BoundRead(name, query.sql, values, shape)) as unknown as Promise<unknown[]>);
+      return await (pool.query(bound) as unknown as Promise<unknown[]>);
     } catch (error) {
-      if (!(error instanceof BoundReadUnsupported)) throw error;
-      bound = false;
-      return ordinaryRead(name, query);
+      if (bound.submitted && !(error instanceof BoundReadUnsupported)) throw error;
+      // Nothing reached the server. If the ordinary read works, this pool's clients do not take bound reads.
+      const rows = await ordinaryRead(name, query);
+      boundReads = false;
+      return rows;
     }
   };
   const read = (query: CompiledQuery) => {
     const name = statements.nameOf(query.sql);
-    const shape = name === undefined || !bound ? undefined : shapes.get(name);
+    const shape = name === undefined || !boundReads ? undefined : shapes.get(name);
     const values = shape ? textValues(query.parameters) : undefined;
     return shape && values ? boundRead(name!, shape, values, query) : ordinaryRead(name, query);
   };
