@@ -9,10 +9,10 @@ export interface RowShape {
 
 /**
  * The shape of a statement's rows from the fields of one ordinary run of it, parsed as the pool's clients parse them;
- * undefined when a column comes back in binary format (a pool of binary clients), which only node-postgres reads.
+ * null when a column comes back in binary format (a pool of binary clients), which only node-postgres reads.
  */
-export function rowShapeOf(pool: Pool, fields: FieldDef[]): RowShape | undefined {
-  if (fields.some((field) => field.format !== 'text')) return undefined;
+export function rowShapeOf(pool: Pool, fields: FieldDef[]): RowShape | null {
+  if (fields.some((field) => field.format !== 'text')) return null;
   const types = pool.options.types ?? defaultTypes;
   return {
     names: fields.map((field) => field.name),
@@ -54,7 +54,8 @@ export class BoundRead implements Submittable {
     /** Read by the client when PostgreSQL confirms the Parse, to record the statement as prepared. */
     readonly name: string,
     readonly text: string,
-    private readonly values: readonly (string | null)[],
+    /** Made for this read alone (`textValues`), so it is sent as it is. */
+    private readonly values: (string | null)[],
     private readonly shape: RowShape,
   ) {}
 
@@ -72,7 +73,7 @@ export class BoundRead implements Submittable {
         connection.parse({ name: this.name, text: this.text, types: [] }, false);
         submittedNamedStatements[this.name] = this.text;
       }
-      connection.bind({ statement: this.name, portal: '', values: [...this.values] }, false);
+      connection.bind({ statement: this.name, portal: '', values: this.values }, false);
       connection.execute({ portal: '' }, false);
       connection.sync();
     } finally {

@@ -32,7 +32,7 @@ export function postgresDirectReads(
 
   const ordinaryRead = async (name: string | undefined, query: CompiledQuery) => {
     const { rows, fields } = await pool.query({ name, text: query.sql, values: [...query.parameters] });
-    if (name !== undefined && !shapes.has(name)) shapes.set(name, rowShapeOf(pool, fields) ?? null);
+    if (name !== undefined && !shapes.has(name)) shapes.set(name, rowShapeOf(pool, fields));
     return rows;
   };
   const boundRead = async (name: string, shape: RowShape, values: (string | null)[], query: CompiledQuery) => {
