@@ -59,6 +59,8 @@ export interface ServerConfig {
   emailChangeUrl?: string;
   /** `GATEHOUSE_OUTBOX_*`: how queued email is delivered (see docs/guides/email-delivery.md). */
   outbox: OutboxConfig;
+  /** `GATEHOUSE_HASHING_NICE`: how far below the event loop libuv's pool (the hashes) is scheduled; 0: not at all. */
+  hashingNice: number;
 }
 
 /** The outbox options the environment sets; the rest keep their defaults. */
@@ -159,6 +161,7 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerCon
     resetUrl: parseLinkUrl('GATEHOUSE_RESET_URL', env.GATEHOUSE_RESET_URL),
     emailChangeUrl: parseLinkUrl('GATEHOUSE_EMAIL_CHANGE_URL', env.GATEHOUSE_EMAIL_CHANGE_URL),
     outbox: parseOutbox(env),
+    hashingNice: parseHashingNice(env.GATEHOUSE_HASHING_NICE),
   };
   // Last, so that a configuration refused for another reason writes no key file and prints no warning.
   const { secretKey, generated } =
@@ -281,6 +284,18 @@ function parseCleanupInterval(raw: string | undefined): number {
     );
   }
   return Number(value) * 1000;
+}
+
+/** Default `GATEHOUSE_HASHING_NICE`: the hashes get about a tenth of a core the event loop wants (CFS weights 110:1024). */
+const DEFAULT_HASHING_NICE = 10;
+
+function parseHashingNice(raw: string | undefined): number {
+  const value = nonEmpty(raw);
+  if (value === undefined) return DEFAULT_HASHING_NICE;
+  if (!/^\d+$/.test(value) || Number(value) > 19) {
+    throw new ConfigurationError(`GATEHOUSE_HASHING_NICE must be a whole number from 0 (off) to 19, got "${value}"`);
+  }
+  return Number(value);
 }
 
 function parseSmtpUrl(raw: string | undefined): string | undefined {

@@ -14,6 +14,7 @@ import { createApp } from './create-app';
 import { ExpiredCleanup, startExpiredCleanup } from './expired-cleanup';
 import { createHttpServer } from './http-server';
 import { openStore } from './open-store';
+import { lowerPoolPriority } from './pool-priority';
 
 /** How long shutdown waits for in-flight requests and mail before giving up. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -74,6 +75,7 @@ function onShutdownSignals(
 async function main(): Promise<void> {
   logger = createPinoLogger({ level: parseLogLevel(process.env.GATEHOUSE_LOG_LEVEL) });
   const config = loadConfig(process.env, { warn: (message) => logger.warn({ event: 'config' }, message) });
+  await deprioritizeHashing(config.hashingNice);
   const store = await openStore(config.database, {
     onConnectionError: (error) =>
       logger.warn({ event: 'database', reason: error.message }, 'an idle database connection was lost; replacing it'),
@@ -131,6 +133,24 @@ function describeStartupError(error: unknown): string {
   if (code === 'EADDRINUSE') return 'the port is already in use; set PORT to a free one';
   if (code === 'EACCES') return 'not allowed to listen on that port; set PORT above 1024';
   return `could not start: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** The hashes run below the event loop (pool-priority.ts); where the system refuses, they run beside it, as before. */
+async function deprioritizeHashing(nice: number): Promise<void> {
+  try {
+    const result = await lowerPoolPriority(nice);
+    if (result && result.threads < result.poolSize) {
+      logger.warn(
+        { event: 'hashing_priority', found: result.threads, poolSize: result.poolSize },
+        "not every libuv pool thread was found; the rest hash at the event loop's priority",
+      );
+    }
+  } catch (error) {
+    logger.warn(
+      { event: 'hashing_priority', reason: error instanceof Error ? error.message : String(error) },
+      "could not lower the hashing threads' priority; they hash at the event loop's priority",
+    );
+  }
 }
 
 async function connectedRedis(url: string) {

@@ -125,6 +125,15 @@ describe('server configuration', () => {
     expect(accountOptionsOf(config).auditRetentionMs).to.equal(30 * 86_400_000);
   });
 
+  it('sets the hashing threads 10 below the event loop by default; GATEHOUSE_HASHING_NICE takes 0 (off) to 19', () => {
+    const nice = (value?: string) =>
+      loadConfig({ GATEHOUSE_SECRET_KEY: KEY, GATEHOUSE_HASHING_NICE: value }, { cwd }).hashingNice;
+    expect([nice(), nice(''), nice('0'), nice('19')]).to.deep.equal([10, 10, 0, 19]);
+    for (const bad of ['20', '-1', '5.5', 'low']) {
+      expect(() => nice(bad)).to.throw(ConfigurationError, /GATEHOUSE_HASHING_NICE must be a whole number from 0/);
+    }
+  });
+
   it('accepts an empty prefix', () => {
     expect(loadConfig({ GATEHOUSE_SECRET_KEY: KEY, GATEHOUSE_PREFIX: '' }, { cwd }).prefix).to.equal('');
   });

@@ -58,6 +58,10 @@ export class StandaloneServer {
     }
   }
 
+  get pid(): number {
+    return this.child.pid!;
+  }
+
   /** Whether the process is still alive. */
   get running(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null;
