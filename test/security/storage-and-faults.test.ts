@@ -177,7 +177,7 @@ describe('Security checklist: Storage and faults', () => {
     expect(log).not.to.include('$argon2');
   });
 
-  it('D4: SQLite runs with WAL, synchronous=FULL, busy_timeout and foreign keys, and an acknowledged registration survives kill -9', async function () {
+  it('D4: SQLite runs with WAL, synchronous=FULL, busy_timeout and foreign keys, and an acknowledged registration and sign-in survive kill -9', async function () {
     this.timeout(30_000);
     const pragma = async (name: string) =>
       Object.values((await sql.raw(`pragma ${name}`).execute(t.store.db)).rows[0] as object)[0];
@@ -195,10 +195,17 @@ describe('Security checklist: Storage and faults', () => {
         .post('/auth/register')
         .send({ username: 'survivor', email: 'survivor@example.com', password: PASSWORD })
         .expect(201);
+      await server.waitFor(() => server.stdout.includes('verify-email?token='), 'the verification link');
+      await request(server.url)
+        .post('/auth/verify-email')
+        .send({ token: server.lastLinkToken('verify-email') })
+        .expect(200);
+      // A sign-in commits without waiting for the disk (sql-user-store.ts, UNFLUSHED): that survives the process dying.
+      await request(server.url).post('/auth/login').send({ username: 'survivor', password: PASSWORD }).expect(200);
       await server.stop('SIGKILL');
       const tables = dumpTables(path.join(cwd.path, 'data', 'gatehouse.db'));
-      expect(tables.get('users')!.map((row) => row.username)).to.deep.equal(['survivor']);
-      expect(tables.get('tokens')!.map((row) => row.purpose)).to.deep.equal(['verify_email']);
+      expect(tables.get('users')!.map((row) => [row.username, row.verified])).to.deep.equal([['survivor', 1]]);
+      expect(tables.get('sessions')!).to.have.length(1);
     } finally {
       await server.stop('SIGKILL');
       cwd.remove();

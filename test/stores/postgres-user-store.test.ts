@@ -175,7 +175,7 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       return rows;
     }
 
-    it('commits the outbox claims and marks without waiting for the WAL flush (SET LOCAL), every other write with it', async () => {
+    it('commits the outbox claims and marks, a new session and its idle window without waiting for the WAL flush (SET LOCAL), every other write with it', async () => {
       const statements: string[] = [];
       const store = track(
         await PostgresUserStore.open({
@@ -195,6 +195,16 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       statements.length = 0;
       assert.equal(await store.markMessageSent(claim.id, T0), true);
       assert.equal(statements[0], 'set local synchronous_commit = off', statements.join('\n'));
+      statements.length = 0;
+      await openSession(store, user.id, 'session-1');
+      assert.ok(statements.includes('set local synchronous_commit = off'), statements.join('\n'));
+      statements.length = 0;
+      await store.touchSession('session-1', DAY_LATER);
+      assert.equal(statements[0], 'set local synchronous_commit = off', statements.join('\n'));
+      // Ending a session waits for the flush: an undone sign-out would revive a token its owner meant to end.
+      statements.length = 0;
+      await store.deleteSession('session-1');
+      assert.ok(!statements.some((text) => text.includes('synchronous_commit')), statements.join('\n'));
       // LOCAL ended with the transaction: the one pooled connection is back to the server's setting.
       const { rows } = await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(store.db);
       assert.equal(rows[0].synchronous_commit, 'on');

@@ -9,7 +9,7 @@ import { openSqlite } from '../../src/stores/sql/sqlite-statement-cache';
 import { SqlUserStore } from '../../src/stores/sql/sql-user-store';
 import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
 import { isSelect, PauseAfterQuery } from './pause-plugin';
-import { DAY_LATER, register, T0, token } from './sql-fixtures';
+import { DAY_LATER, register, sessionRow, T0, token } from './sql-fixtures';
 import { describeSqlStore } from './sql-store-suite';
 import { makeTempFolder } from './temp-folder';
 
@@ -71,7 +71,7 @@ describe('SqliteUserStore on a real file', () => {
   });
 
   describe('commits', () => {
-    it('commit the outbox claims and marks at synchronous=NORMAL, then set FULL back; every other write at FULL', async () => {
+    it('commit the outbox claims and marks, a new session and its idle window at synchronous=NORMAL, then set FULL back; every other write at FULL', async () => {
       const statements: string[] = [];
       const store = await SqliteUserStore.open({
         filename,
@@ -92,11 +92,17 @@ describe('SqliteUserStore on a real file', () => {
       for (const run of [
         await bookkeeping(async () => claimed.push(...(await store.claimDueMessages(T0, DAY_LATER, 5)))),
         await bookkeeping(() => store.markMessageSent(claimed[0].id, T0)),
+        await bookkeeping(() => store.createSession(sessionRow(user.id, 'session-1'), user.passwordHash)),
+        await bookkeeping(() => store.touchSession('session-1', DAY_LATER)),
       ]) {
         assert.deepEqual(run.slice(0, 2), ['pragma synchronous = normal', 'begin immediate'], run.join('\n'));
         assert.deepEqual(run.slice(-2), ['commit', 'pragma synchronous = full'], run.join('\n'));
       }
       assert.equal(claimed.length, 1);
+      // Ending a session waits for the disk: an undone sign-out would revive a token its owner meant to end.
+      const signOut = await bookkeeping(() => store.deleteSession('session-1'));
+      assert.ok(!signOut.some((text) => text.includes('synchronous')), signOut.join('\n'));
+      assert.equal(await store.getSessionAndUser('session-1'), null);
       const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(store.db);
       assert.equal(rows[0].synchronous, 2);
       assert.equal((await store.listMessages())[0].status, 'sent');

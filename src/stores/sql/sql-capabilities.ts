@@ -7,9 +7,10 @@ export interface WriteOptions {
    * Default true: the commit returns once it is on disk. False: it returns without waiting for the disk (SQLite in WAL
    * mode: `synchronous = NORMAL` for that commit; PostgreSQL: `SET LOCAL synchronous_commit = off`). Either way it is
    * atomic, ordered before every later commit, and survives the process being killed; only a crash of the machine (or
-   * of the PostgreSQL server) may lose it, with whatever committed after it and was not yet on disk. For bookkeeping
-   * whose loss only repeats work (the outbox's claims and delivery marks: a message is sent at least once anyway), a
-   * flush each costs more than the work it records (about 1.5 ms of the event loop's CPU per commit on the bench VM).
+   * of the PostgreSQL server) may lose it, with whatever committed after it and was not yet on disk. For writes whose
+   * loss only repeats work (`UNFLUSHED` in sql-user-store.ts: the outbox's bookkeeping, a new session), a flush each
+   * costs more than the work it records (about 1.5 ms of the event loop per commit on the bench VM, with the loop
+   * blocked meanwhile on SQLite).
    */
   durable?: boolean;
 }

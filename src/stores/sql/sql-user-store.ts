@@ -61,8 +61,14 @@ import { listUsers } from './user-list-query';
 /** Rows removed per transaction by `deleteExpired`. */
 const CLEANUP_BATCH_SIZE = 1000;
 
-/** The outbox's claims and delivery marks: see `WriteOptions.durable`. */
-const OUTBOX_BOOKKEEPING: WriteOptions = { durable: false };
+/**
+ * Commits that do not wait for the disk (`WriteOptions.durable`): those that a crash of the machine can only undo into
+ * work done again. The outbox's claims and delivery marks (the message is sent again). A new session with its
+ * sign-in record (the user signs in again: an undone session is refused, never revived; and any later write that does
+ * wait flushes it first, both logs being sequential). A session's idle window moved forward (it may end a little
+ * sooner). Whatever ends a session, changes a credential or creates an account waits for the disk.
+ */
+const UNFLUSHED: WriteOptions = { durable: false };
 
 /**
  * The `UserStore` over SQL, written once with Kysely; the database is chosen by the Kysely dialect and the
@@ -323,7 +329,7 @@ export class SqlUserStore implements UserStore {
       await trx.insertInto('sessions').values(toSessionRow(session)).execute();
       await insertAudit(trx, audit, session.userId);
       return true;
-    });
+    }, UNFLUSHED);
   }
 
   async getSessionAndUser(tokenHash: string): Promise<{ session: StoredSession; user: StoredUser } | null> {
@@ -357,12 +363,14 @@ export class SqlUserStore implements UserStore {
   }
 
   async touchSession(tokenHash: string, lastSeenAt: Date): Promise<void> {
-    await this.write((trx) =>
-      trx
-        .updateTable('sessions')
-        .set({ last_seen_at: lastSeenAt.getTime() })
-        .where('token_hash', '=', tokenHash)
-        .execute(),
+    await this.write(
+      (trx) =>
+        trx
+          .updateTable('sessions')
+          .set({ last_seen_at: lastSeenAt.getTime() })
+          .where('token_hash', '=', tokenHash)
+          .execute(),
+      UNFLUSHED,
     );
   }
 
@@ -935,7 +943,7 @@ export class SqlUserStore implements UserStore {
     });
   }
 
-  // The claim and the marks below commit without waiting for the disk (`OUTBOX_BOOKKEEPING`): the message itself
+  // The claim and the marks below commit without waiting for the disk (`UNFLUSHED`): the message itself
   // was queued durably with the change that caused it, and losing one of these to a power cut only sends it again.
   async claimDueMessages(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedMessage[]> {
     if (limit < 1) return [];
@@ -971,7 +979,7 @@ export class SqlUserStore implements UserStore {
         )
         .returningAll()
         .execute();
-    }, OUTBOX_BOOKKEEPING);
+    }, UNFLUSHED);
     // One claim id for the batch is enough: it is new, and only this worker knows it.
     return rows.map(claimedFromOutboxRow).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   }
@@ -992,7 +1000,7 @@ export class SqlUserStore implements UserStore {
           .where('id', '=', id)
           .where('status', '=', 'pending')
           .executeTakeFirst(),
-      OUTBOX_BOOKKEEPING,
+      UNFLUSHED,
     );
     return result.numUpdatedRows > 0n;
   }
@@ -1031,7 +1039,7 @@ export class SqlUserStore implements UserStore {
           .where('claim_id', '=', claimId)
           .where('status', '=', 'pending')
           .executeTakeFirst(),
-      OUTBOX_BOOKKEEPING,
+      UNFLUSHED,
     );
     return result.numUpdatedRows > 0n;
   }
