@@ -48,6 +48,8 @@ export { DEFAULT_ACCOUNT_OPTIONS, type AccountOptions } from './services/account
 export { systemClock, type Clock } from './services/clock';
 export { silentLogger, type Logger } from './services/logger';
 export { createPinoLogger, type PinoLoggerOptions } from './logging/pino-logger';
+// Opt-in for a host's boot (Linux): its libuv pool, where argon2 hashes, below its event loop, as `npm start` runs.
+export { lowerPoolPriority, type PoolPriority } from './server/pool-priority';
 export { defaultUserSerializer } from './services/user-serializer';
 export { accountView } from './services/types';
 export type {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import { PASSWORD } from '../support/fixtures';
+import * as gatehouse from '../../src';
 import { lowerPoolPriority, poolSizeOf } from '../../src/server/pool-priority';
 import { StandaloneServer } from './standalone-server';
 
@@ -43,6 +44,10 @@ describe('the hashing threads run below the event loop (pool-priority)', functio
         poolSizeOf({ UV_THREADPOOL_SIZE: value }),
       ),
     ).to.deep.equal([4, 6, 1, 1, 3, 1024, 1024]);
+  });
+
+  it("is offered to hosts from the package's entry", () => {
+    expect(gatehouse.lowerPoolPriority).to.equal(lowerPoolPriority);
   });
 
   it('does nothing at 0 or off Linux', async () => {
