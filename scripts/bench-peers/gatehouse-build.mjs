@@ -23,3 +23,4 @@ export const { runOnce, summarize, median } = requireBuilt('scripts/bench/measur
 export const { openBenchDatabase, seedAccounts, PASSWORD } = requireBuilt('scripts/bench/seed.js');
 export const { measureArgon2Ceiling } = requireBuilt('scripts/bench/argon2-ceiling-run.js');
 export const { resolveAccountOptions } = requireBuilt('src/services/account-options.js');
+export const { startFlags } = requireBuilt('scripts/bench/start-flags.js');

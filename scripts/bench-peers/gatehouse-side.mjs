@@ -9,6 +9,7 @@ import {
   PASSWORD,
   resolveAccountOptions,
   seedAccounts,
+  startFlags,
 } from './gatehouse-build.mjs';
 
 const MAIN = join(BUILD, 'src/server/main.js');
@@ -36,7 +37,7 @@ export async function startGatehouse() {
     GATEHOUSE_RATE_LIMITS: 'off',
     GATEHOUSE_PUBLIC_URL: 'http://127.0.0.1:8000',
   };
-  const server = await BenchProcess.start(MAIN, env, LISTENING, { cwd });
+  const server = await BenchProcess.start(MAIN, env, LISTENING, { cwd, nodeArgs: startFlags() });
   try {
     const seeded = await seedAccounts(server, env, cwd);
     const bearer = { authorization: `Bearer ${seeded.token}` };

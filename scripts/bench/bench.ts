@@ -38,6 +38,7 @@ import { printReport, REFERENCES, type Report, type Row } from './report';
 import { seedEnrolledAccounts } from './second-factor-accounts';
 import { poolSize, SecondFactorSignIns } from './second-factor-sign-ins';
 import { openBenchDatabase, seedAccounts, type BenchDatabase, type Seeded, PASSWORD } from './seed';
+import { startFlags } from './start-flags';
 
 const BUILD = join(__dirname, '../..');
 const MAIN = join(BUILD, 'src/server/main.js');
@@ -245,7 +246,10 @@ async function benchDatabase(
   const signIns = runs('second-factor') ? await seedSignIns(env, cwd, options, report) : undefined;
 
   log(`${name}: starting the standalone server and the host app`);
-  const server = await BenchProcess.start(MAIN, env, LISTENING, { cwd, nodeArgs: options.nodeArgs });
+  const server = await BenchProcess.start(MAIN, env, LISTENING, {
+    cwd,
+    nodeArgs: [...startFlags(), ...options.nodeArgs],
+  });
   let host: BenchProcess | undefined;
   try {
     const seeded = await seedAccounts(server, env, cwd);

@@ -18,6 +18,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { startFlags } from './start-flags';
 import { BenchProcess } from './bench-process';
 import { type EntryLoad, loadEntry } from './entry-loads';
 import { copyProject, type StartTiming, timeToExit, timeToFirstAnswer } from './first-answer';
@@ -116,6 +117,7 @@ async function measureMemory(project: string): Promise<StartupReport['memory']> 
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-startup-db-'));
   const server = await BenchProcess.start(join(project, 'build/src/server/main.js'), serverEnv(dir), LISTENING, {
     cwd: project,
+    nodeArgs: startFlags(join(project, 'package.json')),
   });
   try {
     await fetch(`${server.url}/auth/me`);
