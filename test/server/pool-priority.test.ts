@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -8,26 +8,22 @@ import request from 'supertest';
 import { PASSWORD } from '../support/fixtures';
 import * as gatehouse from '../../src';
 import { lowerPoolPriority, poolSizeOf } from '../../src/server/pool-priority';
+import { threadNices } from '../support/thread-nices';
 import { StandaloneServer } from './standalone-server';
 
 const MODULE = join(__dirname, '../../src/server/pool-priority.js');
+const NICES = join(__dirname, '../support/thread-nices.js');
 const run = promisify(execFile);
 
-/** Each thread's nice value (field 19 of /proc/<pid>/task/<tid>/stat; the command name before it may hold spaces). */
-function threadNices(pid: number | 'self'): Map<number, number> {
-  const nices = new Map<number, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    nices.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
-  }
-  return nices;
-}
-
-/** Runs `script` in a fresh Node with `lowerPoolPriority` in scope; it prints what the child reports as JSON. */
+/** Runs `script` in a fresh Node with `lowerPoolPriority` and `threadNices` in scope; returns what it prints, as JSON. */
 async function inChild(script: string, env: Record<string, string> = {}): Promise<Record<string, unknown>> {
   const { stdout } = await run(
     process.execPath,
-    ['-e', `const { lowerPoolPriority } = require(${JSON.stringify(MODULE)});\n${script}`],
+    [
+      '-e',
+      `const { lowerPoolPriority } = require(${JSON.stringify(MODULE)});\n` +
+        `const { threadNices } = require(${JSON.stringify(NICES)});\n${script}`,
+    ],
     {
       env: { PATH: process.env.PATH, ...env },
     },
@@ -63,17 +59,9 @@ describe('the hashing threads run below the event loop (pool-priority)', functio
       }
     });
 
-    const report = `
-      const { readdirSync, readFileSync } = require('node:fs');
-      const nices = () => Object.fromEntries(readdirSync('/proc/self/task').map((tid) => {
-        const stat = readFileSync('/proc/self/task/' + tid + '/stat', 'utf8');
-        return [tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
-      }));`;
-
     it("lowers every thread of libuv's pool, and only those", async () => {
       const child = await inChild(
-        `${report}
-        lowerPoolPriority(10, 3).then((result) => console.log(JSON.stringify({ result, pid: process.pid, nices: nices() })));`,
+        `lowerPoolPriority(10, 3).then((result) => console.log(JSON.stringify({ result, pid: process.pid, nices: threadNices() })));`,
         { UV_THREADPOOL_SIZE: '3' },
       );
       expect(child.result).to.deep.equal({ nice: 10, threads: 3, poolSize: 3 });
@@ -86,12 +74,11 @@ describe('the hashing threads run below the event loop (pool-priority)', functio
     it("counts from the event loop's own nice value, up to 19", async () => {
       // The pool's threads are made by the first call that needs them, with the nice value of the thread making them.
       const child = await inChild(
-        `${report}
-        require('node:os').setPriority(0, 5);
+        `require('node:os').setPriority(0, 5);
         lowerPoolPriority(10, 2).then((first) => {
-          const lowered = nices();
+          const lowered = threadNices();
           return lowerPoolPriority(10, 2).then((second) =>
-            console.log(JSON.stringify({ first, second, pid: process.pid, lowered, again: nices() })));
+            console.log(JSON.stringify({ first, second, pid: process.pid, lowered, again: threadNices() })));
         });`,
         { UV_THREADPOOL_SIZE: '2' },
       );
@@ -123,8 +110,8 @@ describe('the hashing threads run below the event loop (pool-priority)', functio
       it('runs the pool 10 below the event loop by default, and hashes there', async () => {
         server = await StandaloneServer.start(cwd, { UV_THREADPOOL_SIZE: '5' });
         const nices = threadNices(server.pid);
-        const loop = nices.get(server.pid)!;
-        expect([...nices.values()].filter((nice) => nice === loop + 10)).to.have.length(5);
+        const loop = nices[server.pid];
+        expect(Object.values(nices).filter((nice) => nice === loop + 10)).to.have.length(5);
         await request(server.url)
           .post('/auth/register')
           .send({ username: 'alice', email: 'alice@example.com', password: PASSWORD })
@@ -138,7 +125,7 @@ describe('the hashing threads run below the event loop (pool-priority)', functio
       it('leaves every thread beside the event loop with GATEHOUSE_HASHING_NICE=0', async () => {
         server = await StandaloneServer.start(cwd, { UV_THREADPOOL_SIZE: '5', GATEHOUSE_HASHING_NICE: '0' });
         const nices = threadNices(server.pid);
-        expect(new Set(nices.values())).to.deep.equal(new Set([nices.get(server.pid)]));
+        expect(new Set(Object.values(nices))).to.deep.equal(new Set([nices[server.pid]]));
       });
     });
   });
