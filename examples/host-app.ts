@@ -18,10 +18,9 @@ import { Container, Service } from 'typedi';
 import {
   ACCOUNT_OPTIONS,
   accountGuards,
-  accountRoutes,
   EMAIL_SENDER,
   EmailLinks,
-  gatehouseHttp,
+  mountAccountRoutes,
   resolveAccountService,
   SmtpEmailSender,
   AccountUser,
@@ -101,8 +100,9 @@ export async function createHostApp(settings: HostAppSettings): Promise<Koa> {
   accounts.delivery?.start();
 
   const app = new Koa();
-  app.use(gatehouseHttp()); // first: JSON errors, a 16 KiB JSON body limit, security headers
-  useKoaServer(app, { routePrefix: '/auth', ...accountRoutes() }); // the 11 account routes
+  // gatehouseHttp() first (JSON errors, a 16 KiB JSON body limit, security headers), then the account routes under
+  // /auth; docs/guides/mounting-koa.md shows the same as two lines you write yourself.
+  mountAccountRoutes(app, { prefix: '/auth' });
   useKoaServer(app, {
     routePrefix: '/api',
     controllers: [PostsController],
