@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import { expect } from 'chai';
 import { cacheRouteMatches, type MatchingRouter } from '../../src/koa/router-match-cache';
+import { countLayerTests } from '../support/layer-tests';
 
 const noop = async () => undefined;
 
@@ -20,19 +21,6 @@ function buildRouter(): Router {
 function described(match: ReturnType<Router['match']>) {
   const layer = (l: { path: string | RegExp; methods: string[] }) => `${l.methods.join('|')} ${String(l.path)}`;
   return { path: match.path.map(layer), pathAndMethod: match.pathAndMethod.map(layer), route: match.route };
-}
-
-/** Counts the regular-expression tests of a router's layers. */
-function countTests(router: Router): { count: number } {
-  const tests = { count: 0 };
-  for (const layer of router.stack) {
-    const match = layer.match.bind(layer);
-    layer.match = (path: string) => {
-      tests.count++;
-      return match(path);
-    };
-  }
-  return tests;
 }
 
 describe('cacheRouteMatches', () => {
@@ -67,7 +55,7 @@ describe('cacheRouteMatches', () => {
   it('skips the regular expressions only for a path that is exactly a route path', () => {
     const router = buildRouter();
     cacheRouteMatches(router as unknown as MatchingRouter);
-    const tests = countTests(router);
+    const tests = countLayerTests(router);
     router.match('/auth/me', 'GET');
     expect(tests.count).to.equal(router.stack.length);
     router.match('/auth/me', 'POST');
