@@ -4,11 +4,12 @@ import { Connection, Pool, types } from 'pg';
 import { PostgresUserStore } from '../../src/stores/postgres-user-store';
 import { describeUserStoreConformance } from '../../src/stores/conformance';
 import { migrations } from '../../src/stores/sql/migrate';
+import { insertTogether } from '../../src/stores/sql/insert-together';
 import { postgresCapabilities } from '../../src/stores/sql/postgres-capabilities';
 import { SqlUserStore } from '../../src/stores/sql/sql-user-store';
 import { createTestDatabase, TestDatabase } from '../support/postgres-database';
 import { describeWithService } from '../support/services';
-import { DAY_LATER, openSession, register, T0 } from './sql-fixtures';
+import { DAY_LATER, openSession, register, sessionRow, T0 } from './sql-fixtures';
 import { describeSqlStore } from './sql-store-suite';
 
 /** Children before parents. */
@@ -175,7 +176,7 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       return rows;
     }
 
-    it('commits the outbox claims and marks, a new session and its idle window without waiting for the WAL flush (SET LOCAL), every other write with it', async () => {
+    it('commits a new session without waiting for the WAL flush (SET LOCAL, sent with BEGIN); runs the outbox claims and marks and an idle window as one statement each; every other write waits for the flush', async () => {
       const statements: string[] = [];
       const store = track(
         await PostgresUserStore.open({
@@ -189,18 +190,29 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       assert.equal(await store.enqueueMessage(user.id, { ...notice, giveUpAt: DAY_LATER }), true);
       assert.ok(!statements.some((text) => text.includes('synchronous_commit')), statements.join('\n'));
 
+      // One statement each, outside a transaction: its own commit, flushed, costs less than BEGIN and COMMIT would.
       statements.length = 0;
       const [claim] = await store.claimDueMessages(T0, DAY_LATER, 5);
-      assert.equal(statements[0], 'set local synchronous_commit = off', statements.join('\n'));
+      assert.equal(claim.id, 'message-1');
+      assert.equal(statements.length, 1, statements.join('\n'));
+      assert.match(
+        statements[0],
+        /^with "picked" as materialized \(select "id" from "outbox" .* for update skip locked\) update "outbox"/,
+      );
       statements.length = 0;
       assert.equal(await store.markMessageSent(claim.id, T0), true);
-      assert.equal(statements[0], 'set local synchronous_commit = off', statements.join('\n'));
+      assert.equal(statements.length, 1, statements.join('\n'));
+      assert.match(statements[0], /^update "outbox"/);
+
       statements.length = 0;
       await openSession(store, user.id, 'session-1');
-      assert.ok(statements.includes('set local synchronous_commit = off'), statements.join('\n'));
+      // findUserById first (the fixture looks up the password hash), then the transaction.
+      assert.equal(statements[1], 'begin; set local synchronous_commit = off', statements.join('\n'));
+      assert.equal(statements.at(-1), 'commit', statements.join('\n'));
       statements.length = 0;
       await store.touchSession('session-1', DAY_LATER);
-      assert.equal(statements[0], 'set local synchronous_commit = off', statements.join('\n'));
+      assert.equal(statements.length, 1, statements.join('\n'));
+      assert.match(statements[0], /^update "sessions"/);
       // Ending a session waits for the flush: an undone sign-out would revive a token its owner meant to end.
       statements.length = 0;
       await store.deleteSession('session-1');
@@ -211,7 +223,84 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       assert.equal((await store.listMessages())[0].status, 'sent');
     });
 
-    it('runs the reads of every request as named statements, parsed once per connection', async () => {
+    it("writes a registration's rows, and a sign-in's session with its audit event, in one statement each", async () => {
+      const statements: string[] = [];
+      const store = track(
+        await PostgresUserStore.open({
+          connectionString: database.url,
+          maxConnections: 1,
+          log: (event) => void statements.push(event.query.sql.toLowerCase()),
+        }),
+      );
+      const audit = (type: 'register' | 'login', subjectId: string) => ({
+        id: `event-${type}`,
+        at: T0,
+        type,
+        outcome: 'success',
+        actorType: 'anonymous' as const,
+        actorId: null,
+        subjectId,
+        ip: null,
+        requestId: null,
+        details: null,
+      });
+      const result = await store.createUser(
+        {
+          id: 'id-alice',
+          username: 'alice',
+          usernameKey: 'alice',
+          email: 'a@example.com',
+          emailKey: 'a@example.com',
+          passwordHash: 'h',
+          createdAt: T0,
+        },
+        { tokenHash: 'verify-alice', userId: 'id-alice', purpose: 'verify_email', expiresAt: DAY_LATER },
+        {
+          link: { id: 'message-1', kind: 'verification', sealedToken: 'sealed', createdAt: T0, giveUpAt: DAY_LATER },
+          audit: audit('register', 'id-alice'),
+        },
+      );
+      assert.ok(result.ok);
+      assert.deepEqual(
+        statements.map((text) => text.split(' ', 3).join(' ')),
+        ['begin', 'select "id", "username",', 'with "insert_0" as', 'commit'],
+        statements.join('\n'),
+      );
+      assert.match(
+        statements[2],
+        /"insert_1" as \(insert into "tokens" .*"insert_2" as \(insert into "outbox" .*\) insert into "audit_events"/,
+      );
+      statements.length = 0;
+      assert.equal(await store.createSession(sessionRow('id-alice', 's'), 'h', audit('login', 'id-alice')), true);
+      assert.ok(
+        statements.some((text) =>
+          /^with "insert_0" as \(insert into "sessions" .*\) insert into "audit_events"/.test(text),
+        ),
+        statements.join('\n'),
+      );
+      const counts = await sql<{ n: string }>`
+        select (select count(*) from users) + (select count(*) from tokens) + (select count(*) from outbox)
+          + (select count(*) from sessions) + (select count(*) from audit_events) as n`.execute(store.db);
+      assert.equal(Number(counts.rows[0].n), 6);
+    });
+
+    it('inserts together all or nothing: a row that breaks a foreign key fails the statement, and none of its rows stays', async () => {
+      await assert.rejects(
+        insertTogether(keeper.db, postgresCapabilities(), [
+          keeper.db.insertInto('roles').values({ name: 'kept-if-broken' }),
+          keeper.db
+            .insertInto('tokens')
+            .values({ token_hash: 't', user_id: 'no-such-user', purpose: 'verify_email', expires_at: 1 }),
+        ]),
+        (error: { code?: string }) => error.code === '23503',
+      );
+      const { rows } = await sql<{
+        n: string;
+      }>`select count(*)::text as n from roles where name = 'kept-if-broken'`.execute(keeper.db);
+      assert.equal(rows[0].n, '0');
+    });
+
+    it('runs the reads of every request, and the writes of every sign-up and sign-in, as named statements, parsed once per connection', async () => {
       const store = track(await PostgresUserStore.open({ connectionString: database.url, maxConnections: 1 }));
       const { user } = await register(store, 'alice');
       await openSession(store, user.id, 's');
@@ -228,9 +317,17 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       const usernameRead = prepared.filter((row) => row.statement.includes('"u"."username_key" = $1'));
       assert.equal(sessionRead.length, 1);
       assert.equal(usernameRead.length, 1);
-      // Nothing else: writes, transactions and one-off queries stay unnamed.
+      // So are the writes of every registration and sign-in, whose text never changes.
+      assert.ok(prepared.some((row) => row.statement.startsWith('with "insert_0" as (insert into "users"')));
+      assert.ok(prepared.some((row) => row.statement.startsWith('update "users" set "last_sign_in_at"')));
+      // Nothing else: transactions and one-off queries stay unnamed, and no named statement selects `*` (a column
+      // added by a newer instance's migration would fail it with "cached plan must not change result type").
+      await store.listMessages();
+      await store.listUserRoles(user.id);
+      const after = await preparedOn(store);
+      assert.deepEqual(after, prepared);
       assert.ok(
-        prepared.every((row) => /^select /.test(row.statement)),
+        prepared.every((row) => /^(select|with|update) /.test(row.statement) && !row.statement.includes('*')),
         JSON.stringify(prepared),
       );
 

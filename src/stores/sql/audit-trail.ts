@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AuditDetails, AuditEvent, AuditQuery, NewAuditEvent } from '../../services/audit-event';
 import { fromAuditRow, toAuditRow } from './rows';
+import type { PendingInsert } from './insert-together';
 import type { Database } from './schema';
 
 /**
@@ -13,9 +14,19 @@ export async function insertAudit(
   subjectFallback: string | null = null,
   extraDetails?: AuditDetails,
 ): Promise<void> {
-  if (!event) return;
+  await auditInsert(trx, event, subjectFallback, extraDetails)?.execute();
+}
+
+/** The insert `insertAudit` runs, to run with others (`insertTogether`); undefined without an event. */
+export function auditInsert(
+  trx: Kysely<Database>,
+  event: NewAuditEvent | undefined,
+  subjectFallback: string | null = null,
+  extraDetails?: AuditDetails,
+): PendingInsert | undefined {
+  if (!event) return undefined;
   const withDetails = extraDetails ? { ...event, details: { ...(event.details ?? {}), ...extraDetails } } : event;
-  await trx.insertInto('audit_events').values(toAuditRow(withDetails, subjectFallback)).execute();
+  return trx.insertInto('audit_events').values(toAuditRow(withDetails, subjectFallback));
 }
 
 /** A page of the trail, newest first (`at`, then `id`, descending), continuing strictly after `query.after`. */

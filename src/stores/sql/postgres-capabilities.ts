@@ -21,18 +21,33 @@ const CONFLICT_ATTEMPTS = 4;
 export function postgresCapabilities(statements?: PreparedStatements): SqlCapabilities {
   return {
     writeTransaction: (db, work, options) =>
-      runAgainOnConflict(() =>
-        db.transaction().execute(async (trx) => {
-          // LOCAL: for this transaction only; the pooled connection keeps the server's setting for the next.
-          if (options?.durable === false) await sql`set local synchronous_commit = off`.execute(trx);
-          return work(trx);
-        }),
-      ),
+      runAgainOnConflict(() => (options?.oneStatement ? work(db) : transaction(db, work, options?.durable !== false))),
     migrationScope,
     isUniqueViolation: (error) => (error as { code?: unknown } | null)?.code === PG_UNIQUE_VIOLATION,
     rowLocks: true,
+    insertsTogether: true,
     ...(statements ? { prepare: (text: string) => statements.add(text) } : {}),
   };
+}
+
+/**
+ * Kysely's transaction sends BEGIN alone; a commit that need not wait for the disk then needs one more round trip to
+ * say so. Here both go in one simple query (LOCAL: for this transaction only; the pooled connection keeps the
+ * server's setting for the next).
+ */
+function transaction<DB, T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>, durable: boolean): Promise<T> {
+  return db.connection().execute(async (connection) => {
+    await sql.raw(durable ? 'begin' : 'begin; set local synchronous_commit = off').execute(connection);
+    try {
+      const result = await work(connection);
+      await sql`commit`.execute(connection);
+      return result;
+    } catch (error) {
+      // A connection that failed cannot roll back either; the error worth reporting is the first one.
+      await sql`rollback`.execute(connection).catch(() => undefined);
+      throw error;
+    }
+  });
 }
 
 /**

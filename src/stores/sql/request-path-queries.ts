@@ -2,12 +2,12 @@ import { type AliasedExpression, type Compilable, type Expression, type Kysely, 
 import type { AccessAnswer } from '../../services/types';
 import { precompile, type PrecompileOptions } from './precompiled-query';
 import type { SqlCapabilities } from './sql-capabilities';
-import { USER_COLUMNS, type Database } from './schema';
+import { SECOND_FACTOR_COLUMNS, USER_COLUMNS, type Database } from './schema';
 
 /**
  * The reads that run on every request of their kind, compiled once per store (see `precompile`): session validation
  * (every protected request), role and permission checks (every guarded host route), and the user lookups of login
- * and the token flows. Each is one statement that an index answers.
+ * (with its second factor) and the token flows. Each is one statement that an index answers.
  */
 export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabilities) {
   // Every column named, never `*`: on PostgreSQL these run as prepared statements, and a prepared `select *` fails
@@ -132,6 +132,11 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
             .as('granted'),
         )
         .where('p.name', '=', permission),
+    ),
+
+    /** The user's second factor, enabled or not: login reads it once the password has passed. */
+    secondFactorByUser: compiled(1, (userId: string) =>
+      db.selectFrom('second_factors').select(SECOND_FACTOR_COLUMNS).where('user_id', '=', userId),
     ),
 
     userById: userBy('u.id'),

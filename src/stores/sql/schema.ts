@@ -110,6 +110,29 @@ export interface OutboxTable {
   sent_at: ColumnType<number | string | bigint | null, number | null, number | null>;
 }
 
+/** Every column of the outbox, named: for the claim's RETURNING, a prepared statement on PostgreSQL. */
+export const OUTBOX_COLUMNS = [
+  'id',
+  'kind',
+  'user_id',
+  'username',
+  'email',
+  'sealed_token',
+  'status',
+  'attempts',
+  'next_attempt_at',
+  'give_up_at',
+  'claim_id',
+  'last_error',
+  'created_at',
+  'updated_at',
+  'sent_at',
+] as const satisfies readonly (keyof OutboxTable)[];
+
+const everyOutboxColumn: Exclude<keyof OutboxTable, (typeof OUTBOX_COLUMNS)[number]> extends never ? true : never =
+  true;
+void everyOutboxColumn;
+
 /** A change of address waiting for its link (see migrations/2026-11-26-sessions-and-email-changes). */
 export interface EmailChangesTable {
   token_hash: string;
@@ -133,6 +156,21 @@ export interface SecondFactorsTable {
   /** A time step (30-second counter since the epoch), not an instant: a bigint read back as a number or a string. */
   last_used_step: ColumnType<number | string | bigint | null, number | null, number | null>;
 }
+
+/** Every column of a second factor, named: login reads it, as a prepared statement on PostgreSQL. */
+export const SECOND_FACTOR_COLUMNS = [
+  'user_id',
+  'sealed_secret',
+  'enabled',
+  'created_at',
+  'enabled_at',
+  'last_used_step',
+] as const satisfies readonly (keyof SecondFactorsTable)[];
+
+const everySecondFactorColumn: Exclude<keyof SecondFactorsTable, (typeof SECOND_FACTOR_COLUMNS)[number]> extends never
+  ? true
+  : never = true;
+void everySecondFactorColumn;
 
 /** One recovery code, as its keyed hash. */
 export interface RecoveryCodesTable {

@@ -35,7 +35,8 @@ import {
   UserListQuery,
   UserStore,
 } from '../../services/user-store';
-import { insertAudit, listAuditEvents } from './audit-trail';
+import { auditInsert, insertAudit, listAuditEvents } from './audit-trail';
+import { insertTogether, type PendingInsert } from './insert-together';
 import {
   claimedFromOutboxRow,
   fromEmailChangeRow,
@@ -54,7 +55,8 @@ import {
   toUserRow,
 } from './rows';
 import { ACCESS_CODES, requestPathQueries, type RequestPathQueries } from './request-path-queries';
-import { Database, type OutboxTable, USER_COLUMNS } from './schema';
+import { Database, OUTBOX_COLUMNS, type OutboxTable, USER_COLUMNS } from './schema';
+import { runPrepared } from './run-prepared';
 import type { SqlCapabilities, WriteOptions } from './sql-capabilities';
 import { listUsers } from './user-list-query';
 
@@ -69,6 +71,9 @@ const CLEANUP_BATCH_SIZE = 1000;
  * sooner). Whatever ends a session, changes a credential or creates an account waits for the disk.
  */
 const UNFLUSHED: WriteOptions = { durable: false };
+
+/** Those of them that are one statement each (`WriteOptions.oneStatement`). */
+const UNFLUSHED_STATEMENT: WriteOptions = { durable: false, oneStatement: true };
 
 /**
  * The `UserStore` over SQL, written once with Kysely; the database is chosen by the Kysely dialect and the
@@ -107,37 +112,38 @@ export class SqlUserStore implements UserStore {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.write(async (trx): Promise<CreateUserResult> => {
-          if (expiredUnverifiedBefore) {
-            const expired = await trx
+          // One read finds both possible holders: of the name (any account), and of the address (a verified one).
+          const { rows: holders } = await runPrepared(
+            trx,
+            this.capabilities,
+            trx
               .selectFrom('users')
-              .select('id')
-              .where('username_key', '=', user.usernameKey)
-              .where('verified', '=', 0)
-              .where('created_at', '<=', expiredUnverifiedBefore.getTime())
-              .execute();
-            await deleteUsersWithDependents(
-              trx,
-              expired.map((holder) => holder.id),
-            );
+              .select(['id', 'username', 'email', 'username_key', 'verified', 'created_at'])
+              .where((eb) =>
+                eb.or([
+                  eb('username_key', '=', user.usernameKey),
+                  eb.and([eb('email_key', '=', user.emailKey), eb('verified', '=', 1)]),
+                ]),
+              ),
+          );
+          const nameHolder = holders.find((holder) => holder.username_key === user.usernameKey);
+          if (nameHolder) {
+            const expired =
+              expiredUnverifiedBefore !== undefined &&
+              !nameHolder.verified &&
+              Number(nameHolder.created_at) <= expiredUnverifiedBefore.getTime();
+            if (!expired) return { ok: false, conflict: 'username' };
+            await deleteUsersWithDependents(trx, [nameHolder.id]);
           }
-          const taken = await trx
-            .selectFrom('users')
-            .select('id')
-            .where('username_key', '=', user.usernameKey)
-            .executeTakeFirst();
-          if (taken) return { ok: false, conflict: 'username' };
-          const owner = await trx
-            .selectFrom('users')
-            .select(['id', 'username', 'email'])
-            .where('email_key', '=', user.emailKey)
-            .where('verified', '=', 1)
-            .executeTakeFirst();
+          // Never the expired name holder: that one was unverified.
+          const owner = holders.find((holder) => holder !== nameHolder && holder.verified);
 
-          await trx.insertInto('users').values(row).execute();
-          await trx.insertInto('tokens').values(toTokenRow(verification)).execute();
-          if (owner) await insertMessage(trx, options.ownerNotice, owner);
-          else await insertMessage(trx, options.link, user);
-          await insertAudit(trx, options.audit, user.id);
+          await insertTogether(trx, this.capabilities, [
+            trx.insertInto('users').values(row),
+            trx.insertInto('tokens').values(toTokenRow(verification)),
+            owner ? messageInsert(trx, options.ownerNotice, owner) : messageInsert(trx, options.link, user),
+            auditInsert(trx, options.audit, user.id),
+          ]);
           return {
             ok: true,
             user: fromUserRow({ ...row, disabled_at: null, last_sign_in_at: null }),
@@ -318,16 +324,21 @@ export class SqlUserStore implements UserStore {
     // version). Otherwise it could pass the old row and insert after the change had already ended the user's
     // sessions. The session goes in only once that check has passed, and the sign-in is recorded with it.
     return this.write(async (trx) => {
-      const signedIn = await trx
-        .updateTable('users')
-        .set({ last_sign_in_at: session.createdAt.getTime() })
-        .where('id', '=', session.userId)
-        .where('password_hash', '=', passwordHash)
-        .where('disabled_at', 'is', null)
-        .executeTakeFirst();
-      if (signedIn.numUpdatedRows === 0n) return false;
-      await trx.insertInto('sessions').values(toSessionRow(session)).execute();
-      await insertAudit(trx, audit, session.userId);
+      const signedIn = await runPrepared(
+        trx,
+        this.capabilities,
+        trx
+          .updateTable('users')
+          .set({ last_sign_in_at: session.createdAt.getTime() })
+          .where('id', '=', session.userId)
+          .where('password_hash', '=', passwordHash)
+          .where('disabled_at', 'is', null),
+      );
+      if (!signedIn.numAffectedRows) return false;
+      await insertTogether(trx, this.capabilities, [
+        trx.insertInto('sessions').values(toSessionRow(session)),
+        auditInsert(trx, audit, session.userId),
+      ]);
       return true;
     }, UNFLUSHED);
   }
@@ -370,7 +381,7 @@ export class SqlUserStore implements UserStore {
           .set({ last_seen_at: lastSeenAt.getTime() })
           .where('token_hash', '=', tokenHash)
           .execute(),
-      UNFLUSHED,
+      UNFLUSHED_STATEMENT,
     );
   }
 
@@ -631,7 +642,8 @@ export class SqlUserStore implements UserStore {
   }
 
   async getSecondFactor(userId: string): Promise<StoredSecondFactor | null> {
-    const row = await this.db.selectFrom('second_factors').selectAll().where('user_id', '=', userId).executeTakeFirst();
+    if (userId.includes('\u0000')) return null;
+    const [row] = await this.queries.secondFactorByUser.execute(this.db, userId);
     return row ? fromSecondFactorRow(row) : null;
   }
 
@@ -943,43 +955,47 @@ export class SqlUserStore implements UserStore {
     });
   }
 
-  // The claim and the marks below commit without waiting for the disk (`UNFLUSHED`): the message itself
+  // The claim and the marks below may commit without waiting for the disk (`UNFLUSHED_STATEMENT`): the message itself
   // was queued durably with the change that caused it, and losing one of these to a power cut only sends it again.
   async claimDueMessages(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedMessage[]> {
     if (limit < 1) return [];
     const claimId = randomUUID();
-    // Pick, then claim, in one transaction. Where rows are locked (PostgreSQL), FOR UPDATE SKIP LOCKED lets concurrent
+    // Pick, then claim, in one statement. Where rows are locked (PostgreSQL), FOR UPDATE SKIP LOCKED lets concurrent
     // workers take disjoint batches instead of queuing for the same rows, and holds the picked ones until the claim
-    // commits. (Two statements on purpose: PostgreSQL may evaluate `IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED)`
-    // more than once and then claim more than n.) SQLite has one writer at a time, so claims cannot overlap there.
-    const rows = await this.write(async (trx) => {
-      const picked = await trx
-        .selectFrom('outbox')
-        .select('id')
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', now.getTime())
-        .orderBy('next_attempt_at')
-        .orderBy('created_at')
-        .limit(limit)
-        .$if(this.capabilities.rowLocks, (query) => query.forUpdate().skipLocked())
-        .execute();
-      if (picked.length === 0) return [];
-      return trx
-        .updateTable('outbox')
-        .set((eb) => ({
-          claim_id: claimId,
-          attempts: eb('attempts', '+', 1),
-          next_attempt_at: leaseUntil.getTime(),
-          updated_at: now.getTime(),
-        }))
-        .where(
-          'id',
-          'in',
-          picked.map((row) => row.id),
-        )
-        .returningAll()
-        .execute();
-    }, UNFLUSHED);
+    // commits. The pick is a MATERIALIZED common table expression, evaluated once: as a plain `IN (SELECT ... LIMIT n
+    // FOR UPDATE SKIP LOCKED)`, PostgreSQL may evaluate it more than once and then claim more than n. SQLite has one
+    // writer at a time, so claims cannot overlap there.
+    const { rows } = await this.write(
+      (trx) =>
+        runPrepared(
+          trx,
+          this.capabilities,
+          trx
+            .with(
+              (cte) => cte('picked').materialized(),
+              (db) =>
+                db
+                  .selectFrom('outbox')
+                  .select('id')
+                  .where('status', '=', 'pending')
+                  .where('next_attempt_at', '<=', now.getTime())
+                  .orderBy('next_attempt_at')
+                  .orderBy('created_at')
+                  .limit(limit)
+                  .$if(this.capabilities.rowLocks, (query) => query.forUpdate().skipLocked()),
+            )
+            .updateTable('outbox')
+            .set((eb) => ({
+              claim_id: claimId,
+              attempts: eb('attempts', '+', 1),
+              next_attempt_at: leaseUntil.getTime(),
+              updated_at: now.getTime(),
+            }))
+            .where('id', 'in', (eb) => eb.selectFrom('picked').select('picked.id'))
+            .returning(OUTBOX_COLUMNS),
+        ),
+      UNFLUSHED_STATEMENT,
+    );
     // One claim id for the batch is enough: it is new, and only this worker knows it.
     return rows.map(claimedFromOutboxRow).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   }
@@ -987,22 +1003,25 @@ export class SqlUserStore implements UserStore {
   async markMessageSent(id: string, now: Date): Promise<boolean> {
     const result = await this.write(
       (trx) =>
-        trx
-          .updateTable('outbox')
-          .set({
-            status: 'sent',
-            sealed_token: null,
-            claim_id: null,
-            last_error: null,
-            sent_at: now.getTime(),
-            updated_at: now.getTime(),
-          })
-          .where('id', '=', id)
-          .where('status', '=', 'pending')
-          .executeTakeFirst(),
-      UNFLUSHED,
+        runPrepared(
+          trx,
+          this.capabilities,
+          trx
+            .updateTable('outbox')
+            .set({
+              status: 'sent',
+              sealed_token: null,
+              claim_id: null,
+              last_error: null,
+              sent_at: now.getTime(),
+              updated_at: now.getTime(),
+            })
+            .where('id', '=', id)
+            .where('status', '=', 'pending'),
+        ),
+      UNFLUSHED_STATEMENT,
     );
-    return result.numUpdatedRows > 0n;
+    return Boolean(result.numAffectedRows);
   }
 
   async markMessageRetry(
@@ -1039,7 +1058,7 @@ export class SqlUserStore implements UserStore {
           .where('claim_id', '=', claimId)
           .where('status', '=', 'pending')
           .executeTakeFirst(),
-      UNFLUSHED,
+      UNFLUSHED_STATEMENT,
     );
     return result.numUpdatedRows > 0n;
   }
@@ -1555,7 +1574,16 @@ async function insertMessage(
   message: NewOutboxMessage | undefined,
   recipient: Recipient,
 ): Promise<void> {
-  if (message) await trx.insertInto('outbox').values(toOutboxRow(message, recipient)).execute();
+  await messageInsert(trx, message, recipient)?.execute();
+}
+
+/** The insert `insertMessage` runs, to run with others (`insertTogether`); undefined without a message. */
+function messageInsert(
+  trx: Kysely<Database>,
+  message: NewOutboxMessage | undefined,
+  recipient: Recipient,
+): PendingInsert | undefined {
+  return message ? trx.insertInto('outbox').values(toOutboxRow(message, recipient)) : undefined;
 }
 
 /**

@@ -63,6 +63,7 @@ export function sqliteCapabilities(filename: string): SqlCapabilities {
     migrationScope: immediateTransaction,
     isUniqueViolation,
     rowLocks: false,
+    insertsTogether: false,
   };
 }
 

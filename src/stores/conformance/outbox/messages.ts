@@ -391,6 +391,10 @@ export function describeMessages(suite: ConformanceSuite): void {
       );
       const claimed = batches.flat().map((entry) => entry.id);
       assert.equal(new Set(claimed).size, claimed.length, 'a message was claimed twice');
+      assert.ok(
+        batches.every((batch) => batch.length <= 5),
+        `a claim took more than its limit: ${batches.map((batch) => batch.length)}`,
+      );
       const rest = await suite.store.claimDueMessages(T0, HOUR_LATER, 100);
       assert.deepEqual([...claimed, ...rest.map((entry) => entry.id)].sort(), queued.map((m) => m.id).sort());
     });
