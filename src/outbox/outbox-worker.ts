@@ -65,6 +65,8 @@ export class OutboxWorker {
   private again = false;
   private stopped = false;
   private pollTimer: NodeJS.Timeout | undefined;
+  /** A nudge waiting out `nudgeDelayMs`. */
+  private nudgeTimer: NodeJS.Timeout | undefined;
   private wakeTimer: NodeJS.Timeout | undefined;
   private wakeAt = Infinity;
   /** The store failed the last claim: an outage is logged when it starts and when it ends, not at every poll. */
@@ -85,8 +87,24 @@ export class OutboxWorker {
     return this.pollTimer !== undefined;
   }
 
-  /** Looks for due messages now (soon after the caller returns), unless stopped; cheap to call often. */
+  /**
+   * Looks for due messages soon (after `nudgeDelayMs`), unless stopped; cheap to call often. Nudges that come while it
+   * waits or looks are one: what they queued goes in the same claim.
+   */
   nudge(): void {
+    if (this.stopped) return;
+    if (this.pass) {
+      this.again = true;
+      return;
+    }
+    if (this.nudgeTimer) return;
+    if (this.options.nudgeDelayMs === 0) return this.startPass();
+    // Not unref'd: a script that queued mail and then ends still sends it, at most this delay later.
+    this.nudgeTimer = setTimeout(() => this.startPass(), this.options.nudgeDelayMs);
+  }
+
+  private startPass(): void {
+    this.clearNudge();
     if (this.stopped) return;
     if (this.pass) {
       this.again = true;
@@ -96,6 +114,11 @@ export class OutboxWorker {
     this.pass = this.runPasses().finally(() => (this.pass = null));
   }
 
+  private clearNudge(): void {
+    if (this.nudgeTimer) clearTimeout(this.nudgeTimer);
+    this.nudgeTimer = undefined;
+  }
+
   /** Polls every `pollIntervalMs` (and once now). The timer does not keep the process alive. */
   start(): void {
     this.stopped = false;
@@ -103,7 +126,7 @@ export class OutboxWorker {
     this.clearWake();
     this.pollTimer = setInterval(() => this.nudge(), this.options.pollIntervalMs);
     this.pollTimer.unref();
-    this.nudge();
+    this.startPass();
   }
 
   /**
@@ -115,6 +138,7 @@ export class OutboxWorker {
     if (this.pollTimer) clearInterval(this.pollTimer);
     this.pollTimer = undefined;
     this.clearWake();
+    this.clearNudge();
     await this.pass;
   }
 
@@ -122,7 +146,7 @@ export class OutboxWorker {
   async drain(): Promise<void> {
     while (this.pass) await this.pass;
     if (this.stopped) return;
-    this.nudge();
+    this.startPass();
     while (this.pass) await this.pass;
   }
 

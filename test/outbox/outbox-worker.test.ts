@@ -243,6 +243,49 @@ describe('OutboxWorker', () => {
     ]);
   });
 
+  it('waits nudgeDelayMs after a nudge, so the mail queued meanwhile goes in one claim; 0 looks at once', async () => {
+    for (const nudgeDelayMs of [40, 0]) {
+      const t = await setUp({ options: { nudgeDelayMs } });
+      const claims: number[] = [];
+      const claim = t.store.claimDueMessages.bind(t.store);
+      t.store.claimDueMessages = async (...args) => {
+        const claimed = await claim(...args);
+        claims.push(claimed.length);
+        return claimed;
+      };
+      const started = Date.now();
+      for (const kind of ['emailVerified', 'passwordChanged', 'accountDeleted'] as const) {
+        await t.queue(kind);
+        t.worker.nudge();
+      }
+      while (t.sender.sent.length < 3) await new Promise((resolve) => setTimeout(resolve, 2));
+      const waited = Date.now() - started;
+      if (nudgeDelayMs > 0) {
+        expect(claims[0]).to.equal(3, 'every message in the first claim');
+        expect(waited).to.be.at.least(nudgeDelayMs - 1);
+      } else {
+        expect(claims[0]).to.equal(1, 'the first nudge looked before the others queued');
+      }
+      await t.worker.stop();
+    }
+  });
+
+  it('stop() cancels a nudge still waiting: nothing is claimed after it', async () => {
+    const t = await setUp({ options: { nudgeDelayMs: 30 } });
+    let claims = 0;
+    const claim = t.store.claimDueMessages.bind(t.store);
+    t.store.claimDueMessages = async (...args) => {
+      claims += 1;
+      return claim(...args);
+    };
+    await t.queue('emailVerified');
+    t.worker.nudge();
+    await t.worker.stop();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(claims).to.equal(0);
+    expect(t.sender.sent).to.have.length(0);
+  });
+
   it('comes back by itself for the retries it scheduled, without polling', async () => {
     const t = await setUp({ clock: systemClock, options: { retryBaseMs: 50, retryMaxMs: 50 } });
     t.sender.failWith = new Error('SMTP is down');

@@ -36,6 +36,10 @@ describe('outbox retry schedule and failure codes', () => {
       /retryMaxMs must be at least/,
     );
     expect(() => resolveOutboxOptions({ batchSize: 0 })).to.throw(/batchSize/);
+    expect(() => resolveOutboxOptions({ nudgeDelayMs: -1 })).to.throw(/nudgeDelayMs must be a number/);
+    expect(() => resolveOutboxOptions({ nudgeDelayMs: 60_000 })).to.throw(/nudgeDelayMs .* from 0 to 10000/);
+    expect(resolveOutboxOptions({ nudgeDelayMs: 0 }).nudgeDelayMs).to.equal(0);
+    expect(resolveOutboxOptions().nudgeDelayMs).to.equal(50);
     expect(() => resolveOutboxOptions({ worker: 'yes' as never })).to.throw(/worker must be true or false/);
     expect(() => resolveOutboxOptions({ locale: 'fr' as never })).to.throw(/locale must be a function/);
     expect(resolveOutboxOptions({ leaseMs: undefined }).leaseMs).to.equal(60_000);
