@@ -223,7 +223,7 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       assert.equal((await store.listMessages())[0].status, 'sent');
     });
 
-    it("writes a registration's rows, and a sign-in's session with its audit event, in one statement each", async () => {
+    it("writes a registration's rows outside a transaction, and a sign-in's session with its audit event, in one statement each", async () => {
       const statements: string[] = [];
       const store = track(
         await PostgresUserStore.open({
@@ -263,11 +263,12 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       assert.ok(result.ok);
       assert.deepEqual(
         statements.map((text) => text.split(' ', 3).join(' ')),
-        ['begin', 'select "id", "username",', 'with "insert_0" as', 'commit'],
+        // No transaction: the check is a plain read either way, and the one insert is atomic on its own.
+        ['select "id", "username",', 'with "insert_0" as'],
         statements.join('\n'),
       );
       assert.match(
-        statements[2],
+        statements[1],
         /"insert_1" as \(insert into "tokens" .*"insert_2" as \(insert into "outbox" .*\) insert into "audit_events"/,
       );
       statements.length = 0;
@@ -282,6 +283,37 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
         select (select count(*) from users) + (select count(*) from tokens) + (select count(*) from outbox)
           + (select count(*) from sessions) + (select count(*) from audit_events) as n`.execute(store.db);
       assert.equal(Number(counts.rows[0].n), 6);
+    });
+
+    it('a registration that replaces an expired unverified one runs in a transaction: the old rows go with the new ones in', async () => {
+      const statements: string[] = [];
+      const store = track(
+        await PostgresUserStore.open({
+          connectionString: database.url,
+          maxConnections: 1,
+          log: (event) => void statements.push(event.query.sql.toLowerCase()),
+        }),
+      );
+      await register(store, 'alice');
+      statements.length = 0;
+      const result = await store.createUser(
+        {
+          id: 'id-new-alice',
+          username: 'alice',
+          usernameKey: 'alice',
+          email: 'b@example.com',
+          emailKey: 'b@example.com',
+          passwordHash: 'h',
+          createdAt: DAY_LATER,
+        },
+        { tokenHash: 'verify-new-alice', userId: 'id-new-alice', purpose: 'verify_email', expiresAt: DAY_LATER },
+        { expiredUnverifiedBefore: DAY_LATER },
+      );
+      assert.ok(result.ok && result.user.id === 'id-new-alice');
+      assert.equal(statements[1], 'begin', statements.join('\n'));
+      assert.equal(statements.at(-1), 'commit', statements.join('\n'));
+      assert.equal((await store.findUserByUsernameKey('alice'))?.id, 'id-new-alice');
+      assert.equal(await store.findUserById('id-alice'), null);
     });
 
     it('inserts together all or nothing: a row that breaks a foreign key fails the statement, and none of its rows stays', async () => {

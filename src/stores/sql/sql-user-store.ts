@@ -105,18 +105,14 @@ export class SqlUserStore implements UserStore {
     options: CreateUserOptions = {},
   ): Promise<CreateUserResult> {
     const row = toUserRow({ ...user, verified: false, updatedAt: user.createdAt, disabledAt: null });
-    const { expiredUnverifiedBefore } = options;
-    // Checking first answers every conflict that committed before our transaction. A conflicting insert that commits
-    // while we run (possible where the write lock is per row, as in PostgreSQL) fails ours with a unique violation;
-    // the second attempt then sees that row in its check.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.write(async (trx): Promise<CreateUserResult> => {
-          // One read finds both possible holders: of the name (any account), and of the address (a verified one).
-          const { rows: holders } = await runPrepared(
-            trx,
+    // One read finds both possible holders: of the name (any account), and of the address (a verified one).
+    const holders = async (db: Kysely<Database>) =>
+      judgeHolders(
+        (
+          await runPrepared(
+            db,
             this.capabilities,
-            trx
+            db
               .selectFrom('users')
               .select(['id', 'username', 'email', 'username_key', 'verified', 'created_at'])
               .where((eb) =>
@@ -125,30 +121,45 @@ export class SqlUserStore implements UserStore {
                   eb.and([eb('email_key', '=', user.emailKey), eb('verified', '=', 1)]),
                 ]),
               ),
-          );
-          const nameHolder = holders.find((holder) => holder.username_key === user.usernameKey);
-          if (nameHolder) {
-            const expired =
-              expiredUnverifiedBefore !== undefined &&
-              !nameHolder.verified &&
-              Number(nameHolder.created_at) <= expiredUnverifiedBefore.getTime();
-            if (!expired) return { ok: false, conflict: 'username' };
-            await deleteUsersWithDependents(trx, [nameHolder.id]);
+          )
+        ).rows,
+        user.usernameKey,
+        options.expiredUnverifiedBefore,
+      );
+    const insertAll = (db: Kysely<Database>, owner: Recipient | undefined) =>
+      insertTogether(db, this.capabilities, [
+        db.insertInto('users').values(row),
+        db.insertInto('tokens').values(toTokenRow(verification)),
+        owner ? messageInsert(db, options.ownerNotice, owner) : messageInsert(db, options.link, user),
+        auditInsert(db, options.audit, user.id),
+      ]);
+    const created = (owner: Recipient | undefined): CreateUserResult => ({
+      ok: true,
+      user: fromUserRow({ ...row, disabled_at: null, last_sign_in_at: null }),
+      addressOwned: owner !== undefined,
+    });
+    // Checking first answers every conflict that committed before the insert. A conflicting insert that commits
+    // meanwhile (possible where the write lock is per row, as in PostgreSQL) fails ours with a unique violation; the
+    // second attempt then sees that row in its check.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // Where the inserts are one statement (PostgreSQL), a registration that replaces nobody needs no transaction:
+        // the check is a plain read either way (READ COMMITTED: each statement sees what committed before it), and
+        // one statement is atomic and durable on its own. That saves BEGIN and COMMIT, two of four round trips.
+        if (this.capabilities.insertsTogether) {
+          const found = await holders(this.db);
+          if (found.taken) return { ok: false, conflict: 'username' };
+          if (!found.expired) {
+            await insertAll(this.db, found.owner);
+            return created(found.owner);
           }
-          // Never the expired name holder: that one was unverified.
-          const owner = holders.find((holder) => holder !== nameHolder && holder.verified);
-
-          await insertTogether(trx, this.capabilities, [
-            trx.insertInto('users').values(row),
-            trx.insertInto('tokens').values(toTokenRow(verification)),
-            owner ? messageInsert(trx, options.ownerNotice, owner) : messageInsert(trx, options.link, user),
-            auditInsert(trx, options.audit, user.id),
-          ]);
-          return {
-            ok: true,
-            user: fromUserRow({ ...row, disabled_at: null, last_sign_in_at: null }),
-            addressOwned: owner !== undefined,
-          };
+        }
+        return await this.write(async (trx): Promise<CreateUserResult> => {
+          const found = await holders(trx);
+          if (found.taken) return { ok: false, conflict: 'username' };
+          if (found.expired) await deleteUsersWithDependents(trx, [found.expired.id]);
+          await insertAll(trx, found.owner);
+          return created(found.owner);
         });
       } catch (error) {
         if (attempt >= 2 || !this.capabilities.isUniqueViolation(error)) throw error;
@@ -1794,4 +1805,38 @@ function fromSessionCheckWithAccess(
   const check = fromSessionCheckRow(row);
   check.access = ACCESS_CODES[row.access];
   return check;
+}
+
+/** Who holds a new registration's name and address (`createUser`'s one read). */
+interface Holders {
+  /** The name is held by an account that counts: the registration fails. */
+  taken: boolean;
+  /** The name is held by an unverified registration past its time: it goes, and the new one takes the name. */
+  expired?: { id: string };
+  /** The verified owner of the address, told of the attempt instead of sent a link. */
+  owner?: Recipient;
+}
+
+function judgeHolders(
+  rows: ReadonlyArray<{
+    id: string;
+    username: string;
+    email: string;
+    username_key: string;
+    verified: number | boolean;
+    created_at: number | string | bigint;
+  }>,
+  usernameKey: string,
+  expiredUnverifiedBefore: Date | undefined,
+): Holders {
+  const nameHolder = rows.find((holder) => holder.username_key === usernameKey);
+  const expired =
+    nameHolder !== undefined &&
+    expiredUnverifiedBefore !== undefined &&
+    !nameHolder.verified &&
+    Number(nameHolder.created_at) <= expiredUnverifiedBefore.getTime();
+  if (nameHolder && !expired) return { taken: true };
+  // Never the expired name holder: that one was unverified.
+  const owner = rows.find((holder) => holder !== nameHolder && holder.verified);
+  return { taken: false, expired: nameHolder, owner };
 }
