@@ -9,7 +9,7 @@ import { postgresCapabilities } from '../../src/stores/sql/postgres-capabilities
 import { SqlUserStore } from '../../src/stores/sql/sql-user-store';
 import { createTestDatabase, TestDatabase } from '../support/postgres-database';
 import { describeWithService } from '../support/services';
-import { DAY_LATER, openSession, register, sessionRow, T0 } from './sql-fixtures';
+import { attemptRegistration, DAY_LATER, openSession, register, sessionRow, T0 } from './sql-fixtures';
 import { describeSqlStore } from './sql-store-suite';
 
 /** Children before parents. */
@@ -176,7 +176,8 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       return rows;
     }
 
-    it('commits a new session without waiting for the WAL flush (SET LOCAL, sent with BEGIN); runs the outbox claims and marks and an idle window as one statement each; every other write waits for the flush', async () => {
+    /** A one-connection store that keeps the SQL of every statement it runs, lowercased. */
+    async function loggedStore(): Promise<{ store: PostgresUserStore; statements: string[] }> {
       const statements: string[] = [];
       const store = track(
         await PostgresUserStore.open({
@@ -185,6 +186,11 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
           log: (event) => void statements.push(event.query.sql.toLowerCase()),
         }),
       );
+      return { store, statements };
+    }
+
+    it('commits a new session without waiting for the WAL flush (SET LOCAL, sent with BEGIN); runs the outbox claims and marks and an idle window as one statement each; every other write waits for the flush', async () => {
+      const { store, statements } = await loggedStore();
       const { user } = await register(store, 'alice');
       const notice = { id: 'message-1', kind: 'passwordChanged' as const, sealedToken: null, createdAt: T0 };
       assert.equal(await store.enqueueMessage(user.id, { ...notice, giveUpAt: DAY_LATER }), true);
@@ -224,14 +230,7 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
     });
 
     it("writes a registration's rows outside a transaction, and a sign-in's session with its audit event, in one statement each", async () => {
-      const statements: string[] = [];
-      const store = track(
-        await PostgresUserStore.open({
-          connectionString: database.url,
-          maxConnections: 1,
-          log: (event) => void statements.push(event.query.sql.toLowerCase()),
-        }),
-      );
+      const { store, statements } = await loggedStore();
       const audit = (type: 'register' | 'login', subjectId: string) => ({
         id: `event-${type}`,
         at: T0,
@@ -244,17 +243,10 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
         requestId: null,
         details: null,
       });
-      const result = await store.createUser(
-        {
-          id: 'id-alice',
-          username: 'alice',
-          usernameKey: 'alice',
-          email: 'a@example.com',
-          emailKey: 'a@example.com',
-          passwordHash: 'h',
-          createdAt: T0,
-        },
-        { tokenHash: 'verify-alice', userId: 'id-alice', purpose: 'verify_email', expiresAt: DAY_LATER },
+      const result = await attemptRegistration(
+        store,
+        'alice',
+        {},
         {
           link: { id: 'message-1', kind: 'verification', sealedToken: 'sealed', createdAt: T0, giveUpAt: DAY_LATER },
           audit: audit('register', 'id-alice'),
@@ -272,7 +264,10 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
         /"insert_1" as \(insert into "tokens" .*"insert_2" as \(insert into "outbox" .*\) insert into "audit_events"/,
       );
       statements.length = 0;
-      assert.equal(await store.createSession(sessionRow('id-alice', 's'), 'h', audit('login', 'id-alice')), true);
+      assert.equal(
+        await store.createSession(sessionRow('id-alice', 's'), '$argon2id$fake$alice', audit('login', 'id-alice')),
+        true,
+      );
       assert.ok(
         statements.some((text) =>
           /^with "insert_0" as \(insert into "sessions" .*\) insert into "audit_events"/.test(text),
@@ -286,29 +281,11 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
     });
 
     it('a registration that replaces an expired unverified one runs in a transaction: the old rows go with the new ones in', async () => {
-      const statements: string[] = [];
-      const store = track(
-        await PostgresUserStore.open({
-          connectionString: database.url,
-          maxConnections: 1,
-          log: (event) => void statements.push(event.query.sql.toLowerCase()),
-        }),
-      );
+      const { store, statements } = await loggedStore();
       await register(store, 'alice');
       statements.length = 0;
-      const result = await store.createUser(
-        {
-          id: 'id-new-alice',
-          username: 'alice',
-          usernameKey: 'alice',
-          email: 'b@example.com',
-          emailKey: 'b@example.com',
-          passwordHash: 'h',
-          createdAt: DAY_LATER,
-        },
-        { tokenHash: 'verify-new-alice', userId: 'id-new-alice', purpose: 'verify_email', expiresAt: DAY_LATER },
-        { expiredUnverifiedBefore: DAY_LATER },
-      );
+      const later = { id: 'id-new-alice', email: 'b@example.com', emailKey: 'b@example.com', createdAt: DAY_LATER };
+      const result = await attemptRegistration(store, 'alice', later, { expiredUnverifiedBefore: DAY_LATER });
       assert.ok(result.ok && result.user.id === 'id-new-alice');
       assert.equal(statements[1], 'begin', statements.join('\n'));
       assert.equal(statements.at(-1), 'commit', statements.join('\n'));

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { CreateUserOptions } from '../../src/services/account-store';
 import { NewUser, StoredSession, StoredToken, UserStore } from '../../src/services/user-store';
 
 // Rows for the SQL store tests, with predictable ids and token hashes (`id-alice`, `verify-alice`).
@@ -14,7 +15,12 @@ export async function register(store: UserStore, label: string) {
   return { user: result.user, verification };
 }
 
-export function attemptRegistration(store: UserStore, label: string, overrides: Partial<NewUser> = {}) {
+export function attemptRegistration(
+  store: UserStore,
+  label: string,
+  overrides: Partial<NewUser> = {},
+  options?: CreateUserOptions,
+) {
   const user: NewUser = {
     id: `id-${label}`,
     username: label,
@@ -25,7 +31,7 @@ export function attemptRegistration(store: UserStore, label: string, overrides: 
     createdAt: T0,
     ...overrides,
   };
-  return store.createUser(user, token(user.id, 'verify_email', `verify-${label}`));
+  return store.createUser(user, token(user.id, 'verify_email', `verify-${label}`), options);
 }
 
 export function sessionRow(userId: string, tokenHash: string, overrides: Partial<StoredSession> = {}): StoredSession {

@@ -2,6 +2,7 @@ import { Kysely, sql } from 'kysely';
 import { isPostgresConflict, PG_UNIQUE_VIOLATION } from './postgres-errors';
 import type { PreparedStatements } from './postgres-prepared-statements';
 import { SqlCapabilities } from './sql-capabilities';
+import { transactionOn } from './transaction-on';
 
 /**
  * Key of the advisory lock that serialises Gatehouse migrations on one database (advisory locks are per database).
@@ -36,18 +37,11 @@ export function postgresCapabilities(statements?: PreparedStatements): SqlCapabi
  * server's setting for the next).
  */
 function transaction<DB, T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>, durable: boolean): Promise<T> {
-  return db.connection().execute(async (connection) => {
-    await sql.raw(durable ? 'begin' : 'begin; set local synchronous_commit = off').execute(connection);
-    try {
-      const result = await work(connection);
-      await sql`commit`.execute(connection);
-      return result;
-    } catch (error) {
-      // A connection that failed cannot roll back either; the error worth reporting is the first one.
-      await sql`rollback`.execute(connection).catch(() => undefined);
-      throw error;
-    }
-  });
+  return db
+    .connection()
+    .execute((connection) =>
+      transactionOn(connection, durable ? 'begin' : 'begin; set local synchronous_commit = off', work),
+    );
 }
 
 /**

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Kysely, sql } from 'kysely';
 import { KeyedMutex } from './keyed-mutex';
 import type { SqlCapabilities, WriteOptions } from './sql-capabilities';
+import { transactionOn } from './transaction-on';
 
 /**
  * Write transactions of every store in this process, per database file. better-sqlite3 waits for a lock
@@ -39,17 +40,7 @@ export function sqliteCapabilities(filename: string): SqlCapabilities {
         const light = options?.durable === false;
         if (light) await sql`pragma synchronous = normal`.execute(connection);
         try {
-          await sql`begin immediate`.execute(connection);
-          try {
-            const result = await work(connection);
-            await sql`commit`.execute(connection);
-            return result;
-          } catch (error) {
-            // SQLite has already rolled back by itself after some errors (SQLITE_FULL, SQLITE_IOERR); then this
-            // rollback fails too, and the error worth reporting is the first one.
-            await sql`rollback`.execute(connection).catch(() => undefined);
-            throw error;
-          }
+          return await transactionOn(connection, 'begin immediate', work);
         } finally {
           if (light) await sql.raw(`pragma synchronous = ${SQLITE_SYNCHRONOUS}`).execute(connection);
         }
