@@ -97,7 +97,11 @@ describe('Security checklist: Abuse', () => {
       ['/resend-verification', 'vera@example.com'],
     ]) {
       const answers = [];
-      for (let i = 0; i < 8; i++) answers.push(observable(await t.http.post(`${PREFIX}${path}`).send({ email })));
+      // Each mail goes out before the next request: a new link supersedes the unsent one before it.
+      for (let i = 0; i < 8; i++) {
+        answers.push(observable(await t.http.post(`${PREFIX}${path}`).send({ email })));
+        await t.drain();
+      }
       for (const answer of answers) expect(answer).to.deep.equal(answers[0]);
       expect(answers[0].status).to.equal(200);
     }
