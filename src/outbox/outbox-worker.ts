@@ -92,13 +92,9 @@ export class OutboxWorker {
    * waits or looks are one: what they queued goes in the same claim.
    */
   nudge(): void {
-    if (this.stopped) return;
-    if (this.pass) {
-      this.again = true;
-      return;
-    }
-    if (this.nudgeTimer) return;
-    if (this.options.nudgeDelayMs === 0) return this.startPass();
+    if (this.stopped || this.nudgeTimer) return;
+    // A pass under way looks again before it ends (`startPass`), so only an idle worker waits.
+    if (this.pass || this.options.nudgeDelayMs === 0) return this.startPass();
     // Not unref'd: a script that queued mail and then ends still sends it, at most this delay later.
     this.nudgeTimer = setTimeout(() => this.startPass(), this.options.nudgeDelayMs);
   }

@@ -11,9 +11,9 @@ export type PendingInsert = InsertQueryBuilder<Database, any, InsertResult>;
  * Runs the inserts of one transaction, skipping those left undefined (an optional audit event or message). Where the
  * database allows (`SqlCapabilities.insertsTogether`) they go as one statement, each but the last in a data-modifying
  * WITH, and prepared (`runPrepared`): on PostgreSQL each statement is a round trip, which costs the event loop and the
- * server more than the insert.
- * The rows are the same either way: PostgreSQL checks foreign keys at the end of the statement, once every row of it
- * is in, and a violated key fails the whole statement as it would fail the transaction.
+ * server more than the insert. The rows are the same either way: PostgreSQL checks foreign keys at the end of the
+ * statement, once every row of it is in, and a violated key fails the whole statement as it would fail the
+ * transaction.
  *
  * @example
  * await insertTogether(trx, capabilities, [trx.insertInto('users').values(row), auditInsert(trx, event)]);

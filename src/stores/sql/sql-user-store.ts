@@ -54,6 +54,7 @@ import {
   toTokenRow,
   toUserRow,
 } from './rows';
+import type { PrecompiledQuery } from './precompiled-query';
 import { ACCESS_CODES, requestPathQueries, type RequestPathQueries } from './request-path-queries';
 import { Database, OUTBOX_COLUMNS, type OutboxTable, USER_COLUMNS } from './schema';
 import { runPrepared } from './run-prepared';
@@ -653,8 +654,7 @@ export class SqlUserStore implements UserStore {
   }
 
   async getSecondFactor(userId: string): Promise<StoredSecondFactor | null> {
-    if (userId.includes('\u0000')) return null;
-    const [row] = await this.queries.secondFactorByUser.execute(this.db, userId);
+    const row = await this.firstRowBy(this.queries.secondFactorByUser, userId);
     return row ? fromSecondFactorRow(row) : null;
   }
 
@@ -1506,11 +1506,17 @@ export class SqlUserStore implements UserStore {
   }
 
   private async findUserWith(query: RequestPathQueries['userById'], value: string): Promise<StoredUser | null> {
-    // These are looked up with text as typed (a username at login). PostgreSQL text cannot hold NUL, so no stored key
-    // has one, and asking would be an error there rather than the absence it is everywhere.
-    if (value.includes('\u0000')) return null;
-    const [row] = await query.execute(this.db, value);
+    const row = await this.firstRowBy(query, value);
     return row ? fromUserRow(row) : null;
+  }
+
+  /** The first row of a request-path read by one text value. */
+  private async firstRowBy<Row>(query: PrecompiledQuery<[string], Row>, value: string): Promise<Row | undefined> {
+    // Some are looked up with text as typed (a username at login). PostgreSQL text cannot hold NUL, so no stored key
+    // has one, and asking would be an error there rather than the absence it is everywhere.
+    if (value.includes('\u0000')) return undefined;
+    const [row] = await query.execute(this.db, value);
+    return row;
   }
 }
 
