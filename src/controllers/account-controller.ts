@@ -2,6 +2,7 @@ import { Body, Delete, Get, HttpCode, JsonController, Post, UseBefore } from 'ro
 import { instanceToPlain } from 'class-transformer';
 import { Service } from 'typedi';
 import { resolveAccountService, resolveSerializer } from '../di/resolve';
+import { invalidSession } from '../errors/account-error';
 import { BearerToken } from '../guards/bearer-token';
 import { Accounts } from '../guards/request-accounts';
 import { SessionClientInfo } from '../guards/session-client';
@@ -10,6 +11,7 @@ import { rateLimit } from '../http/rate-limit';
 import { loginAnswer } from '../http/second-factor-answer';
 import { ApiDoc } from '../openapi/api-doc';
 import type { AccountService } from '../services/account-service';
+import { whenReady } from '../services/awaitable';
 import type { SessionClient } from '../services/types';
 import { EmailBody } from './dto/email-body';
 import { LoginBody } from './dto/login-body';
@@ -128,12 +130,16 @@ export class AccountController {
 
   @Get('/me', PLAIN_ANSWER)
   @ApiDoc({ summary: 'The signed-in user', response: 'User', bearer: true })
-  async me(@BearerToken() token: string) {
+  me(@BearerToken() token: string) {
     // The core itself, not a request's view: a session check logs and audits nothing, and this runs on every request.
-    const answer = resolveSerializer()(await resolveAccountService().authenticate(token));
-    // A host's serializer may return a class instance whose @Exclude()/@Expose() rules class-transformer applied
-    // before answers skipped it: those still go through it, so a field it hides is never sent.
-    return isPlain(answer) ? answer : instanceToPlain(answer);
+    // Not async: where the store reads synchronously (SQLite) the answer is ready in this call.
+    return whenReady(resolveAccountService().checkSession(token), (session) => {
+      if (!session) throw invalidSession();
+      const answer = resolveSerializer()(session.user);
+      // A host's serializer may return a class instance whose @Exclude()/@Expose() rules class-transformer applied
+      // before answers skipped it: those still go through it, so a field it hides is never sent.
+      return isPlain(answer) ? answer : instanceToPlain(answer);
+    });
   }
 
   @Post('/password-reset/request', PLAIN_ANSWER)

@@ -67,6 +67,11 @@ export class AccountError extends Error {
   }
 }
 
+/** A token that names no live session: unknown, expired, ended, or its account disabled or deleted. */
+export function invalidSession(): AccountError {
+  return new AccountError('invalid_session_token', 'Invalid or expired session token');
+}
+
 /** A taken username: `invalid_username`, marked as a conflict. */
 export function usernameTakenError(): AccountError {
   return new AccountError('invalid_username', USERNAME_EXISTS_MESSAGE, { conflict: true });

@@ -1,18 +1,21 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Action } from 'routing-controllers';
 import { resolveAccountService } from '../di/resolve';
 import { requireAccess } from '../services/account-service';
 import { AccountError, isAccountError } from '../errors/account-error';
 import { AccountHttpError } from '../http/http-errors';
 import type { AccessQuery, AccountUser } from '../services/types';
-import { parseRequirement } from './access-requirements';
-import { authenticateRequest, authError, type CheckedAccess } from '../http/request-auth';
+import { type Awaitable, isPromiseLike, whenReady } from '../services/awaitable';
+import { type AccessRequirement, parseRequirement } from './access-requirements';
+import { authError, type AuthOutcome, requestAuthentication } from '../http/request-auth';
 import { nodeMessagesOf } from '../http/node-message';
 
 /** The two checkers routing-controllers needs; spread them into `useKoaServer` or `useExpressServer` options. */
 export interface AccountGuards {
-  authorizationChecker: (action: Action, requirements: unknown[]) => Promise<boolean>;
-  currentUserChecker: (action: Action) => Promise<AccountUser | undefined>;
+  /** True, or a promise of it, when every requirement holds; else it throws or rejects with the HTTP error. */
+  authorizationChecker: (action: Action, requirements: unknown[]) => Awaitable<boolean>;
+  /** The user, or a promise of it; undefined without a valid session. */
+  currentUserChecker: (action: Action) => Awaitable<AccountUser | undefined>;
 }
 
 /**
@@ -45,61 +48,107 @@ export interface AccountGuards {
  */
 export function accountGuards(): AccountGuards {
   return {
-    authorizationChecker: async (action, requirements) => {
+    // Neither checker is async: on SQLite a request's whole check (the HMAC, one read, the verdict) finishes in the
+    // call, and routing-controllers then goes on without waiting for a promise.
+    authorizationChecker: (action, requirements) => {
       try {
+        const plan = guardPlan(requirements);
         const { req, res } = nodeMessagesOf(action);
-        const { user, secondFactor, access } = await requireUser(req, res, firstAccessQuery(requirements));
-        if (requirements.length === 0) return true;
-        for (const requirement of requirements) {
-          const parsed = parseRequirement(requirement);
-          if (parsed.kind === 'mfa') {
-            if (!secondFactor) throw secondFactorRequired();
-          } else if (access && sameAccess(access.query, parsed)) requireAccess(parsed, access.answer);
-          else if (parsed.kind === 'role') await resolveAccountService().requireRole(user, parsed.name);
-          else await resolveAccountService().requirePermission(user, parsed.name);
-        }
-        return true;
+        const verdict = whenReady(requestAuthentication(req, plan.access), (outcome) => judge(outcome, plan, res));
+        return isPromiseLike(verdict) ? verdict.catch(rethrowForHttp) : verdict;
       } catch (error) {
-        // Core failures leave as HttpErrors, which routing-controllers' default handler renders with our body.
-        throw isAccountError(error) ? new AccountHttpError(error) : error;
+        return rethrowForHttp(error);
       }
     },
-    currentUserChecker: async (action) => {
-      const outcome = await authenticateRequest(nodeMessagesOf(action).req);
-      return outcome.kind === 'authenticated' ? outcome.user : undefined;
+    currentUserChecker: (action) => {
+      try {
+        return whenReady(requestAuthentication(nodeMessagesOf(action).req), userOf);
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
   };
 }
+
+/** Core failures leave as HttpErrors, which routing-controllers' default handler renders with our body. */
+function rethrowForHttp(error: unknown): never {
+  throw isAccountError(error) ? new AccountHttpError(error) : error;
+}
+
+function userOf(outcome: AuthOutcome): AccountUser | undefined {
+  return outcome.kind === 'authenticated' ? outcome.user : undefined;
+}
+
+/** What a guard's requirements ask, read once per list (routing-controllers passes each action the same array). */
+interface GuardPlan {
+  /** The first role or permission, for the session lookup to answer in the same read. */
+  access?: AccessQuery;
+  steps: GuardStep[];
+}
+
+/** A requirement, or why it cannot be one: that fails when its turn comes, after authentication, as it always did. */
+type GuardStep = AccessRequirement | { kind: 'misconfigured'; error: unknown };
+
+const plans = new WeakMap<unknown[], GuardPlan>();
+
+function guardPlan(requirements: unknown[]): GuardPlan {
+  let plan = plans.get(requirements);
+  if (!plan) {
+    plan = planOf(requirements);
+    plans.set(requirements, plan);
+  }
+  return plan;
+}
+
+function planOf(requirements: unknown[]): GuardPlan {
+  const steps = requirements.map((requirement): GuardStep => {
+    try {
+      return parseRequirement(requirement);
+    } catch (error) {
+      return { kind: 'misconfigured', error };
+    }
+  });
+  // The first step naming a role or permission, unless a misconfigured one comes before it.
+  const first = steps.find((step) => step.kind !== 'mfa');
+  return { access: first && first.kind !== 'misconfigured' ? first : undefined, steps };
+}
+
+/** True once every step holds, or the first failure; a promise only when a step must read the store again. */
+function judge(outcome: AuthOutcome, plan: GuardPlan, res: ServerResponse): true | Promise<true> {
+  if (outcome.kind !== 'authenticated') {
+    // Set here, not only by our error renderers, so a host keeping routing-controllers' handler sends it too.
+    res.setHeader('WWW-Authenticate', 'Bearer');
+    throw authError(outcome);
+  }
+  return checkSteps(plan.steps, 0, outcome);
+}
+
+function checkSteps(steps: GuardStep[], from: number, session: Authenticated): true | Promise<true> {
+  for (let index = from; index < steps.length; index++) {
+    const step = steps[index];
+    if (step.kind === 'misconfigured') throw step.error;
+    if (step.kind === 'mfa') {
+      if (!session.secondFactor) throw secondFactorRequired();
+    } else if (session.access && sameAccess(session.access.query, step)) {
+      requireAccess(step, session.access.answer);
+    } else {
+      const accounts = resolveAccountService();
+      const held =
+        step.kind === 'role'
+          ? accounts.requireRole(session.user, step.name)
+          : accounts.requirePermission(session.user, step.name);
+      return held.then(() => checkSteps(steps, index + 1, session));
+    }
+  }
+  return true;
+}
+
+type Authenticated = Extract<AuthOutcome, { kind: 'authenticated' }>;
 
 function secondFactorRequired(): AccountError {
   return new AccountError('second_factor_required', 'This action needs a session signed in with a second factor');
 }
 
-/**
- * The first role or permission among the requirements, for the session lookup to answer in the same read; none when
- * the first requirement that names one is not a string (parsing it fails later, after authentication, as before).
- */
-function firstAccessQuery(requirements: unknown[]): AccessQuery | undefined {
-  for (const requirement of requirements) {
-    if (typeof requirement !== 'string') return undefined;
-    const parsed = parseRequirement(requirement);
-    if (parsed.kind !== 'mfa') return parsed;
-  }
-  return undefined;
-}
-
 function sameAccess(a: AccessQuery, b: AccessQuery): boolean {
   return a.kind === b.kind && a.name === b.name;
-}
-
-async function requireUser(
-  req: IncomingMessage,
-  res: ServerResponse,
-  access?: AccessQuery,
-): Promise<{ user: AccountUser; secondFactor: boolean; access?: CheckedAccess }> {
-  const outcome = await authenticateRequest(req, access);
-  if (outcome.kind === 'authenticated') return outcome;
-  // Set here, not only by our error renderers, so a host keeping routing-controllers' handler sends it too.
-  res.setHeader('WWW-Authenticate', 'Bearer');
-  throw authError(outcome);
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { resolveAccountService } from '../di/resolve';
-import { isAccountError } from '../errors/account-error';
+import { type Awaitable, isPromiseLike, whenReady } from '../services/awaitable';
+import { invalidSession } from '../errors/account-error';
 import { AccountHttpError, GatehouseHttpError, NotAuthenticatedError } from './http-errors';
 import type { AccessAnswer, AccessQuery, AccountUser } from '../services/types';
 import { readBearerToken } from './bearer-header';
@@ -21,8 +22,9 @@ export interface CheckedAccess {
 }
 
 interface Lookup {
-  pending: Promise<AuthOutcome>;
-  /** Set once `pending` has resolved, for the renderers that must answer synchronously. */
+  /** Set while the store's read is under way, and kept: a failed read rejects it for every later call. */
+  pending?: Promise<AuthOutcome>;
+  /** Set once the outcome is known, for the renderers that must answer synchronously. */
   settled?: AuthOutcome;
 }
 
@@ -41,34 +43,44 @@ type WithLookup = IncomingMessage & { [LOOKUP]?: Lookup };
  * with one role or permission costs one read, not two.
  */
 export function authenticateRequest(req: IncomingMessage, access?: AccessQuery): Promise<AuthOutcome> {
-  let lookup = (req as WithLookup)[LOOKUP];
-  if (!lookup) {
-    const started: Lookup = { pending: lookUp(req, access) };
-    started.pending.then(
-      (outcome) => (started.settled = outcome),
-      () => undefined,
-    );
-    (req as WithLookup)[LOOKUP] = started;
-    lookup = started;
+  const outcome = requestAuthentication(req, access);
+  return isPromiseLike(outcome) ? outcome : Promise.resolve(outcome);
+}
+
+/**
+ * `authenticateRequest` for the guards: the outcome itself when it is known at once (the store read synchronously,
+ * or an earlier call of the request finished the lookup), so that routing-controllers goes on without a promise.
+ * Never throws: a failure is a rejected promise, the same one for every call of the request.
+ */
+export function requestAuthentication(req: IncomingMessage, access?: AccessQuery): Awaitable<AuthOutcome> {
+  const known = (req as WithLookup)[LOOKUP];
+  if (known) return known.settled ?? known.pending!;
+  const lookup: Lookup = {};
+  (req as WithLookup)[LOOKUP] = lookup;
+  try {
+    const outcome = lookUp(req, access);
+    if (!isPromiseLike(outcome)) return (lookup.settled = outcome);
+    lookup.pending = outcome;
+  } catch (error) {
+    lookup.pending = Promise.reject(error);
   }
+  lookup.pending.then(
+    (outcome) => (lookup.settled = outcome),
+    () => undefined,
+  );
   return lookup.pending;
 }
 
-async function lookUp(req: IncomingMessage, access: AccessQuery | undefined): Promise<AuthOutcome> {
+function lookUp(req: IncomingMessage, access: AccessQuery | undefined): Awaitable<AuthOutcome> {
   const token = readBearerToken(req.headers.authorization || undefined);
   if (token === null) return { kind: 'missing' };
-  try {
-    const session = await resolveAccountService().authenticateSession(token, access);
+  return whenReady(resolveAccountService().checkSession(token, access), (session): AuthOutcome => {
+    if (!session) return { kind: 'rejected', error: new AccountHttpError(invalidSession()) };
     const { user, secondFactor } = session;
     if (access && session.access)
       return { kind: 'authenticated', user, secondFactor, access: { query: access, answer: session.access } };
     return { kind: 'authenticated', user, secondFactor };
-  } catch (error) {
-    if (isAccountError(error) && error.code === 'invalid_session_token') {
-      return { kind: 'rejected', error: new AccountHttpError(error) };
-    }
-    throw error;
-  }
+  });
 }
 
 /** The error for an outcome without a user: 401 plain for a missing header, 401 structured for a rejected token. */
@@ -86,8 +98,9 @@ export function authError(outcome: AuthOutcome): GatehouseHttpError | null {
 export async function recordedAuthError(req: IncomingMessage): Promise<GatehouseHttpError | null> {
   const lookup = (req as WithLookup)[LOOKUP];
   if (!lookup) return null;
+  if (lookup.settled) return authError(lookup.settled);
   try {
-    return authError(await lookup.pending);
+    return authError(await lookup.pending!);
   } catch {
     return null;
   }

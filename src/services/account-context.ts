@@ -1,9 +1,10 @@
-import { AccountError } from '../errors/account-error';
+import { AccountError, invalidSession } from '../errors/account-error';
 import type { AccountServiceDeps } from './account-service';
 import { ResolvedAccountOptions, resolveAccountOptions } from './account-options';
 import { AccountLimit, AttemptLimiter, noAttemptLimits } from './attempt-limiter';
 import { AuditTrail, self, type RequestOrigin } from './audit-trail';
 import type { NewAuditEvent } from './audit-event';
+import { type Awaitable, whenReady } from './awaitable';
 import { BackgroundTasks } from './background-tasks';
 import { Clock, systemClock } from './clock';
 import type { EmailSender } from './email-sender';
@@ -26,7 +27,6 @@ export interface LiveSession {
   user: StoredUser;
 }
 
-export const invalidSession = () => new AccountError('invalid_session_token', 'Invalid or expired session token');
 const reauthenticationRequired = () =>
   new AccountError('reauthentication_required', 'Confirm your password first (POST /reauthenticate)');
 
@@ -94,13 +94,23 @@ export class AccountContext {
    * `liveSession` for the check of every authenticated request: the same rules on the store's narrow read
    * (`checkSession`), which leaves the password hash and the session's client details in the database. With
    * `access`, the same read answers a guard's role or permission too.
+   *
+   * Not async: where the store reads synchronously (SQLite) and the idle window need not move, the answer is a value.
+   * Store failures reject, as they did.
    */
-  async checkSession(token: string, access?: AccessQuery): Promise<SessionCheck | null> {
+  checkSession(token: string, access?: AccessQuery): Awaitable<SessionCheck | null> {
     if (!isRawToken(token)) return null;
     const tokenHash = this.tokens.hash(token);
-    const found = await this.store.checkSession(tokenHash, access);
-    if (!found) return null;
-    return (await this.stillLive(tokenHash, found, found.user.id, found.disabled)) ? found : null;
+    try {
+      return whenReady(this.store.checkSession(tokenHash, access), (found) => {
+        if (!found) return null;
+        return whenReady(this.stillLive(tokenHash, found, found.user.id, found.disabled), (live) =>
+          live ? found : null,
+        );
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**

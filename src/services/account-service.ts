@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { AccountError, usernameTakenError } from '../errors/account-error';
-import { AccountContext, invalidSession } from './account-context';
+import { AccountError, invalidSession, usernameTakenError } from '../errors/account-error';
+import { AccountContext } from './account-context';
 import type { AccountOptions } from './account-options';
 import type { AttemptLimiter } from './attempt-limiter';
 import { Administration } from './administration';
 import { OPERATOR } from './admin-views';
 import { anonymous, self, type RequestOrigin } from './audit-trail';
+import type { Awaitable } from './awaitable';
 import type { Clock } from './clock';
 import { EmailChanges } from './email-changes';
 import type { EmailSender } from './email-sender';
@@ -335,6 +336,15 @@ export class AccountService {
     const check = await this.core.checkSession(token, access);
     if (!check) throw invalidSession();
     return { user: check.user, secondFactor: check.secondFactor, access: check.access };
+  }
+
+  /**
+   * `authenticateSession` for the HTTP layer's check of every request: null for a rejected token, and the session
+   * itself rather than a promise when the store read it synchronously and nothing had to be written. Store failures
+   * reject.
+   */
+  checkSession(token: string, access?: AccessQuery): Awaitable<AuthenticatedSession | null> {
+    return this.core.checkSession(token, access);
   }
 
   /** Ends the presented session only. */

@@ -1,4 +1,5 @@
 import type { NewAuditEvent } from './audit-event';
+import type { Awaitable } from './awaitable';
 import type { NewOutboxMessage } from './outbox-message';
 import type {
   AccessAnswer,
@@ -227,8 +228,11 @@ export interface AccountStore {
    * request. Reads only what is committed, like every read of the store: a session ended or an account disabled
    * anywhere is gone at the next call. Expiry is judged by the caller. With `access`, the same statement also
    * answers it for the session's user, as `checkRole` or `checkPermission` would (a guard's one read).
+   *
+   * A store that reads synchronously may answer with the value itself (the SQL store on SQLite does): the check of a
+   * request then needs no promise. A failure must still come as a rejected promise, never a throw.
    */
-  checkSession(tokenHash: string, access?: AccessQuery): Promise<SessionCheck | null>;
+  checkSession(tokenHash: string, access?: AccessQuery): Awaitable<SessionCheck | null>;
   /** Moves the idle window of a session. */
   touchSession(tokenHash: string, lastSeenAt: Date): Promise<void>;
   /** The audit event is written when a session was deleted. */

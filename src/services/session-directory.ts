@@ -1,5 +1,5 @@
-import { AccountError } from '../errors/account-error';
-import { AccountContext, invalidSession } from './account-context';
+import { AccountError, invalidSession } from '../errors/account-error';
+import { AccountContext } from './account-context';
 import { operator, self } from './audit-trail';
 import { liveSessionViews } from './session-views';
 import type { SessionView } from './types';

@@ -18,6 +18,8 @@ import {
   useServer,
 } from '../support/test-app';
 import { PostsController } from './fixtures/posts-controller';
+import type { UserStore } from '../../src/services/user-store';
+import { freshStoreEachTest, TEST_STORES, type TestStoreKind } from '../support/test-stores';
 
 /** The host mounts its own controller beside the account routes, keeping routing-controllers' default handler. */
 function mountPosts(app: HostApp) {
@@ -26,15 +28,56 @@ function mountPosts(app: HostApp) {
 
 const newApp = (driver: Driver): HostApp => (driver === 'koa' ? new Koa() : express());
 
+// The memory store answers the session check with a promise; an SQLite file's direct read answers at once, and the
+// guards then decide within the call. Every case runs on both paths.
+const GUARD_STORES = TEST_STORES.filter((kind) => kind.name !== 'PostgreSQL');
+
 for (const driver of DRIVERS) {
-  describe(`HTTP: guards on a host controller (${driver})`, () => {
+  for (const kind of GUARD_STORES) describeHostGuards(driver, kind);
+
+  describe(`HTTP: guards with no USER_STORE configured (${driver})`, () => {
+    it('fail loudly as a 500, never as an anonymous user', async () => {
+      const { logger } = resetContainer();
+      const { Container } = await import('typedi');
+      const { USER_STORE } = await import('../../src/di/tokens');
+      const app = newApp(driver);
+      if (app instanceof Koa) app.use(gatehouseHttp());
+      else app.use(onExpress.gatehouseHttp());
+      useServer(app, {
+        controllers: [PostsController],
+        middlewares: [class None {}],
+        defaultErrorHandler: false,
+        ...accountGuards(),
+      });
+      if (!(app instanceof Koa)) app.use(onExpress.gatehouseErrors());
+      Container.remove(USER_STORE);
+      for (const path of ['/posts/feed', '/posts/mine']) {
+        const response = await request(handlerOf(app))
+          .get(path)
+          .set(bearer('E'.repeat(43)));
+        expect(response.status).to.equal(500);
+        expect(response.body).to.deep.equal({ detail: { detail: 'Internal server error', code: 'internal_error' } });
+      }
+      expect(logger.errors()).to.have.length(2);
+    });
+  });
+}
+
+function describeHostGuards(driver: Driver, kind: TestStoreKind): void {
+  describe(`HTTP: guards on a host controller (${driver}, ${kind.name})`, () => {
     let t: TestApp;
     let alice: string; // no roles
     let erin: string; // editor
     let wendy: string; // writer: posts.write and posts.publish, not editor
+    let store: UserStore;
+
+    freshStoreEachTest(kind, (opened) => {
+      store = opened;
+      return () => t.accounts.drain();
+    });
 
     beforeEach(async () => {
-      t = buildTestApp({ driver, mount: mountPosts });
+      t = buildTestApp({ driver, mount: mountPosts, store });
       await t.accounts.createRole('editor');
       await t.accounts.createRole('writer');
       for (const permission of ['posts.write', 'posts.publish']) await t.accounts.createPermission(permission);
@@ -236,33 +279,6 @@ for (const driver of DRIVERS) {
         expect(unknown.body).to.deep.equal({ detail: { detail: 'Unknown role: ghost', code: 'unknown_role' } });
         expect((await http.post('/posts/drafts').set(bearer(erin))).status).to.equal(200);
       });
-    });
-  });
-
-  describe(`HTTP: guards with no USER_STORE configured (${driver})`, () => {
-    it('fail loudly as a 500, never as an anonymous user', async () => {
-      const { logger } = resetContainer();
-      const { Container } = await import('typedi');
-      const { USER_STORE } = await import('../../src/di/tokens');
-      const app = newApp(driver);
-      if (app instanceof Koa) app.use(gatehouseHttp());
-      else app.use(onExpress.gatehouseHttp());
-      useServer(app, {
-        controllers: [PostsController],
-        middlewares: [class None {}],
-        defaultErrorHandler: false,
-        ...accountGuards(),
-      });
-      if (!(app instanceof Koa)) app.use(onExpress.gatehouseErrors());
-      Container.remove(USER_STORE);
-      for (const path of ['/posts/feed', '/posts/mine']) {
-        const response = await request(handlerOf(app))
-          .get(path)
-          .set(bearer('E'.repeat(43)));
-        expect(response.status).to.equal(500);
-        expect(response.body).to.deep.equal({ detail: { detail: 'Internal server error', code: 'internal_error' } });
-      }
-      expect(logger.errors()).to.have.length(2);
     });
   });
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Kysely, type SelectQueryBuilder, type Updateable } from 'kysely';
 import type { AuditEvent, AuditQuery, NewAuditEvent } from '../../services/audit-event';
+import { type Awaitable, whenReady } from '../../services/awaitable';
 import { carriesLink, OUTBOX_KINDS, SUPERSEDED_ERROR, type OutboxKind } from '../../services/outbox-message';
 import {
   AccessAnswer,
@@ -373,13 +374,14 @@ export class SqlUserStore implements UserStore {
     return { session, user: fromUserRow(row) };
   }
 
-  checkSession(tokenHash: string, access?: AccessQuery): Promise<SessionCheck | null> {
-    // Not async: on SQLite the read is synchronous (`readDirect`), and this runs on every authenticated request.
+  checkSession(tokenHash: string, access?: AccessQuery): Awaitable<SessionCheck | null> {
+    // Not async: on SQLite the read is synchronous (`readDirect`), and this runs on every authenticated request: the
+    // answer is then the value, not a promise of it.
     try {
-      if (!access) return settle(this.queries.sessionCheck.execute(this.db, tokenHash), fromSessionCheck);
+      if (!access) return whenReady(this.queries.sessionCheck.execute(this.db, tokenHash), fromSessionCheck);
       const query =
         access.kind === 'role' ? this.queries.sessionCheckWithRole : this.queries.sessionCheckWithPermission;
-      return settle(query.execute(this.db, tokenHash, access.name, access.name), fromSessionCheckWithAccess);
+      return whenReady(query.execute(this.db, tokenHash, access.name, access.name), fromSessionCheckWithAccess);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -1795,10 +1797,6 @@ function sortNames(names: string[]): string[] {
 }
 
 /** `map` of the rows, whether they came at once (a synchronous direct read) or as a promise. */
-function settle<Row, T>(rows: Row[] | Promise<Row[]>, map: (rows: Row[]) => T): Promise<T> {
-  return Array.isArray(rows) ? Promise.resolve(map(rows)) : rows.then(map);
-}
-
 function fromSessionCheck(rows: Parameters<typeof fromSessionCheckRow>[0][]): SessionCheck | null {
   return rows.length > 0 ? fromSessionCheckRow(rows[0]) : null;
 }
