@@ -44,14 +44,30 @@ function loadBowser(): Bowser {
   return (bowser ??= require('bowser') as Bowser);
 }
 
-const NOTHING: ClientDescription = { browser: null, os: null, device: null };
+const NOTHING: ClientDescription = Object.freeze({ browser: null, os: null, device: null });
 
 /**
  * Reads browser, operating system and device from a `User-Agent`, for display only: the client wrote it, so it
  * names nothing that can be trusted, and a string the parser cannot read is simply undescribed.
+ *
+ * Parsing costs about 10 µs a user agent, and a user's list repeats the same few: the last `DESCRIBED_LIMIT` read
+ * are kept (at most 256 strings of `MAX_USER_AGENT_LENGTH`), frozen, since every answer shares them.
  */
 export function describeUserAgent(userAgent: string | null): ClientDescription {
   if (!userAgent) return NOTHING;
+  let description = described.get(userAgent);
+  if (!description) {
+    description = deepFreeze(parseUserAgent(userAgent));
+    if (described.size >= DESCRIBED_LIMIT) described.delete(described.keys().next().value!);
+    described.set(userAgent, description);
+  }
+  return description;
+}
+
+const DESCRIBED_LIMIT = 256;
+const described = new Map<string, ClientDescription>();
+
+function parseUserAgent(userAgent: string): ClientDescription {
   let parsed: ReturnType<Bowser['parse']>;
   try {
     parsed = loadBowser().parse(userAgent);
@@ -64,6 +80,12 @@ export function describeUserAgent(userAgent: string | null): ClientDescription {
     os: software(parsed.os),
     device: (DEVICE_TYPES as readonly string[]).includes(type ?? '') ? (type as DeviceType) : null,
   };
+}
+
+function deepFreeze(description: ClientDescription): ClientDescription {
+  if (description.browser) Object.freeze(description.browser);
+  if (description.os) Object.freeze(description.os);
+  return Object.freeze(description);
 }
 
 function software(details: { name?: string; version?: string } | undefined): SoftwareAnswer | null {

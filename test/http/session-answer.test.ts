@@ -39,6 +39,20 @@ describe('HTTP: the session answer', () => {
     expect(describeUserAgent('\u0000\u0001 ??? <script>')).to.deep.include({ os: null, device: null });
   });
 
+  it('describes a repeated agent once, shares the description frozen, and keeps a bounded number', () => {
+    const agent = (n: number) => `Mozilla/5.0 (X11; Linux x86_64; rv:${n}.0) Gecko/20100101 Firefox/${n}.0`;
+    const first = describeUserAgent(agent(1));
+    expect(describeUserAgent(agent(1))).to.equal(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.browser)).to.equal(true);
+    expect(() => ((first.browser as { name: string }).name = 'changed')).to.throw(TypeError);
+    // 300 more agents than the 256 kept: the first has been let go, and is read again, equal but new.
+    for (let n = 2; n <= 301; n++) describeUserAgent(agent(n));
+    const again = describeUserAgent(agent(1));
+    expect(again).to.not.equal(first);
+    expect(again).to.deep.equal(first);
+    expect(again.browser).to.deep.equal({ name: 'Firefox', version: '1.0' });
+  });
+
   it('answers snake_case with ISO instants, the agent as stored', () => {
     const at = new Date('2026-11-25T06:00:00.000Z');
     const answer = sessionAnswer({
