@@ -34,7 +34,11 @@ export function gatehouseHttp(options: GatehouseHttpOptions = {}): KoaMiddleware
     setSecurityHeaders(ctx.res);
     return errors(ctx, () => {
       refuseTokenInQuery(ctx.req);
-      return body(ctx, next).then(() => answerMethods(ctx));
+      const answered = body(ctx, next);
+      // Only OPTIONS and the methods the router does not implement are adjusted once the routes have answered.
+      return ctx.method === 'OPTIONS' || !ROUTER_METHODS.has(ctx.method)
+        ? answered.then(() => answerMethods(ctx))
+        : answered;
     });
   };
   return refuseOtherDriver('gatehouseHttp()', middleware);

@@ -24,6 +24,7 @@ export function mountAccountRoutes<App extends KoaLikeApp>(app: App, options: Mo
   if (plan.apiDocs) app.use(accountApiDocs(plan.apiDocs));
   const before = app.middleware.length;
   useKoaServer(app, plan.routes);
+  skipReadBodies(app, before);
   const router = addedRouter(app, before);
   if (router) {
     routeOnlyUnder(app, plan.routes.routePrefix);
@@ -33,6 +34,22 @@ export function mountAccountRoutes<App extends KoaLikeApp>(app: App, options: Mo
 }
 
 type RouteMiddleware = (ctx: { path: string }, next: () => Promise<unknown>) => unknown;
+
+type BodyParserContext = { request: { body?: unknown }; disableBodyParser?: boolean };
+
+/**
+ * routing-controllers' Koa driver installs koa-bodyparser first, with every `useKoaServer`. On a request whose body is
+ * already read (each one `gatehouseHttp()` handles, GETs included) it only awaits `next()`, an async frame on every
+ * request. The same test, made before it, passes such a request on at once; any other still reaches the parser.
+ */
+function skipReadBodies(app: KoaLikeApp, index: number): void {
+  const parser = app.middleware[index] as
+    ((ctx: BodyParserContext, next: () => Promise<unknown>) => unknown) | undefined;
+  if (typeof parser !== 'function' || parser.name !== 'bodyParser') return;
+  const skipping = (ctx: BodyParserContext, next: () => Promise<unknown>) =>
+    ctx.request.body !== undefined || ctx.disableBodyParser ? next() : parser(ctx, next);
+  app.middleware[index] = skipping;
+}
 
 /**
  * The router routing-controllers' Koa driver just added, when it can be told: the driver adds it last, as `routes()`

@@ -60,6 +60,17 @@ describe('HTTP: mounting', () => {
     expect(missing.body).to.deep.equal({ detail: 'Not authenticated' });
   });
 
+  it('scoped, the mount still reads the bodies of the host’s later middleware, as routing-controllers’ parser did', async () => {
+    resetContainer();
+    const app = mountAccountRoutes(new Koa(), { prefix: '/accounts', scoped: true });
+    app.use((ctx) => {
+      ctx.body = { seen: (ctx.request as { body?: unknown }).body };
+    });
+    const http = request(app.callback());
+    expect((await http.post('/hook').type('form').send('a=1')).body).to.deep.equal({ seen: { a: '1' } });
+    expect((await http.post('/hook').send({ b: 2 })).body).to.deep.equal({ seen: { b: 2 } });
+  });
+
   it('logs a configuration mistake with its message, and answers a generic 500', async () => {
     const { logger } = resetContainer();
     Container.set(ACCOUNT_OPTIONS, { secretKey: 'short' });
