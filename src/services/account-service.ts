@@ -6,7 +6,7 @@ import type { AttemptLimiter } from './attempt-limiter';
 import { Administration } from './administration';
 import { OPERATOR } from './admin-views';
 import { anonymous, self, type RequestOrigin } from './audit-trail';
-import type { Awaitable } from './awaitable';
+import { type Awaitable, whenReady } from './awaitable';
 import type { Clock } from './clock';
 import { EmailChanges } from './email-changes';
 import type { EmailSender } from './email-sender';
@@ -26,7 +26,7 @@ import { canSend } from './sender-operations';
 import { SessionDirectory } from './session-directory';
 import { newSession } from './session-views';
 import { isRawToken } from './token-hasher';
-import type { AccessAnswer, AccessQuery, AccountUser, SessionClient, SessionView } from './types';
+import type { AccessAnswer, AccessQuery, AccountUser, SessionCheck, SessionClient, SessionView } from './types';
 
 /** A live session's user as the host sees it, its second-factor mark, and the access answer it was asked for. */
 export interface AuthenticatedSession {
@@ -333,9 +333,9 @@ export class AccountService {
    * a guard's whole check in one read.
    */
   async authenticateSession(token: string, access?: AccessQuery): Promise<AuthenticatedSession> {
-    const check = await this.core.checkSession(token, access);
-    if (!check) throw invalidSession();
-    return { user: check.user, secondFactor: check.secondFactor, access: check.access };
+    const session = await this.checkSession(token, access);
+    if (!session) throw invalidSession();
+    return session;
   }
 
   /**
@@ -344,7 +344,7 @@ export class AccountService {
    * reject.
    */
   checkSession(token: string, access?: AccessQuery): Awaitable<AuthenticatedSession | null> {
-    return this.core.checkSession(token, access);
+    return whenReady(this.core.checkSession(token, access), authenticatedSession);
   }
 
   /** Ends the presented session only. */
@@ -708,4 +708,9 @@ function isGranted(query: AccessQuery, answer: AccessAnswer): boolean {
 
 function permissionDenied(): AccountError {
   return new AccountError('permission_denied', 'Permission denied');
+}
+
+/** What a caller of the service learns of a checked session: not its deadlines or the account's disabled mark. */
+function authenticatedSession(check: SessionCheck | null): AuthenticatedSession | null {
+  return check && { user: check.user, secondFactor: check.secondFactor, access: check.access };
 }
