@@ -35,10 +35,7 @@ export function gatehouseHttp(options: GatehouseHttpOptions = {}): KoaMiddleware
     return errors(ctx, () => {
       refuseTokenInQuery(ctx.req);
       const answered = body(ctx, next);
-      // Only OPTIONS and the methods the router does not implement are adjusted once the routes have answered.
-      return ctx.method === 'OPTIONS' || !ROUTER_METHODS.has(ctx.method)
-        ? answered.then(() => answerMethods(ctx))
-        : answered;
+      return mayAdjust(ctx.method) ? answered.then(() => answerMethods(ctx)) : answered;
     });
   };
   return refuseOtherDriver('gatehouseHttp()', middleware);
@@ -46,6 +43,11 @@ export function gatehouseHttp(options: GatehouseHttpOptions = {}): KoaMiddleware
 
 // The methods @koa/router implements; it answers any other (PROPFIND, SEARCH...) on a known path with 501.
 const ROUTER_METHODS = new Set(['HEAD', 'OPTIONS', 'GET', 'PUT', 'PATCH', 'POST', 'DELETE']);
+
+/** The methods whose answers `answerMethods` can change; the others need not wait for the routes to finish. */
+function mayAdjust(method: string): boolean {
+  return method === 'OPTIONS' || !ROUTER_METHODS.has(method);
+}
 
 /**
  * The router answers OPTIONS with an empty 200 and `Allow`; an answer without a body is a 204. A method it does not

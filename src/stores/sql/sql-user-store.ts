@@ -1796,7 +1796,6 @@ function sortNames(names: string[]): string[] {
   return [...names].sort();
 }
 
-/** `map` of the rows, whether they came at once (a synchronous direct read) or as a promise. */
 function fromSessionCheck(rows: Parameters<typeof fromSessionCheckRow>[0][]): SessionCheck | null {
   return rows.length > 0 ? fromSessionCheckRow(rows[0]) : null;
 }
