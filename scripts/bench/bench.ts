@@ -37,7 +37,7 @@ import {
 import { printReport, REFERENCES, type Report, type Row } from './report';
 import { seedEnrolledAccounts } from './second-factor-accounts';
 import { poolSize, SecondFactorSignIns } from './second-factor-sign-ins';
-import { openBenchDatabase, seedAccounts, type BenchDatabase, type Seeded, PASSWORD } from './seed';
+import { benchEnv, openBenchDatabase, seedAccounts, type BenchDatabase, type Seeded, PASSWORD } from './seed';
 import { startFlags } from './start-flags';
 
 const BUILD = join(__dirname, '../..');
@@ -227,14 +227,7 @@ async function benchDatabase(
   report: Report,
 ): Promise<void> {
   const cwd = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
-  const env = {
-    GATEHOUSE_DATABASE_URL: database.url,
-    GATEHOUSE_SECRET_KEY: 'bench-secret-key-bench-secret-key-bench-secret-key',
-    // Off for the benchmark only: one client address sends every request, which the per-IP and per-name limits
-    // exist to stop. Everything else (argon2 parameters, hashing queue, body limits, headers) is the default.
-    GATEHOUSE_RATE_LIMITS: 'off',
-    GATEHOUSE_PUBLIC_URL: 'http://127.0.0.1:8000',
-  };
+  const env = benchEnv(database);
   const name = database.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL';
   const runs = (scenario: string) => options.scenarios.has(scenario);
   const { backends } = database;

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../test/support/free-port';
 import { BenchProcess } from './bench-process';
-import { openBenchDatabase, seedAccounts } from './seed';
+import { benchEnv, openBenchDatabase, seedAccounts } from './seed';
 import { startFlags } from './start-flags';
 
 const BUILD = join(__dirname, '../..');
@@ -44,12 +44,7 @@ async function main(): Promise<void> {
   }
   const database = (await openBenchDatabase('sqlite'))!;
   const cwd = mkdtempSync(join(tmpdir(), 'gatehouse-instructions-'));
-  const env = {
-    GATEHOUSE_DATABASE_URL: database.url,
-    GATEHOUSE_SECRET_KEY: 'bench-secret-key-bench-secret-key-bench-secret-key',
-    GATEHOUSE_RATE_LIMITS: 'off',
-    GATEHOUSE_PUBLIC_URL: 'http://127.0.0.1:8000',
-  };
+  const env = benchEnv(database);
   try {
     // Seeded by the standalone server, then stopped: each target runs alone under valgrind.
     const seeder = await BenchProcess.start(join(BUILD, 'src/server/main.js'), env, LISTENING, { cwd });

@@ -19,6 +19,18 @@ const DEVICES = [
   'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0',
 ];
 
+/** The environment every bench gives the servers under test on `database`. */
+export function benchEnv(database: Pick<BenchDatabase, 'url'>): Record<string, string> {
+  return {
+    GATEHOUSE_DATABASE_URL: database.url,
+    GATEHOUSE_SECRET_KEY: 'bench-secret-key-bench-secret-key-bench-secret-key',
+    // Off for the benchmark only: one client address sends every request, which the per-IP and per-name limits
+    // exist to stop. Everything else (argon2 parameters, hashing queue, body limits, headers) is the default.
+    GATEHOUSE_RATE_LIMITS: 'off',
+    GATEHOUSE_PUBLIC_URL: 'http://127.0.0.1:8000',
+  };
+}
+
 /** A database made for one bench run, and how to get rid of it. */
 export interface BenchDatabase {
   kind: 'sqlite' | 'postgres';
