@@ -33,22 +33,26 @@ export class BenchProcess {
     return this.err.text();
   }
 
-  /** Starts `node script` and resolves when `ready` matches its stderr. */
+  /**
+   * Starts `node script` and resolves when `ready` matches its stderr. `launcher` runs node under another program
+   * (`['valgrind', ...flags]`), which may make start-up slower than `waitFor`'s default allows: `readyTimeoutMs`.
+   */
   static async start(
     script: string,
     env: Record<string, string>,
     ready: RegExp,
-    options: { cwd?: string; nodeArgs?: string[] } = {},
+    options: { cwd?: string; nodeArgs?: string[]; launcher?: string[]; readyTimeoutMs?: number } = {},
   ): Promise<BenchProcess> {
     const port = String(await freePort());
-    const { cwd, nodeArgs = [] } = options;
-    const child = spawn(process.execPath, [...nodeArgs, script], {
+    const { cwd, nodeArgs = [], launcher = [] } = options;
+    const [command, ...args] = [...launcher, process.execPath, ...nodeArgs, script];
+    const child = spawn(command, args, {
       cwd,
       env: { PATH: process.env.PATH ?? '', ...env, PORT: port },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const server = new BenchProcess(child, `http://127.0.0.1:${port}`);
-    await server.waitFor(() => ready.test(server.stderr), `${script} to be ready`);
+    await server.waitFor(() => ready.test(server.stderr), `${script} to be ready`, options.readyTimeoutMs);
     return server;
   }
 

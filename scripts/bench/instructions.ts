@@ -10,7 +10,7 @@
  *
  * Each server runs under `valgrind --tool=cachegrind` twice, answering `--requests A,B` requests (default 3000,9000)
  * over 4 keep-alive connections; the difference of the two totals over B - A is the cost of a request with start-up
- * and warm-up taken out. Needs valgrind (Debian: `apt-get install valgrind`). About 15 minutes with the defaults.
+ * and warm-up taken out. Needs valgrind (Debian: `apt-get install valgrind`). About ten minutes with the defaults.
  *
  *   npm run bench:instructions -- --requests 3000,9000 --parallel 2
  */
@@ -19,7 +19,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../test/support/free-port';
 import { BenchProcess } from './bench-process';
 import { benchEnv, openBenchDatabase, seedAccounts } from './seed';
 import { startFlags } from './start-flags';
@@ -27,6 +26,8 @@ import { startFlags } from './start-flags';
 const BUILD = join(__dirname, '../..');
 const LISTENING = /"event":"listening"/;
 const CONNECTIONS = 4;
+/** Instructions only: no cache simulation, no output file; code V8 writes at run time is re-read when it changes. */
+const VALGRIND = ['--tool=cachegrind', '--cache-sim=no', '--smc-check=all-non-file', '--cachegrind-out-file=/dev/null'];
 
 interface Target {
   name: string;
@@ -51,15 +52,16 @@ async function main(): Promise<void> {
     const seeded = await seedAccounts(seeder, env, cwd).finally(() => seeder.stop());
     const bearer = { authorization: `Bearer ${seeded.token}` };
     const bare = join(__dirname, 'bare-server.js');
+    const reference: Target = {
+      name: 'reference: bare route + HMAC + one SQLite read',
+      script: bare,
+      nodeArgs: [],
+      path: '/bare-read',
+      headers: { authorization: 'Bearer bench' },
+    };
     const targets: Target[] = [
       { name: 'bare route (constant JSON)', script: bare, nodeArgs: [], path: '/bare', headers: {} },
-      {
-        name: 'reference: bare route + HMAC + one SQLite read',
-        script: bare,
-        nodeArgs: [],
-        path: '/bare-read',
-        headers: { authorization: 'Bearer bench' },
-      },
+      reference,
       {
         name: 'GET /me (bearer)',
         script: join(BUILD, 'src/server/main.js'),
@@ -82,13 +84,13 @@ async function main(): Promise<void> {
       ];
       return (many - few) / (requests[1] - requests[0]);
     });
-    const reference = counts[1];
+    const referenceCount = counts[targets.indexOf(reference)];
     process.stdout.write(
       `Node ${process.version}; instructions per request, from runs of ${requests.join(' and ')}\n\n`,
     );
     process.stdout.write('| row | instructions per request | to the reference |\n|---|---:|---:|\n');
     targets.forEach((target, index) => {
-      const ratio = (counts[index] / reference).toFixed(2);
+      const ratio = (counts[index] / referenceCount).toFixed(2);
       process.stdout.write(`| ${target.name} | ${Math.round(counts[index])} | ${ratio}x |\n`);
     });
   } finally {
@@ -131,30 +133,21 @@ async function inBatches<T, R>(items: T[], size: number, work: (item: T) => Prom
 
 /** The instructions the target's process ran, from start to exit, having answered `requests` requests. */
 async function countRun(target: Target, env: Record<string, string>, cwd: string, requests: number): Promise<number> {
-  const port = await freePort();
-  const valgrind = [
-    '--tool=cachegrind',
-    '--cache-sim=no',
-    '--smc-check=all-non-file',
-    '--cachegrind-out-file=/dev/null',
-  ];
-  const child = spawn('valgrind', [...valgrind, process.execPath, '--predictable', ...target.nodeArgs, target.script], {
+  const server = await BenchProcess.start(target.script, env, LISTENING, {
     cwd,
-    env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    nodeArgs: ['--predictable', ...target.nodeArgs],
+    launcher: ['valgrind', ...VALGRIND],
+    // Under valgrind the standalone server takes tens of seconds to listen.
+    readyTimeoutMs: 300_000,
   });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  while (!LISTENING.test(stderr)) {
-    if (child.exitCode !== null) throw new Error(`${target.name} exited under valgrind: ${stderr.slice(-2000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  try {
+    await send(`${server.url}${target.path}`, target.headers, requests);
+  } finally {
+    await server.stop();
   }
-  await send(`http://127.0.0.1:${port}${target.path}`, target.headers, requests);
-  child.kill('SIGTERM');
-  await exited;
-  const total = /I\s+refs:\s+([\d,]+)/.exec(stderr)?.[1];
-  if (!total) throw new Error(`${target.name}: no instruction count in valgrind's output: ${stderr.slice(-2000)}`);
+  const total = /I\s+refs:\s+([\d,]+)/.exec(server.stderr)?.[1];
+  if (!total)
+    throw new Error(`${target.name}: no instruction count in valgrind's output: ${server.stderr.slice(-2000)}`);
   return Number(total.replace(/,/g, ''));
 }
 
