@@ -10,6 +10,7 @@ import type { EmailSender } from '../services/email-sender';
 import type { AccountOptions } from '../services/account-options';
 import type { AccountService } from '../services/account-service';
 import { createAccountService } from './create-account-service';
+import { RegistrationWatch } from './registration-watch';
 import { Clock, systemClock } from '../services/clock';
 import { withLogContext } from '../logging/contextual-logger';
 import { logContextOf } from '../logging/log-context';
@@ -44,7 +45,12 @@ interface Built {
   logger: Logger | undefined;
   limiter: RateLimits;
   service: AccountService;
+  /** Whether the tokens it was built from still hold the same values, without asking the container (null: ask). */
+  watch: RegistrationWatch | null;
 }
+
+/** The tokens a service is built from (`Built`). */
+const SERVICE_TOKENS: Token<unknown>[] = [USER_STORE, ACCOUNT_OPTIONS, EMAIL_SENDER, CLOCK, LOGGER, RATE_LIMITS];
 
 const built = new WeakMap<TokenContainer, Built>();
 const builtLimits = new WeakMap<TokenContainer, { options: RateLimitOptions | undefined; limits: RateLimits }>();
@@ -54,8 +60,9 @@ const defaultSenders = new WeakMap<TokenContainer, EmailSender>();
 /**
  * The `AccountService` of the container's tokens. USER_STORE and ACCOUNT_OPTIONS are required; EMAIL_SENDER
  * defaults to a console sender (development only: it prints the links), CLOCK to the system clock, LOGGER to JSON
- * lines on stderr. The service is memoized on the identity of those values: a request costs five map lookups, and a
- * host that sets a token again gets a service built from the new value on the next call.
+ * lines on stderr. The service is memoized on the identity of those values: a host that sets or removes a token gets
+ * a service built from the new values on the next call. Between such changes a call costs a few property reads
+ * (`RegistrationWatch`), not a search of the container per token.
  *
  * @example
  * Container.set(USER_STORE, new MemoryUserStore());
@@ -63,13 +70,14 @@ const defaultSenders = new WeakMap<TokenContainer, EmailSender>();
  * const accounts = resolveAccountService();
  */
 export function resolveAccountService(container: TokenContainer = Container): AccountService {
+  const last = built.get(container);
+  if (last?.watch?.unchanged()) return last.service;
   const store = required(container, USER_STORE, 'USER_STORE');
   const options = required(container, ACCOUNT_OPTIONS, 'ACCOUNT_OPTIONS');
   const sender = optional(container, EMAIL_SENDER);
   const clock = optional(container, CLOCK);
   const logger = optional(container, LOGGER);
   const limiter = resolveRateLimits(container);
-  const last = built.get(container);
   if (
     last &&
     last.store === store &&
@@ -79,6 +87,7 @@ export function resolveAccountService(container: TokenContainer = Container): Ac
     last.logger === logger &&
     last.limiter === limiter
   ) {
+    last.watch = RegistrationWatch.of(container, SERVICE_TOKENS);
     return last.service;
   }
   // Checked here so that a bad proxy list fails the host's boot-time call, not its first request.
@@ -92,7 +101,9 @@ export function resolveAccountService(container: TokenContainer = Container): Ac
     logger: logger ?? defaultLogger(),
     limiter,
   });
-  built.set(container, { store, options, sender, clock, logger, limiter, service });
+  // Taken after the lookups above, which may have made a factory's value.
+  const watch = RegistrationWatch.of(container, SERVICE_TOKENS);
+  built.set(container, { store, options, sender, clock, logger, limiter, service, watch });
   handOverDelivery(last?.service, service);
   return service;
 }

@@ -1,7 +1,15 @@
 import { expect } from 'chai';
-import { Container } from 'typedi';
+import { Container, type Token } from 'typedi';
 import { resolveAccountService, resolveSerializer } from '../../src/di/resolve';
-import { ACCOUNT_OPTIONS, CLOCK, EMAIL_SENDER, LOGGER, USER_SERIALIZER, USER_STORE } from '../../src/di/tokens';
+import {
+  ACCOUNT_OPTIONS,
+  CLOCK,
+  EMAIL_SENDER,
+  LOGGER,
+  RATE_LIMITS,
+  USER_SERIALIZER,
+  USER_STORE,
+} from '../../src/di/tokens';
 import { ConfigurationError } from '../../src/errors/configuration-error';
 import { StoredUser } from '../../src/services/types';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
@@ -123,5 +131,74 @@ describe('resolveAccountService / resolveSerializer', () => {
     });
     container.set(USER_SERIALIZER, (u: StoredUser) => ({ id: u.id }));
     expect(resolveSerializer(container)(user)).to.deep.equal({ id: 'u1' });
+  });
+});
+
+describe('resolveAccountService on the global container (followed without asking it on every call)', () => {
+  const tokens = [USER_STORE, ACCOUNT_OPTIONS, EMAIL_SENDER, CLOCK, LOGGER, RATE_LIMITS] as Token<unknown>[];
+  // The global container is shared with the other suites: what it held is put back afterwards.
+  let saved: Map<Token<unknown>, unknown>;
+  before(() => {
+    saved = new Map(tokens.filter((token) => Container.has(token)).map((token) => [token, Container.get(token)]));
+  });
+  after(() => {
+    for (const token of tokens) {
+      if (saved.has(token)) Container.set(token, saved.get(token));
+      else Container.remove(token);
+    }
+  });
+  beforeEach(() => {
+    for (const token of tokens) Container.remove(token);
+    Container.set(USER_STORE, new MemoryUserStore());
+    Container.set(ACCOUNT_OPTIONS, OPTIONS);
+    Container.set(EMAIL_SENDER, new RecordingEmailSender());
+    Container.set(LOGGER, new CapturingLogger());
+  });
+
+  it('returns the same service while no token changes', () => {
+    const first = resolveAccountService();
+    expect(resolveAccountService()).to.equal(first);
+    Container.set(LOGGER, Container.get(LOGGER));
+    expect(resolveAccountService(), 'a token set to the value it held').to.equal(first);
+  });
+
+  for (const [name, token, value] of [
+    ['USER_STORE', USER_STORE, () => new MemoryUserStore()],
+    ['ACCOUNT_OPTIONS', ACCOUNT_OPTIONS, () => ({ ...OPTIONS })],
+    ['EMAIL_SENDER', EMAIL_SENDER, () => new RecordingEmailSender()],
+    ['LOGGER', LOGGER, () => new CapturingLogger()],
+    ['CLOCK, unset until now', CLOCK, () => ({ now: () => new Date() })],
+    ['RATE_LIMITS, unset until now', RATE_LIMITS, () => ({ enabled: false })],
+  ] as const) {
+    it(`builds a fresh service when ${name} is set`, () => {
+      const first = resolveAccountService();
+      Container.set(token as never, value());
+      const second = resolveAccountService();
+      expect(second).to.not.equal(first);
+      expect(resolveAccountService()).to.equal(second);
+    });
+  }
+
+  it('follows a removed token: an optional one rebuilds, a required one fails at once', () => {
+    Container.set(CLOCK, { now: () => new Date() });
+    const first = resolveAccountService();
+    Container.remove(CLOCK);
+    expect(resolveAccountService()).to.not.equal(first);
+    Container.remove(USER_STORE);
+    expect(() => resolveAccountService()).to.throw(ConfigurationError, /USER_STORE/);
+  });
+
+  it('calls a factory-registered store once, and a transient one on every call', () => {
+    let made = 0;
+    const factory = () => (made++, new MemoryUserStore());
+    Container.set({ id: USER_STORE, factory });
+    const first = resolveAccountService();
+    expect(resolveAccountService()).to.equal(first);
+    expect(made).to.equal(1);
+    Container.remove(USER_STORE);
+    Container.set({ id: USER_STORE, factory, transient: true });
+    const [a, b] = [resolveAccountService(), resolveAccountService()];
+    expect(a).to.not.equal(b);
+    expect(made).to.equal(3);
   });
 });
