@@ -4,6 +4,7 @@ import { type LogContext, setLogContext } from '../logging/log-context';
 import { clientIp } from './client-ip';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
+const REQUEST_ID_NAME = REQUEST_ID_HEADER.toLowerCase();
 
 /**
  * Gives the request an id, sends it back as `X-Request-Id`, and keeps the log context (that id and the client's IP)
@@ -15,7 +16,8 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
  */
 export function beginRequest(req: IncomingMessage, res: ServerResponse): void {
   const requestId = randomUUID();
-  res.setHeader(REQUEST_ID_HEADER, requestId);
+  // Lowercase for the reason in security-headers.ts.
+  res.setHeader(REQUEST_ID_NAME, requestId);
   // Read now: Node keeps the peer's address once read, so a client that hangs up early is still logged by its address.
   void req.socket.remoteAddress;
   setLogContext(req, new RequestLogContext(requestId, req));
