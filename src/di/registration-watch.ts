@@ -15,8 +15,10 @@ interface Registration {
  * instructions on Node 20 (`npm run bench:instructions`).
  *
  * It reads TypeDI's `services` array, which its typings keep private (0.10 is its last release): `set` of a
- * registered token assigns the new value into its entry, a new token is pushed, and `remove` or `reset` replace the
- * array. So the same array, the same length and the same value in each watched entry mean nothing watched changed.
+ * registered token assigns the new value into its entry, a new token is pushed, `remove` and
+ * `reset({ strategy: 'resetServices' })` replace the array, and the default `reset()` empties the values a class or
+ * factory made. So the same array, the same length and the same value in each watched entry mean nothing watched
+ * changed.
  * Where that shape is not there (another container, another TypeDI), or a token makes a new value on each `get`
  * (transient), there is no watch, and the caller asks the container as before.
  */
