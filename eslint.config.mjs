@@ -5,7 +5,7 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['build/**', 'node_modules/**', 'test-artifacts/**', 'data/**'] },
+  { ignores: ['build/**', '.build-tmp-*/**', 'node_modules/**', 'test-artifacts/**', 'data/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

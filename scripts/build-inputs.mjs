@@ -6,13 +6,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative, sep } from 'node:path';
 
-/** Written by `build-stamp.mjs begin`, before the compiler runs: the hash of the inputs it is about to read. */
-export const PENDING = '.build-stamp.pending';
-/** The pending hash renamed once the compiler has succeeded; a crashed or failed build never leaves one. */
+/**
+ * The hash of the inputs a finished compilation was made from, written into build/ by `build.mjs` after everything
+ * else is in place and removed before anything in build/ changes: a failed, killed or crashed build never leaves one.
+ */
 export const STAMP = '.build-stamp';
 
 /** Every file under `dir`, as paths relative to `root` with forward slashes, in a stable order. */
-function filesUnder(root, dir) {
+export function filesUnder(root, dir) {
   const files = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
@@ -56,14 +57,14 @@ export function inputsHash(root, sources = filesUnder(root, join(root, 'src'))) 
  */
 export function staleReason(root) {
   const build = join(root, 'build');
-  const stampPath = join(build, STAMP);
-  if (!existsSync(stampPath)) {
-    return existsSync(join(build, PENDING)) ? 'the last build failed or did not finish' : 'no finished build';
+  let stamp;
+  try {
+    stamp = readFileSync(join(build, STAMP), 'utf8').trim();
+  } catch {
+    return 'no finished build';
   }
   const sources = filesUnder(root, join(root, 'src'));
-  if (readFileSync(stampPath, 'utf8').trim() !== inputsHash(root, sources)) {
-    return 'the sources changed since the last build';
-  }
+  if (stamp !== inputsHash(root, sources)) return 'the sources changed since the last build';
   for (const file of sources) {
     if (!file.endsWith('.ts') || file.endsWith('.d.ts')) continue;
     const output = join(build, file.replace(/\.ts$/, '.js'));

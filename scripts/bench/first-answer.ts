@@ -8,7 +8,8 @@ import { freePort } from '../../test/support/free-port';
 
 /** What `npm start` reads: the sources, the build configuration and scripts. Not build/, not the tests. */
 const PROJECT_FILES = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src'];
-const BUILD_SCRIPTS = ['build-inputs.mjs', 'build-stamp.mjs', 'build-if-stale.mjs'];
+/** The build's own scripts (scripts/*.mjs: the stale check, the lock, the compile-and-swap). */
+const buildScripts = (root: string) => readdirSync(join(root, 'scripts')).filter((name) => name.endsWith('.mjs'));
 /** What `npm start` runs once compiled; the stamp of `npm run build:all` covers it. */
 const BUILD_FILES = ['build/src', 'build/.build-stamp'];
 
@@ -21,7 +22,7 @@ export function copyProject(root: string, withBuild: boolean): { dir: string; re
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-startup-'));
   for (const file of PROJECT_FILES) cpSync(join(root, file), join(dir, file), { recursive: true });
   mkdirSync(join(dir, 'scripts'));
-  for (const script of BUILD_SCRIPTS) cpSync(join(root, 'scripts', script), join(dir, 'scripts', script));
+  for (const script of buildScripts(root)) cpSync(join(root, 'scripts', script), join(dir, 'scripts', script));
   if (withBuild) {
     for (const file of BUILD_FILES) cpSync(join(root, file), join(dir, file), { recursive: true });
   }

@@ -1,21 +1,23 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '../../..');
-const SCRIPTS = ['build-inputs.mjs', 'build-stamp.mjs', 'build-if-stale.mjs'];
+/** The build's scripts: the stale check, the lock, the compile-and-swap and `npm run build`'s entry. */
+const SCRIPTS = readdirSync(join(ROOT, 'scripts')).filter((name) => name.endsWith('.mjs'));
 const CONSOLE = 'declare const console: { log(text: unknown): void };\n';
 
 interface Run {
@@ -89,6 +91,8 @@ describe('npm start compiles only when build/ is not current (scripts/build-if-s
   const marker = () => join(dir, 'build/marker');
   const writeMain = (text: string) => writeFileSync(main(), `${CONSOLE}console.log(${JSON.stringify(text)});\n`);
   const markBuild = () => writeFileSync(marker(), '');
+  /** What a build leaves beside build/ once done: nothing (no lock, no compilation folder). */
+  const leftovers = () => readdirSync(dir).filter((name) => name.startsWith('.build'));
 
   /** `npm start`: what the program printed, and whether the start compiled first. */
   async function start(): Promise<{ printed: string; compiled: boolean; stderr: string }> {
@@ -143,17 +147,21 @@ describe('npm start compiles only when build/ is not current (scripts/build-if-s
     expect(run.stderr).to.include('build/src/main.js is missing');
   });
 
-  it('leaves no stamp when the compiler fails, so the next start compiles again', async () => {
-    // tsc still writes main.js on a type error: only the missing stamp tells this build from a good one.
+  it('leaves build/ as it was when the compiler fails, so the next start compiles again', async () => {
+    // tsc still writes main.js on a type error: it writes it aside, and nothing of it reaches build/.
+    const before = readFileSync(join(dir, 'build/src/main.js'), 'utf8');
+    const stamp = readFileSync(join(dir, 'build/.build-stamp'), 'utf8');
     writeFileSync(main(), `${CONSOLE}const count: number = 'three';\nconsole.log(count);\n`);
     const failed = await npm(dir, 'start', '--silent');
     expect(failed.code).to.not.equal(0);
-    expect(existsSync(join(dir, 'build/src/main.js'))).to.be.true;
-    expect(existsSync(join(dir, 'build/.build-stamp'))).to.be.false;
+    expect(failed.stderr).to.include('build/ still holds the last finished build');
+    expect(readFileSync(join(dir, 'build/src/main.js'), 'utf8')).to.equal(before);
+    expect(readFileSync(join(dir, 'build/.build-stamp'), 'utf8')).to.equal(stamp);
+    expect(leftovers()).to.deep.equal([]);
     writeMain('three');
     const run = await start();
     expect(run).to.include({ printed: 'three', compiled: true });
-    expect(run.stderr).to.include('the last build failed or did not finish');
+    expect(run.stderr).to.include('the sources changed since the last build');
   });
 
   it('accepts the stamp of npm run build:all, which compiles src/ too', async () => {
@@ -162,5 +170,68 @@ describe('npm start compiles only when build/ is not current (scripts/build-if-s
     expect(existsSync(join(dir, 'build/test/main.test.js'))).to.be.true;
     markBuild();
     expect(await start()).to.include({ printed: 'three', compiled: false });
+  });
+
+  it('several starts at once compile once: the others wait for that build, then start from it', async () => {
+    writeMain('four');
+    const runs = await Promise.all(Array.from({ length: 5 }, () => npm(dir, 'start', '--silent')));
+    for (const run of runs)
+      expect({ code: run.code, printed: run.stdout.trim() }, run.stderr).to.deep.equal({ code: 0, printed: 'four' });
+    expect(runs.filter((run) => run.stderr.includes('compiling (')).length).to.equal(1);
+    expect(leftovers()).to.deep.equal([]);
+  });
+
+  it('build/ stays whole while `npm run build` compiles aside and swaps its result in', async () => {
+    const path = join(dir, 'build/src/main.js');
+    const expected = readFileSync(path, 'utf8');
+    const building = npm(dir, 'run', 'build', '--silent');
+    let done = false;
+    void building.then(() => (done = true));
+    let reads = 0;
+    const misses: string[] = [];
+    while (!done) {
+      try {
+        if (readFileSync(path, 'utf8') !== expected) misses.push('other content');
+      } catch (error) {
+        misses.push((error as NodeJS.ErrnoException).code ?? String(error));
+      }
+      reads++;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    const run = await building;
+    expect(run.code, run.stderr).to.equal(0);
+    expect(reads).to.be.greaterThan(20);
+    expect(misses).to.deep.equal([]);
+    expect(existsSync(join(dir, 'build/test')), 'the tests of build:all, not compiled by build').to.be.false;
+    expect(leftovers()).to.deep.equal([]);
+  });
+
+  it('takes over the lock and removes the compilation folder of a build whose process died', async () => {
+    writeMain('five');
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    writeFileSync(join(dir, '.build.lock'), JSON.stringify({ pid: dead, host: hostname(), started: null }));
+    mkdirSync(join(dir, `.build-tmp-${dead}/src`), { recursive: true });
+    writeFileSync(join(dir, `.build-tmp-${dead}/src/main.js`), 'half-written');
+    const run = await start();
+    expect(run).to.include({ printed: 'five', compiled: true });
+    expect(leftovers()).to.deep.equal([]);
+  });
+
+  it('waits while a live process holds the lock, then decides again', async () => {
+    writeMain('six');
+    const lock = join(dir, '.build.lock');
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), started: null }));
+    const starting = npm(dir, 'start', '--silent');
+    let exited = false;
+    void starting.then(() => (exited = true));
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(exited, 'a start that did not wait for the lock').to.be.false;
+    expect(existsSync(join(dir, 'build/.build-stamp')), 'the previous build, untouched').to.be.true;
+    rmSync(lock);
+    const run = await starting;
+    expect(run.code, run.stderr).to.equal(0);
+    expect(run.stdout.trim()).to.equal('six');
+    expect(run.stderr).to.include(`waiting for the build in progress (pid ${process.pid})`);
+    expect(leftovers()).to.deep.equal([]);
   });
 });
