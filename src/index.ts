@@ -30,6 +30,7 @@ export { mountAccountRoutes } from './koa/mount-account-routes';
 export type { KoaContextLike, KoaLikeApp, KoaMiddleware } from './koa/koa-types';
 export { accountRoutes, type MountAccountRoutesOptions } from './app/account-routes';
 export { accountGuards, type AccountGuards } from './guards/account-guards';
+export type { Awaitable } from './services/awaitable';
 export { BearerToken } from './guards/bearer-token';
 export { readBearerToken } from './http/bearer-header';
 export { clientIp } from './http/client-ip';
@@ -44,7 +45,14 @@ export { AccountService, type AccountServiceDeps, type RegisterInput } from './s
 export type { SecondFactorMethod, SecondFactorProof, SignInResult } from './services/second-factors';
 export { createAccountService } from './di/create-account-service';
 export type { MailDelivery } from './services/mail-delivery';
-export { DEFAULT_ACCOUNT_OPTIONS, type AccountOptions } from './services/account-options';
+export type { RequestOrigin } from './services/audit-trail';
+export {
+  DEFAULT_ACCOUNT_OPTIONS,
+  type AccountOptions,
+  type HashingOptions,
+  type HashingQueueOptions,
+  type PasswordPolicyOptions,
+} from './services/account-options';
 export { systemClock, type Clock } from './services/clock';
 export { silentLogger, type Logger } from './services/logger';
 export { createPinoLogger, type PinoLoggerOptions } from './logging/pino-logger';
@@ -80,6 +88,7 @@ export type { AccountPagesOptions } from './pages/account-pages';
 export { PAGE_CSP } from './pages/page-headers';
 export { accountApiDocument } from './app/account-api-docs';
 export type { AccountApiDocumentOptions } from './app/account-api-document';
+export type { JsonObject } from './openapi/schemas';
 
 // Rate limits: per address, per account and per email address; in memory or Redis.
 export * from './limits';

@@ -10,6 +10,7 @@ export {
   type LimitName,
   type LoginBackoff,
   type RateLimitOptions,
+  type RedisClient,
 } from './rate-limit-options';
 export { RateLimits } from './rate-limits';
 export { parseRateLimitSpec } from './rate-limit-spec';

@@ -1,19 +1,43 @@
 // The public pieces of the stores. The conformance suite is deliberately not here: it declares mocha tests, so it is
 // imported from `gatehouse/testing` by test code only.
+// Every type the contract names is here, so that a host implementing a store of its own can name each one
+// (test/architecture/public-types.test.ts checks it).
 export type {
-  AccountStore,
-  OutboxStore,
   AccessAnswer,
+  AccessQuery,
+  AccountStore,
+  AdminStore,
+  AuditActorType,
+  AuditCursor,
+  AuditDetails,
+  AuditEvent,
+  AuditEventType,
+  AuditQuery,
+  Authorisation,
+  CreateUserOptions,
   CreateUserResult,
+  EmailChangeMessages,
+  EmailChangeRequestResult,
+  EmailChangeResult,
+  ExpiryCutoffs,
   GrantResult,
+  MarkVerifiedResult,
+  NewAuditEvent,
   NewUser,
+  OutboxStore,
+  ProtectedChangeResult,
+  RevokeRoleResult,
   RoleSummary,
   StoredSession,
   StoredToken,
   StoredUser,
   TokenPurpose,
+  UserCursor,
+  UserDetails,
+  UserListQuery,
   UserStore,
 } from '../services/user-store';
+export { AUDIT_EVENT_TYPES } from '../services/audit-event';
 export { MemoryUserStore } from './memory-user-store';
 export { StoreUnavailableError, isStoreUnavailable } from '../errors/store-unavailable-error';
 // The SQL stores have entries of their own, so that only the driver a host uses is loaded: `gatehouse/sqlite` and
