@@ -109,9 +109,13 @@ export async function acquireBuildLock(root, onWait = () => {}) {
       } finally {
         closeSync(fd);
       }
-      return () => {
+      // Released on any exit too (process.exit on a signal, an uncaught error), not only by the caller.
+      const release = () => {
+        process.off('exit', release);
         if (readLock(path)?.text === text) unlinkQuietly(path);
       };
+      process.on('exit', release);
+      return release;
     } catch (error) {
       if (error.code !== 'EEXIST') throw error;
     }
