@@ -11,8 +11,6 @@ import { inputsHash, STAMP } from './build-inputs.mjs';
 
 /** Each compilation's own folder beside build/ (same depth, so relative paths in source maps stay right). */
 export const TEMP_PREFIX = '.build-tmp-';
-/** What builds before this scheme wrote while the compiler ran. */
-const OLD_PENDING = '.build-stamp.pending';
 
 function removeQuietly(path) {
   try {
@@ -108,7 +106,6 @@ export async function compileAndSwap(root, config) {
   const build = join(root, 'build');
   mkdirSync(build, { recursive: true });
   rmSync(join(build, STAMP), { force: true });
-  rmSync(join(build, OLD_PENDING), { force: true });
   const moved = moveTree(temp, build);
   prune(build, moved);
   const pendingStamp = join(build, `${STAMP}.${process.pid}`);
