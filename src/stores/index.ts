@@ -6,6 +6,7 @@ export type {
   AccessAnswer,
   CreateUserResult,
   GrantResult,
+  AccessChangeRefusal,
   NewUser,
   RoleSummary,
   StoredSession,
