@@ -108,7 +108,9 @@ export class AdminRolesController {
   @Put('/admin/roles/:role/permissions/:permission', PLAIN_ANSWER)
   @ApiDoc({
     summary: 'Grant a permission to a role',
-    description: 'Needs `gatehouse.roles.manage`. Both must exist; granting one the role has changes nothing.',
+    description:
+      'Needs `gatehouse.roles.manage` and the permission itself (403 `permission_denied` otherwise), on a role the ' +
+      'administrator does not hold. Both must exist; granting one the role has changes nothing.',
     response: 'Detail',
     errors: [
       'permission_denied',
@@ -137,7 +139,8 @@ export class AdminRolesController {
   @ApiDoc({
     summary: 'Revoke a permission from a role',
     description:
-      'Needs `gatehouse.roles.manage`. Revoking one the role lacks changes nothing. The `gatehouse.*` permissions ' +
+      'Needs `gatehouse.roles.manage`, on a role the administrator does not hold. Revoking one the role lacks ' +
+      'changes nothing. The `gatehouse.*` permissions ' +
       'cannot leave `gatehouse-admin` (409 `protected_permission`).',
     response: 'Detail',
     errors: [

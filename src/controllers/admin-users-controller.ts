@@ -210,7 +210,9 @@ export class AdminUsersController {
   @Put('/admin/users/:id/roles/:role', PLAIN_ANSWER)
   @ApiDoc({
     summary: 'Grant a role',
-    description: 'Needs `gatehouse.roles.manage`. Granting a role the account holds changes nothing.',
+    description:
+      'Needs `gatehouse.roles.manage` and every permission the role carries (403 `permission_denied` otherwise); ' +
+      'nobody grants a role to their own account. Granting a role the account holds changes nothing.',
     response: 'UserRoles',
     errors: ['permission_denied', 'reauthentication_required', 'user_not_found', 'invalid_role', 'unknown_role'],
     bearer: true,
@@ -231,7 +233,8 @@ export class AdminUsersController {
   @ApiDoc({
     summary: 'Revoke a role',
     description:
-      'Needs `gatehouse.roles.manage`. Revoking a role the account does not hold changes nothing. `gatehouse-admin` ' +
+      'Needs `gatehouse.roles.manage`; nobody revokes a role of their own account. Revoking a role the account does ' +
+      'not hold changes nothing. `gatehouse-admin` ' +
       'cannot be revoked from its last enabled holder.',
     response: 'UserRoles',
     errors: [
