@@ -5,7 +5,12 @@ import type { AccountUser } from '../services/types';
 // authenticate (`@Authorized()`); every permission is the core's to check, so a host calling it directly is held to
 // the same.
 
-/** The signed-in user as the acting administrator. */
-export function asAdmin(user: AccountUser): AdminActor {
-  return { kind: 'admin', user: { id: user.id } };
+/**
+ * The signed-in user as the acting administrator; with the request's bearer token for the actions that change
+ * something, which need that session recently authenticated.
+ */
+export function asAdmin(user: AccountUser, sessionToken?: string): AdminActor {
+  return sessionToken === undefined
+    ? { kind: 'admin', user: { id: user.id } }
+    : { kind: 'admin', user: { id: user.id }, sessionToken };
 }

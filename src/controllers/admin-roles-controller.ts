@@ -11,6 +11,7 @@ import {
   UseBefore,
 } from 'routing-controllers';
 import { Service } from 'typedi';
+import { BearerToken } from '../guards/bearer-token';
 import { Administrator } from '../guards/request-accounts';
 import type { Administration } from '../services/administration';
 import { rolesAnswer } from '../http/admin-answer';
@@ -53,17 +54,18 @@ export class AdminRolesController {
     description: 'Needs `gatehouse.roles.manage`. 201 when created now, 200 when it existed (nothing changes).',
     response: 'NameCreated',
     createdWhen: 'The role was created now.',
-    errors: ['permission_denied', 'invalid_role'],
+    errors: ['permission_denied', 'reauthentication_required', 'invalid_role'],
     bearer: true,
   })
   @UseBefore(rateLimit('admin.ip'))
   async createRole(
     @CurrentUser({ required: true }) user: AccountUser,
+    @BearerToken() token: string,
     @Body() body: NameBody,
     @AnswerStatus() status: SetStatus,
     @Administrator() admin: Administration,
   ) {
-    const created = await admin.createRole(asAdmin(user), body.name);
+    const created = await admin.createRole(asAdmin(user, token), body.name);
     if (created) status(201);
     return { name: body.name, created };
   }
@@ -87,17 +89,18 @@ export class AdminRolesController {
     description: 'Needs `gatehouse.roles.manage`. 201 when created now, 200 when it existed (nothing changes).',
     response: 'NameCreated',
     createdWhen: 'The permission was created now.',
-    errors: ['permission_denied', 'invalid_permission'],
+    errors: ['permission_denied', 'reauthentication_required', 'invalid_permission'],
     bearer: true,
   })
   @UseBefore(rateLimit('admin.ip'))
   async createPermission(
     @CurrentUser({ required: true }) user: AccountUser,
+    @BearerToken() token: string,
     @Body() body: NameBody,
     @AnswerStatus() status: SetStatus,
     @Administrator() admin: Administration,
   ) {
-    const created = await admin.createPermission(asAdmin(user), body.name);
+    const created = await admin.createPermission(asAdmin(user, token), body.name);
     if (created) status(201);
     return { name: body.name, created };
   }
@@ -105,20 +108,30 @@ export class AdminRolesController {
   @Put('/admin/roles/:role/permissions/:permission', PLAIN_ANSWER)
   @ApiDoc({
     summary: 'Grant a permission to a role',
-    description: 'Needs `gatehouse.roles.manage`. Both must exist; granting one the role has changes nothing.',
+    description:
+      'Needs `gatehouse.roles.manage` and the permission itself (403 `permission_denied` otherwise), on a role the ' +
+      'administrator does not hold. Both must exist; granting one the role has changes nothing.',
     response: 'Detail',
-    errors: ['permission_denied', 'invalid_role', 'invalid_permission', 'unknown_role', 'unknown_permission'],
+    errors: [
+      'permission_denied',
+      'reauthentication_required',
+      'invalid_role',
+      'invalid_permission',
+      'unknown_role',
+      'unknown_permission',
+    ],
     bearer: true,
     pathParameters: GRANT,
   })
   @UseBefore(rateLimit('admin.ip'))
   async grantPermission(
     @CurrentUser({ required: true }) user: AccountUser,
+    @BearerToken() token: string,
     @Param('role') role: string,
     @Param('permission') permission: string,
     @Administrator() admin: Administration,
   ) {
-    await admin.grantPermission(asAdmin(user), role, permission);
+    await admin.grantPermission(asAdmin(user, token), role, permission);
     return done('Permission granted');
   }
 
@@ -126,11 +139,13 @@ export class AdminRolesController {
   @ApiDoc({
     summary: 'Revoke a permission from a role',
     description:
-      'Needs `gatehouse.roles.manage`. Revoking one the role lacks changes nothing. The `gatehouse.*` permissions ' +
+      'Needs `gatehouse.roles.manage`, on a role the administrator does not hold. Revoking one the role lacks ' +
+      'changes nothing. The `gatehouse.*` permissions ' +
       'cannot leave `gatehouse-admin` (409 `protected_permission`).',
     response: 'Detail',
     errors: [
       'permission_denied',
+      'reauthentication_required',
       'invalid_role',
       'invalid_permission',
       'unknown_role',
@@ -143,11 +158,12 @@ export class AdminRolesController {
   @UseBefore(rateLimit('admin.ip'))
   async revokePermission(
     @CurrentUser({ required: true }) user: AccountUser,
+    @BearerToken() token: string,
     @Param('role') role: string,
     @Param('permission') permission: string,
     @Administrator() admin: Administration,
   ) {
-    await admin.revokePermission(asAdmin(user), role, permission);
+    await admin.revokePermission(asAdmin(user, token), role, permission);
     return done('Permission revoked');
   }
 }

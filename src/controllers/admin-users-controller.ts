@@ -12,6 +12,7 @@ import {
   UseBefore,
 } from 'routing-controllers';
 import { Service } from 'typedi';
+import { BearerToken } from '../guards/bearer-token';
 import { Administrator } from '../guards/request-accounts';
 import type { Administration } from '../services/administration';
 import { rateLimit } from '../http/rate-limit';
@@ -85,17 +86,18 @@ export class AdminUsersController {
       'sign in (the right password answers 403 `account_disabled`). Disabling a disabled account changes nothing. ' +
       'The last enabled holder of `gatehouse-admin` cannot be disabled.',
     response: 'AdminUser',
-    errors: ['permission_denied', 'user_not_found', 'last_administrator'],
+    errors: ['permission_denied', 'reauthentication_required', 'user_not_found', 'last_administrator'],
     bearer: true,
     pathParameters: USER_ID,
   })
   @UseBefore(rateLimit('admin.ip'))
   async disableUser(
     @CurrentUser({ required: true }) user: AccountUser,
+    @BearerToken() token: string,
     @Param('id') id: string,
     @Administrator() admin: Administration,
   ) {
-    return adminUserAnswer(await admin.disableUser(asAdmin(user), id));
+    return adminUserAnswer(await admin.disableUser(asAdmin(user, token), id));
   }
 
   @Post('/admin/users/:id/enable', PLAIN_ANSWER)
@@ -104,17 +106,18 @@ export class AdminUsersController {
     description:
       'Needs `gatehouse.users.manage`. The account can sign in again; enabling an enabled one changes nothing.',
     response: 'AdminUser',
-    errors: ['permission_denied', 'user_not_found'],
+    errors: ['permission_denied', 'reauthentication_required', 'user_not_found'],
     bearer: true,
     pathParameters: USER_ID,
   })
   @UseBefore(rateLimit('admin.ip'))
   async enableUser(
     @CurrentUser({ required: true }) user: AccountUser,
+    @BearerToken() token: string,
     @Param('id') id: string,
     @Administrator() admin: Administration,
   ) {
-    return adminUserAnswer(await admin.enableUser(asAdmin(user), id));
+    return adminUserAnswer(await admin.enableUser(asAdmin(user, token), id));
   }
 
   @Post('/admin/users/:id/sessions/end', PLAIN_ANSWER)
@@ -122,17 +125,18 @@ export class AdminUsersController {
     summary: 'End an account’s sessions',
     description: 'Needs `gatehouse.sessions.end`. Every session of the account ends, on every instance at once.',
     response: 'SessionsEnded',
-    errors: ['permission_denied', 'user_not_found'],
+    errors: ['permission_denied', 'reauthentication_required', 'user_not_found'],
     bearer: true,
     pathParameters: USER_ID,
   })
   @UseBefore(rateLimit('admin.ip'))
   async endUserSessions(
     @CurrentUser({ required: true }) user: AccountUser,
+    @BearerToken() token: string,
     @Param('id') id: string,
     @Administrator() admin: Administration,
   ) {
-    const ended = await admin.endSessions(asAdmin(user), id);
+    const ended = await admin.endSessions(asAdmin(user, token), id);
     return { detail: 'Sessions ended', ended };
   }
 
@@ -144,17 +148,18 @@ export class AdminUsersController {
       'other unverified registrations of the address end. 409 `address_owned` when another verified account owns ' +
       'it. Marking a verified account changes nothing.',
     response: 'AdminUser',
-    errors: ['permission_denied', 'user_not_found', 'address_owned'],
+    errors: ['permission_denied', 'reauthentication_required', 'user_not_found', 'address_owned'],
     bearer: true,
     pathParameters: USER_ID,
   })
   @UseBefore(rateLimit('admin.ip'))
   async markVerified(
     @CurrentUser({ required: true }) user: AccountUser,
+    @BearerToken() token: string,
     @Param('id') id: string,
     @Administrator() admin: Administration,
   ) {
-    return adminUserAnswer(await admin.markVerified(asAdmin(user), id));
+    return adminUserAnswer(await admin.markVerified(asAdmin(user, token), id));
   }
 
   @Post('/admin/users/:id/resend-verification', PLAIN_ANSWER)
@@ -164,7 +169,7 @@ export class AdminUsersController {
       'Needs `gatehouse.users.manage`. Its older link stops working; the mail leaves through the outbox. 400 ' +
       '`account_error` when the account is verified already.',
     response: 'Detail',
-    errors: ['permission_denied', 'user_not_found', 'account_error'],
+    errors: ['permission_denied', 'reauthentication_required', 'user_not_found', 'account_error'],
     bearer: true,
     pathParameters: USER_ID,
   })
@@ -172,10 +177,11 @@ export class AdminUsersController {
   @UseBefore(rateLimit('admin.ip'))
   async resendUserVerification(
     @CurrentUser({ required: true }) user: AccountUser,
+    @BearerToken() token: string,
     @Param('id') id: string,
     @Administrator() admin: Administration,
   ) {
-    await admin.resendVerification(asAdmin(user), id);
+    await admin.resendVerification(asAdmin(user, token), id);
     return done('A new verification link is on its way');
   }
 
@@ -186,57 +192,70 @@ export class AdminUsersController {
       'Needs `gatehouse.users.delete`. The account and everything of it go, its sessions first; its audit events ' +
       'stay. The last enabled holder of `gatehouse-admin` cannot be deleted.',
     response: 'Detail',
-    errors: ['permission_denied', 'user_not_found', 'last_administrator'],
+    errors: ['permission_denied', 'reauthentication_required', 'user_not_found', 'last_administrator'],
     bearer: true,
     pathParameters: USER_ID,
   })
   @UseBefore(rateLimit('admin.ip'))
   async deleteUser(
     @CurrentUser({ required: true }) user: AccountUser,
+    @BearerToken() token: string,
     @Param('id') id: string,
     @Administrator() admin: Administration,
   ) {
-    await admin.deleteUser(asAdmin(user), id);
+    await admin.deleteUser(asAdmin(user, token), id);
     return done('User deleted');
   }
 
   @Put('/admin/users/:id/roles/:role', PLAIN_ANSWER)
   @ApiDoc({
     summary: 'Grant a role',
-    description: 'Needs `gatehouse.roles.manage`. Granting a role the account holds changes nothing.',
+    description:
+      'Needs `gatehouse.roles.manage` and every permission the role carries (403 `permission_denied` otherwise); ' +
+      'nobody grants a role to their own account. Granting a role the account holds changes nothing.',
     response: 'UserRoles',
-    errors: ['permission_denied', 'user_not_found', 'invalid_role', 'unknown_role'],
+    errors: ['permission_denied', 'reauthentication_required', 'user_not_found', 'invalid_role', 'unknown_role'],
     bearer: true,
     pathParameters: ROLE,
   })
   @UseBefore(rateLimit('admin.ip'))
   async grantRole(
     @CurrentUser({ required: true }) user: AccountUser,
+    @BearerToken() token: string,
     @Param('id') id: string,
     @Param('role') role: string,
     @Administrator() admin: Administration,
   ) {
-    return { roles: await admin.grantRole(asAdmin(user), id, role) };
+    return { roles: await admin.grantRole(asAdmin(user, token), id, role) };
   }
 
   @Delete('/admin/users/:id/roles/:role', PLAIN_ANSWER)
   @ApiDoc({
     summary: 'Revoke a role',
     description:
-      'Needs `gatehouse.roles.manage`. Revoking a role the account does not hold changes nothing. `gatehouse-admin` ' +
+      'Needs `gatehouse.roles.manage`; nobody revokes a role of their own account. Revoking a role the account does ' +
+      'not hold changes nothing. `gatehouse-admin` ' +
       'cannot be revoked from its last enabled holder.',
     response: 'UserRoles',
-    errors: ['permission_denied', 'user_not_found', 'invalid_role', 'unknown_role', 'last_administrator'],
+    errors: [
+      'permission_denied',
+      'reauthentication_required',
+      'user_not_found',
+      'invalid_role',
+      'unknown_role',
+      'last_administrator',
+    ],
     bearer: true,
     pathParameters: ROLE,
   })
   @UseBefore(rateLimit('admin.ip'))
   async revokeRole(
     @CurrentUser({ required: true }) user: AccountUser,
+    @BearerToken() token: string,
     @Param('id') id: string,
     @Param('role') role: string,
     @Administrator() admin: Administration,
   ) {
-    return { roles: await admin.revokeRole(asAdmin(user), id, role) };
+    return { roles: await admin.revokeRole(asAdmin(user, token), id, role) };
   }
 }

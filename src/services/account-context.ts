@@ -27,7 +27,7 @@ export interface LiveSession {
   user: StoredUser;
 }
 
-const reauthenticationRequired = () =>
+export const reauthenticationRequired = (): AccountError =>
   new AccountError('reauthentication_required', 'Confirm your password first (POST /reauthenticate)');
 
 /**

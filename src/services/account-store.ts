@@ -97,6 +97,13 @@ export type { AccessAnswer, AccessQuery } from './types';
 
 export type GrantResult = 'ok' | 'unknown_role' | 'unknown_permission' | 'unknown_user';
 
+/**
+ * A change of access made by an administrator (`grantor`, a user id) that the store refused, nothing changed:
+ * `own_access` when it would change the grantor's own roles or permissions (the user is the grantor, or the role is
+ * one the grantor holds), `not_held` when it would hand on a permission the grantor does not hold itself.
+ */
+export type AccessChangeRefusal = 'own_access' | 'not_held';
+
 /** `revokeRole` with `keepLastHolder`: `last_holder` when the user is the last enabled holder; nothing changed. */
 export type RevokeRoleResult = GrantResult | 'last_holder';
 
@@ -353,15 +360,43 @@ export interface AccountStore {
   /**
    * This and the three grant/revoke methods below are idempotent: granting twice, or revoking what is not granted,
    * is `ok`. Unknown names are reported in argument order: with both unknown, the first one is named.
+   *
+   * With `grantor` (the administrator making the change), the store also refuses, in the transaction of the change,
+   * what would escalate (`AccessChangeRefusal`): any change of the grantor's own access (a grant or revoke of a role
+   * the grantor holds, or a grant or revoke of a role to or from the grantor), and a grant that hands on a permission
+   * the grantor does not hold (granting a role hands on all its permissions). Concurrent changes of access are
+   * decided one after the other, so a grantor demoted meanwhile, or a role changed meanwhile, cannot slip through.
+   * Unknown names are reported before a refusal.
    */
-  grantPermission(role: string, permission: string, audit?: NewAuditEvent): Promise<GrantResult>;
-  revokePermission(role: string, permission: string, audit?: NewAuditEvent): Promise<GrantResult>;
-  grantRole(userId: string, role: string, audit?: NewAuditEvent): Promise<GrantResult>;
+  grantPermission(
+    role: string,
+    permission: string,
+    audit?: NewAuditEvent,
+    grantor?: string,
+  ): Promise<GrantResult | AccessChangeRefusal>;
+  revokePermission(
+    role: string,
+    permission: string,
+    audit?: NewAuditEvent,
+    grantor?: string,
+  ): Promise<GrantResult | AccessChangeRefusal>;
+  grantRole(
+    userId: string,
+    role: string,
+    audit?: NewAuditEvent,
+    grantor?: string,
+  ): Promise<GrantResult | AccessChangeRefusal>;
   /**
    * With `keepLastHolder`, refused (`last_holder`, nothing changed) when the user is the last enabled user holding
    * the role; concurrent revokes of the last two holders cannot both succeed.
    */
-  revokeRole(userId: string, role: string, audit?: NewAuditEvent, keepLastHolder?: boolean): Promise<RevokeRoleResult>;
+  revokeRole(
+    userId: string,
+    role: string,
+    audit?: NewAuditEvent,
+    keepLastHolder?: boolean,
+    grantor?: string,
+  ): Promise<RevokeRoleResult | AccessChangeRefusal>;
   /** Whether the user holds the role; `unknown` when no role of that name exists. */
   checkRole(userId: string, role: string): Promise<AccessAnswer>;
   /** Whether any role of the user carries the permission; `unknown` when no permission of that name exists. */

@@ -12,7 +12,10 @@ export const ADMIN_PERMISSIONS = {
   endSessions: 'gatehouse.sessions.end',
   /** Delete an account. */
   deleteUsers: 'gatehouse.users.delete',
-  /** Grant and revoke roles; create roles and permissions; grant and revoke a role's permissions. */
+  /**
+   * Grant and revoke roles; create roles and permissions; grant and revoke a role's permissions. Never a permission
+   * the administrator does not hold, never its own access (`Administration`, decided by the store's grant).
+   */
   manageRoles: 'gatehouse.roles.manage',
   /** Read the audit trail. */
   readAudit: 'gatehouse.audit.read',

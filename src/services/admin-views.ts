@@ -4,8 +4,10 @@ import type { AccountUser } from './types';
 /**
  * Who performs an admin action: a signed-in administrator (every action checks its permission, see
  * `ADMIN_PERMISSIONS`), or the operator at the CLI on the database's machine (no check: they hold the database).
+ * An administrator's `sessionToken` is the bearer token of the session acting: every action that changes something
+ * needs that session recently authenticated (`reauthentication_required` without it, or without the token).
  */
-export type AdminActor = { kind: 'admin'; user: Pick<AccountUser, 'id'> } | { kind: 'operator' };
+export type AdminActor = { kind: 'admin'; user: Pick<AccountUser, 'id'>; sessionToken?: string } | { kind: 'operator' };
 
 /**
  * The operator: the CLI (whoever can run it holds the database, so the core checks no permission) and a host's own

@@ -1,6 +1,6 @@
 import { AccountError } from '../errors/account-error';
-import type { AccountContext } from './account-context';
-import type { GrantResult, RoleSummary } from './account-store';
+import { type AccountContext, reauthenticationRequired } from './account-context';
+import type { AccessChangeRefusal, GrantResult, RoleSummary } from './account-store';
 import { ADMIN_PERMISSIONS, ADMIN_ROLE, ALL_ADMIN_PERMISSIONS, type AdminPermission } from './admin-permissions';
 import type { ProtectedChangeResult, UserDetails } from './admin-store';
 import {
@@ -18,11 +18,13 @@ import {
 import type { AuditDetails, AuditEventType, NewAuditEvent } from './audit-event';
 import { operator, type AuditParties } from './audit-trail';
 import { checkPermissionName, checkRoleName } from './identity';
-import { decodeCursor, encodeCursor } from './page-cursor';
+import { type CursorKey, type CursorScope, PageCursors } from './page-cursor';
 import type { StoredUser } from './types';
 
 /** Longest prefix a user search takes: the longest address. */
 const MAX_PREFIX_LENGTH = 254;
+/** What an account id can look like (a UUID; a host's store may use other short ids): anything else names none. */
+const ACCOUNT_ID_PATTERN = /^[A-Za-z0-9-]{1,128}$/;
 
 const userNotFound = () => new AccountError('user_not_found', 'No user has this id');
 const lastAdministrator = () =>
@@ -35,26 +37,38 @@ const lastAdministrator = () =>
  * Users are named by id; the operator's commands find the id from a username (`userIdOf`).
  */
 export class Administration {
-  constructor(private readonly core: AccountContext) {}
+  /** The list cursors, authenticated under the secret key (the same for every request's view of this). */
+  private readonly cursors: PageCursors;
+
+  constructor(private readonly core: AccountContext) {
+    this.cursors = new PageCursors(core.tokens);
+  }
 
   /** `gatehouse.users.read`: newest first, keyset-paginated (stable while users register). */
   async listUsers(actor: AdminActor, filters: UserFilters): Promise<Page<AdminUserSummary>> {
     await this.authorise(actor, ADMIN_PERMISSIONS.readUsers);
     const limit = pageSize(filters.limit);
-    const after = filters.cursor === undefined ? undefined : decodeCursor(filters.cursor);
-    const rows = await this.core.store.listUsers({
+    const query = {
       prefix: searchPrefix(filters.prefix),
       verified: filters.verified,
       disabled: filters.disabled,
       role: filters.role === undefined ? undefined : checkRoleName(filters.role),
       createdFrom: filters.createdFrom,
       createdBefore: filters.createdBefore,
+    };
+    const scope: CursorScope = {
+      list: 'users',
+      filters: { ...query, createdFrom: query.createdFrom?.getTime(), createdBefore: query.createdBefore?.getTime() },
+    };
+    const after = this.after(scope, filters.cursor);
+    const rows = await this.core.store.listUsers({
+      ...query,
       after: after && { createdAt: after.at, id: after.id },
       limit: limit + 1,
     });
     // Reading accounts is recorded too (who looked at whose data); the filters are not, a prefix may be an address.
     await this.record(actor, 'admin.users_listed', null, { shown: Math.min(rows.length, limit) });
-    return pageOf(rows, limit, summaryOf, (user) => ({ at: user.createdAt, id: user.id }));
+    return this.pageOf(scope, rows, limit, summaryOf, (user) => ({ at: user.createdAt, id: user.id }));
   }
 
   /** `gatehouse.users.read`; `user_not_found` for an unknown id. */
@@ -71,7 +85,7 @@ export class Administration {
    * when it is the last enabled holder of `ADMIN_ROLE`.
    */
   async disableUser(actor: AdminActor, userId: string): Promise<AdminUserView> {
-    await this.authorise(actor, ADMIN_PERMISSIONS.manageUsers);
+    await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageUsers);
     const audit = this.event(actor, 'admin.user_disabled', userId);
     this.expectChanged(await this.core.store.disableUser(userId, this.core.clock.now(), audit, ADMIN_ROLE));
     this.log(audit, 'account disabled');
@@ -80,7 +94,7 @@ export class Administration {
 
   /** `gatehouse.users.manage`: the account may sign in again (its old sessions stay ended). Idempotent. */
   async enableUser(actor: AdminActor, userId: string): Promise<AdminUserView> {
-    await this.authorise(actor, ADMIN_PERMISSIONS.manageUsers);
+    await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageUsers);
     const audit = this.event(actor, 'admin.user_enabled', userId);
     this.expectChanged(await this.core.store.enableUser(userId, this.core.clock.now(), audit));
     this.log(audit, 'account enabled');
@@ -89,7 +103,7 @@ export class Administration {
 
   /** `gatehouse.sessions.end`: every session of the account, on every instance; returns how many ended. */
   async endSessions(actor: AdminActor, userId: string): Promise<number> {
-    await this.authorise(actor, ADMIN_PERMISSIONS.endSessions);
+    await this.authoriseChange(actor, ADMIN_PERMISSIONS.endSessions);
     await this.requireUserById(userId);
     const audit = this.event(actor, 'admin.sessions_ended', userId);
     const ended = await this.core.store.deleteUserSessions(userId, audit);
@@ -103,7 +117,7 @@ export class Administration {
    * account owns the address.
    */
   async markVerified(actor: AdminActor, userId: string): Promise<AdminUserView> {
-    await this.authorise(actor, ADMIN_PERMISSIONS.manageUsers);
+    await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageUsers);
     const audit = this.event(actor, 'admin.email_verified', userId);
     const result = await this.core.store.markUserVerified(userId, this.core.clock.now(), audit);
     if (result === 'unknown_user') throw userNotFound();
@@ -119,7 +133,7 @@ export class Administration {
    * `account_error` when the account is verified, disabled, or its registration has expired.
    */
   async resendVerification(actor: AdminActor, userId: string): Promise<void> {
-    await this.authorise(actor, ADMIN_PERMISSIONS.manageUsers);
+    await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageUsers);
     const user = await this.requireUserById(userId);
     if (user.verified) throw new AccountError('account_error', 'The address is already verified');
     if (user.disabledAt !== null) throw new AccountError('account_error', 'The account is disabled');
@@ -133,7 +147,7 @@ export class Administration {
 
   /** `gatehouse.users.delete`: the account and everything of it; `last_administrator` for the last administrator. */
   async deleteUser(actor: AdminActor, userId: string): Promise<void> {
-    await this.authorise(actor, ADMIN_PERMISSIONS.deleteUsers);
+    await this.authoriseChange(actor, ADMIN_PERMISSIONS.deleteUsers);
     const audit = this.event(actor, 'admin.user_deleted', userId);
     const notice = this.core.messages.notice('accountDeleted', this.core.clock.now());
     this.expectChanged(await this.core.store.deleteUserAsAdmin(userId, ADMIN_ROLE, audit, notice));
@@ -143,20 +157,20 @@ export class Administration {
 
   /** `gatehouse.roles.manage`; returns the user's roles after the change. Idempotent. */
   async grantRole(actor: AdminActor, userId: string, role: string): Promise<string[]> {
-    await this.authorise(actor, ADMIN_PERMISSIONS.manageRoles);
+    await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageRoles);
     const name = checkRoleName(role);
     const audit = this.event(actor, 'admin.role_granted', userId, { role: name });
-    expectGranted(await this.core.store.grantRole(userId, name, audit));
+    expectGranted(await this.core.store.grantRole(userId, name, audit, grantorOf(actor)));
     this.log(audit, 'role granted');
     return this.core.store.listUserRoles(userId);
   }
 
   /** `gatehouse.roles.manage`; `last_administrator` when it would leave `ADMIN_ROLE` with no enabled holder. */
   async revokeRole(actor: AdminActor, userId: string, role: string): Promise<string[]> {
-    await this.authorise(actor, ADMIN_PERMISSIONS.manageRoles);
+    await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageRoles);
     const name = checkRoleName(role);
     const audit = this.event(actor, 'admin.role_revoked', userId, { role: name });
-    const result = await this.core.store.revokeRole(userId, name, audit, name === ADMIN_ROLE);
+    const result = await this.core.store.revokeRole(userId, name, audit, name === ADMIN_ROLE, grantorOf(actor));
     if (result === 'last_holder') throw lastAdministrator();
     expectGranted(result);
     this.log(audit, 'role revoked');
@@ -177,7 +191,7 @@ export class Administration {
 
   /** `gatehouse.roles.manage`; true when created now (idempotent). */
   async createRole(actor: AdminActor, name: string): Promise<boolean> {
-    await this.authorise(actor, ADMIN_PERMISSIONS.manageRoles);
+    await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageRoles);
     const role = checkRoleName(name);
     const audit = this.event(actor, 'admin.role_created', null, { role });
     const created = await this.core.store.createRole(role, audit);
@@ -187,7 +201,7 @@ export class Administration {
 
   /** `gatehouse.roles.manage`; true when created now (idempotent). */
   async createPermission(actor: AdminActor, name: string): Promise<boolean> {
-    await this.authorise(actor, ADMIN_PERMISSIONS.manageRoles);
+    await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageRoles);
     const permission = checkPermissionName(name);
     const audit = this.event(actor, 'admin.permission_created', null, { permission });
     const created = await this.core.store.createPermission(permission, audit);
@@ -197,22 +211,22 @@ export class Administration {
 
   /** `gatehouse.roles.manage`; idempotent. */
   async grantPermission(actor: AdminActor, role: string, permission: string): Promise<void> {
-    await this.authorise(actor, ADMIN_PERMISSIONS.manageRoles);
+    await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageRoles);
     const details = { role: checkRoleName(role), permission: checkPermissionName(permission) };
     const audit = this.event(actor, 'admin.permission_granted', null, details);
-    expectGranted(await this.core.store.grantPermission(details.role, details.permission, audit));
+    expectGranted(await this.core.store.grantPermission(details.role, details.permission, audit, grantorOf(actor)));
     this.log(audit, 'permission granted to a role');
   }
 
   /** `gatehouse.roles.manage`; `protected_permission` for a Gatehouse permission of `ADMIN_ROLE`. */
   async revokePermission(actor: AdminActor, role: string, permission: string): Promise<void> {
-    await this.authorise(actor, ADMIN_PERMISSIONS.manageRoles);
+    await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageRoles);
     const details = { role: checkRoleName(role), permission: checkPermissionName(permission) };
     if (details.role === ADMIN_ROLE && (ALL_ADMIN_PERMISSIONS as readonly string[]).includes(details.permission)) {
       throw new AccountError('protected_permission', `${details.permission} cannot leave the ${ADMIN_ROLE} role`);
     }
     const audit = this.event(actor, 'admin.permission_revoked', null, details);
-    expectGranted(await this.core.store.revokePermission(details.role, details.permission, audit));
+    expectGranted(await this.core.store.revokePermission(details.role, details.permission, audit, grantorOf(actor)));
     this.log(audit, 'permission revoked from a role');
   }
 
@@ -220,17 +234,23 @@ export class Administration {
   async listAuditEvents(actor: AdminActor, filters: AuditFilters): Promise<Page<AuditEventView>> {
     await this.authorise(actor, ADMIN_PERMISSIONS.readAudit);
     const limit = pageSize(filters.limit);
+    const query = { userId: filters.userId, types: filters.types, since: filters.since, until: filters.until };
+    const scope: CursorScope = {
+      list: 'audit',
+      filters: { ...query, since: query.since?.getTime(), until: query.until?.getTime() },
+    };
     const rows = await this.core.store.listAuditEvents({
-      userId: filters.userId,
-      types: filters.types,
-      since: filters.since,
-      until: filters.until,
-      after: filters.cursor === undefined ? undefined : decodeCursor(filters.cursor),
+      ...query,
+      after: this.after(scope, filters.cursor),
       limit: limit + 1,
     });
-    // Recorded after the read, so a page never lists its own reading (it is newer than every row of the trail).
-    await this.record(actor, 'admin.audit_read', filters.userId ?? null, { shown: Math.min(rows.length, limit) });
-    return pageOf(
+    // Recorded after the read, so a page never lists its own reading (it is newer than every row of the trail). The
+    // filter is what the administrator typed: it is the event's subject only when it names an account, and is kept
+    // nowhere else, so no address or free text ever reaches the trail.
+    const subject = await this.accountNamedBy(filters.userId);
+    await this.record(actor, 'admin.audit_read', subject, { shown: Math.min(rows.length, limit) });
+    return this.pageOf(
+      scope,
       rows,
       limit,
       (event) => event,
@@ -274,6 +294,47 @@ export class Administration {
       'admin action refused',
     );
     throw new AccountError('permission_denied', 'Permission denied');
+  }
+
+  /**
+   * `authorise`, then, for an action that changes something, a recent proof of the administrator's session: a stolen
+   * session alone cannot disable, delete or grant. The one rule of "recent" is the account's own sensitive routes'
+   * (`AccountContext.requireRecentSession`). The operator holds the database and is not asked.
+   */
+  private async authoriseChange(actor: AdminActor, permission: AdminPermission): Promise<void> {
+    await this.authorise(actor, permission);
+    if (actor.kind === 'operator') return;
+    if (actor.sessionToken === undefined) throw reauthenticationRequired();
+    const live = await this.core.requireRecentSession(actor.sessionToken);
+    // The token must be the acting administrator's own session, not any recent one.
+    if (live.user.id !== actor.user.id) throw new AccountError('permission_denied', 'Permission denied');
+  }
+
+  /** The id typed, when it names an existing account; otherwise null (it may be an address or any text). */
+  private async accountNamedBy(userId: string | undefined): Promise<string | null> {
+    if (userId === undefined || !ACCOUNT_ID_PATTERN.test(userId)) return null;
+    return (await this.core.store.findUserById(userId)) ? userId : null;
+  }
+
+  /** The position after which a page starts, from a cursor this list handed out under these filters. */
+  private after(scope: CursorScope, cursor: string | undefined): CursorKey | undefined {
+    return cursor === undefined ? undefined : this.cursors.decode(scope, cursor);
+  }
+
+  /** The store was asked for one row more than the page holds: its presence says a next page exists. */
+  private pageOf<Row, Item>(
+    scope: CursorScope,
+    rows: Row[],
+    limit: number,
+    toItem: (row: Row) => Item,
+    keyOf: (row: Row) => CursorKey,
+  ): Page<Item> {
+    const shown = rows.slice(0, limit);
+    const last = shown[shown.length - 1];
+    return {
+      items: shown.map(toItem),
+      nextCursor: rows.length > limit && last !== undefined ? this.cursors.encode(scope, keyOf(last)) : null,
+    };
   }
 
   private event(
@@ -350,21 +411,6 @@ function searchPrefix(prefix: string | undefined): string | undefined {
   return prefix.normalize('NFKC').toLowerCase();
 }
 
-/** The store was asked for one row more than the page holds: its presence says a next page exists. */
-function pageOf<Row, Item>(
-  rows: Row[],
-  limit: number,
-  toItem: (row: Row) => Item,
-  keyOf: (row: Row) => { at: Date; id: string },
-): Page<Item> {
-  const shown = rows.slice(0, limit);
-  const last = shown[shown.length - 1];
-  return {
-    items: shown.map(toItem),
-    nextCursor: rows.length > limit && last !== undefined ? encodeCursor(keyOf(last)) : null,
-  };
-}
-
 function summaryOf(user: StoredUser): AdminUserSummary {
   return {
     id: user.id,
@@ -389,10 +435,19 @@ function viewOf(details: UserDetails): AdminUserView {
   };
 }
 
-function expectGranted(result: GrantResult | 'last_holder'): void {
+/** The administrator a store checks a change of access against; none for the operator, who holds everything. */
+function grantorOf(actor: AdminActor): string | undefined {
+  return actor.kind === 'admin' ? actor.user.id : undefined;
+}
+
+function expectGranted(result: GrantResult | AccessChangeRefusal | 'last_holder'): void {
   switch (result) {
     case 'ok':
       return;
+    case 'own_access':
+      throw new AccountError('permission_denied', 'Nobody changes their own roles or permissions');
+    case 'not_held':
+      throw new AccountError('permission_denied', 'You can grant only permissions you hold yourself');
     case 'unknown_role':
       throw new AccountError('unknown_role', 'Unknown role');
     case 'unknown_permission':

@@ -12,6 +12,7 @@ export interface UserStore extends AccountStore, OutboxStore, AdminStore {}
 export type {
   AccessAnswer,
   AccessQuery,
+  AccessChangeRefusal,
   AccountStore,
   Authorisation,
   CreateUserOptions,

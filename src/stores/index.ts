@@ -4,6 +4,7 @@
 // (test/architecture/public-types.test.ts checks it).
 export type {
   AccessAnswer,
+  AccessChangeRefusal,
   AccessQuery,
   AccountStore,
   AdminStore,

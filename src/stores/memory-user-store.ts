@@ -14,6 +14,7 @@ import {
   EmailChangeResult,
   ExpiryCutoffs,
   GrantResult,
+  AccessChangeRefusal,
   MarkVerifiedResult,
   NewOutboxMessage,
   NewUser,
@@ -581,29 +582,54 @@ export class MemoryUserStore implements UserStore {
     return true;
   }
 
-  async grantPermission(role: string, permission: string, audit?: NewAuditEvent): Promise<GrantResult> {
+  async grantPermission(
+    role: string,
+    permission: string,
+    audit?: NewAuditEvent,
+    grantor?: string,
+  ): Promise<GrantResult | AccessChangeRefusal> {
     const carried = this.roles.get(role);
     if (!carried) return 'unknown_role';
     if (!this.permissions.has(permission)) return 'unknown_permission';
+    if (grantor !== undefined && this.userRoles.get(grantor)?.has(role)) return 'own_access';
+    if (grantor !== undefined && this.permissionAnswer(grantor, permission) !== 'granted') return 'not_held';
     this.assertAuditIdFree(audit);
     carried.add(permission);
     this.insertAudit(audit);
     return 'ok';
   }
 
-  async revokePermission(role: string, permission: string, audit?: NewAuditEvent): Promise<GrantResult> {
+  async revokePermission(
+    role: string,
+    permission: string,
+    audit?: NewAuditEvent,
+    grantor?: string,
+  ): Promise<GrantResult | AccessChangeRefusal> {
     const carried = this.roles.get(role);
     if (!carried) return 'unknown_role';
     if (!this.permissions.has(permission)) return 'unknown_permission';
+    if (grantor !== undefined && this.userRoles.get(grantor)?.has(role)) return 'own_access';
     this.assertAuditIdFree(audit);
     carried.delete(permission);
     this.insertAudit(audit);
     return 'ok';
   }
 
-  async grantRole(userId: string, role: string, audit?: NewAuditEvent): Promise<GrantResult> {
+  async grantRole(
+    userId: string,
+    role: string,
+    audit?: NewAuditEvent,
+    grantor?: string,
+  ): Promise<GrantResult | AccessChangeRefusal> {
     if (!this.users.has(userId)) return 'unknown_user';
-    if (!this.roles.has(role)) return 'unknown_role';
+    const carried = this.roles.get(role);
+    if (!carried) return 'unknown_role';
+    if (grantor !== undefined) {
+      if (grantor === userId) return 'own_access';
+      for (const permission of carried) {
+        if (this.permissionAnswer(grantor, permission) !== 'granted') return 'not_held';
+      }
+    }
     this.assertAuditIdFree(audit);
     const held = this.userRoles.get(userId) ?? new Set<string>();
     held.add(role);
@@ -617,9 +643,11 @@ export class MemoryUserStore implements UserStore {
     role: string,
     audit?: NewAuditEvent,
     keepLastHolder = false,
-  ): Promise<RevokeRoleResult> {
+    grantor?: string,
+  ): Promise<RevokeRoleResult | AccessChangeRefusal> {
     if (!this.users.has(userId)) return 'unknown_user';
     if (!this.roles.has(role)) return 'unknown_role';
+    if (grantor !== undefined && grantor === userId) return 'own_access';
     if (keepLastHolder && this.isLastEnabledHolder(userId, role)) return 'last_holder';
     this.assertAuditIdFree(audit);
     this.userRoles.get(userId)?.delete(role);

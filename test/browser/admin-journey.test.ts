@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { BrowserContext, Page, Request } from 'playwright-core';
 import request from 'supertest';
 import { createAccountService } from '../../src/di/create-account-service';
@@ -26,6 +27,7 @@ const SECRET = 'admin-journey-secret-key-0123456789-abcdef';
 describe('browser: the administration page, end to end', function () {
   this.timeout(120_000);
   let cwd: string;
+  let database: string;
   let server: StandaloneServer;
   let browser: BrowserContext;
   let closeBrowser: () => Promise<void>;
@@ -36,7 +38,7 @@ describe('browser: the administration page, end to end', function () {
     requireChromium(this);
     mkdirSync(SCREENSHOTS, { recursive: true });
     cwd = mkdtempSync(join(tmpdir(), 'gatehouse-browser-'));
-    const database = join(cwd, 'accounts.db');
+    database = join(cwd, 'accounts.db');
     // Four verified accounts, one administrator and one reader, written through the core into the file the server then opens.
     const store = await SqliteUserStore.open({ filename: database });
     const sender = new RecordingEmailSender();
@@ -176,8 +178,17 @@ describe('browser: the administration page, end to end', function () {
     expect(await page.getByRole('button', { name: 'Mark the address verified' }).isHidden()).to.equal(true);
     await page.screenshot({ path: join(SCREENSHOTS, 'admin-user.png'), fullPage: true });
 
+    // The administrator's password was proved too long ago: the page asks for it, then does what was asked.
+    const sqlite = new Database(database);
+    sqlite.prepare('update sessions set authenticated_at = 0').run();
+    sqlite.close();
     await page.getByRole('button', { name: 'Disable the account' }).click();
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    expect(await detail(page, 'Disabled').innerText()).to.equal('No');
+    await page.getByLabel('Your password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Confirm and continue' }).click();
     await notice(page, 'bob is disabled: every session has ended, and signing in is refused.');
+    expect(await page.locator('#reauth').isHidden()).to.equal(true);
     expect(await detail(page, 'Disabled').locator('time').count()).to.equal(1);
     expect(await detail(page, 'Sessions').innerText()).to.equal('0');
     expect(await userRows(page).first().locator('td').nth(3).innerText()).to.equal('Yes');

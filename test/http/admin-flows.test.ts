@@ -5,6 +5,7 @@ import { ADMIN_ROLE, ALL_ADMIN_PERMISSIONS } from '../../src/services/admin-perm
 import type { UserStore } from '../../src/services/user-store';
 import { bearer, DRIVERS, OTHER_PASSWORD, PASSWORD, PREFIX, type Driver } from '../support/test-app';
 import { freshStoreEachTest, TEST_STORES } from '../support/test-stores';
+import { expectAccountError } from '../support/expect-account-error';
 import { buildAdminApp, expectCode, expectStatus, idOf, registerUnverified, type AdminApp } from './admin-support';
 
 interface EventJson {
@@ -233,6 +234,11 @@ function adminFlows(driver: Driver, store: () => UserStore | undefined): void {
     const { t, admin, rootId } = app;
     await t.createUser('alice');
     const aliceId = await idOf(app, 'alice');
+    // An administrator hands on only what it holds: the operator gives root the application's permission first.
+    await t.accounts.createRole('publisher');
+    await t.accounts.createPermission('posts.write');
+    await t.accounts.grantPermission('publisher', 'posts.write');
+    await t.accounts.grantRole('root', 'publisher');
 
     expectStatus(await t.http.post(`${PREFIX}/admin/roles`).set(admin).send({ name: 'editor' }), 201, {
       name: 'editor',
@@ -242,8 +248,8 @@ function adminFlows(driver: Driver, store: () => UserStore | undefined): void {
       name: 'editor',
       created: false,
     });
-    expectStatus(await t.http.post(`${PREFIX}/admin/permissions`).set(admin).send({ name: 'posts.write' }), 201, {
-      name: 'posts.write',
+    expectStatus(await t.http.post(`${PREFIX}/admin/permissions`).set(admin).send({ name: 'posts.read' }), 201, {
+      name: 'posts.read',
       created: true,
     });
     expectCode(await t.http.post(`${PREFIX}/admin/roles`).set(admin).send({ name: 'no spaces' }), 400, 'invalid_role');
@@ -275,12 +281,14 @@ function adminFlows(driver: Driver, store: () => UserStore | undefined): void {
       detail: 'Permission revoked',
     });
 
-    // The last administrator: not revoked, disabled or deleted, and the role keeps its permissions.
+    // The last administrator: not revoked, disabled or deleted, and the role keeps its permissions. Nobody changes
+    // their own roles over HTTP; the operator is refused the last administrator's role too.
     expectCode(
       await t.http.delete(`${PREFIX}/admin/users/${rootId}/roles/${ADMIN_ROLE}`).set(admin),
-      409,
-      'last_administrator',
+      403,
+      'permission_denied',
     );
+    await expectAccountError(t.accounts.revokeRole('root', ADMIN_ROLE), 'last_administrator');
     expectCode(await t.http.post(`${PREFIX}/admin/users/${rootId}/disable`).set(admin), 409, 'last_administrator');
     expectCode(await t.http.delete(`${PREFIX}/admin/users/${rootId}`).set(admin), 409, 'last_administrator');
     expectCode(
@@ -288,12 +296,13 @@ function adminFlows(driver: Driver, store: () => UserStore | undefined): void {
       409,
       'protected_permission',
     );
-    // With a second administrator, the first may step down.
+    // With a second administrator, the first may be stepped down (by the other: not by itself).
     expectStatus(await t.http.put(`${PREFIX}/admin/users/${aliceId}/roles/${ADMIN_ROLE}`).set(admin), 200, {
       roles: [ADMIN_ROLE],
     });
-    expectStatus(await t.http.delete(`${PREFIX}/admin/users/${rootId}/roles/${ADMIN_ROLE}`).set(admin), 200, {
-      roles: [],
+    const second = bearer(await t.login('alice'));
+    expectStatus(await t.http.delete(`${PREFIX}/admin/users/${rootId}/roles/${ADMIN_ROLE}`).set(second), 200, {
+      roles: ['publisher'],
     });
     expectCode(await t.http.get(`${PREFIX}/admin/users`).set(admin), 403, 'permission_denied');
   });

@@ -53,6 +53,10 @@ for (const driver of DRIVERS)
       ]) {
         expect(page, id).to.match(new RegExp(`<button type="button" id="${id}"`));
       }
+      // A change refused for want of a recent password asks for it, as the security page does.
+      expect(page).to.match(/<section id="reauth" hidden aria-labelledby="reauth-title">/);
+      expect(page).to.include('action="/auth/reauthenticate"');
+      expect(page).to.match(/<button type="button" id="reauth-cancel"/);
       // Deleting takes a second, explicit step.
       expect(page).to.match(/<section id="delete-confirm" hidden aria-labelledby="delete-confirm-title">/);
       expect(page).to.include('id="delete-confirm-button" class="danger">Delete it for good</button>');
@@ -69,7 +73,7 @@ for (const driver of DRIVERS)
       expect(role).to.include('maxlength="64"');
       expect(role).to.include('data-missing="Enter the name of a role"');
       for (const form of page.match(/<form [^>]*>/g)!)
-        expect(form).to.match(/method="post" action="\/auth\/admin\/users"/);
+        expect(form).to.match(/method="post" action="\/auth\/(admin\/users|reauthenticate)"/);
     });
 
     it('writes no account data into the page, whoever asks for it', async () => {
@@ -90,6 +94,7 @@ for (const driver of DRIVERS)
       expect(script).to.include('admin: adminPage');
       expect(script).to.include('/admin/users?');
       expect(script).to.include('/audit-events?');
+      expect(script).to.include('pending = () => act(method, path, done, form)');
       expect(script).to.not.match(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
     });
 

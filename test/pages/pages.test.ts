@@ -65,9 +65,10 @@ for (const driver of DRIVERS)
           expect(page, `${path} label of ${id}`).to.include(`<label for="${id}">`);
           // A box to tick has nothing to fill in, nothing to autocomplete and nothing to get wrong.
           if (/type="checkbox"/.test(tag)) continue;
-          // The administration page asks for nothing of the person's own: a search and a role name.
+          // The administration page asks for nothing of the person's own (a search and a role name) but the password
+          // that confirms a change.
           const token =
-            path === '/admin'
+            path === '/admin' && id !== 'reauth-form-password'
               ? /autocomplete="off"/
               : /autocomplete="(username|email|new-password|current-password|one-time-code)"/;
           expect(tag, `${path} ${id}`).to.match(token);

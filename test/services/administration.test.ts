@@ -5,10 +5,12 @@ import { makeHarness, STRONG_PASSWORD, type Harness } from '../support/core-harn
 import { expectAccountError } from '../support/expect-account-error';
 import { MINUTE } from '../support/manual-clock';
 
-async function withAdmin(h: Harness): Promise<AdminActor> {
-  await h.createVerifiedUser('root');
-  await h.accounts.admin.makeAdministrator('root');
-  return { kind: 'admin', user: { id: await h.accounts.admin.userIdOf('root') } };
+/** root, made administrator by the operator and signed in: its session is recent, as admin changes need. */
+async function withAdmin(h: Harness, username = 'root'): Promise<AdminActor> {
+  await h.createVerifiedUser(username);
+  await h.accounts.admin.makeAdministrator(username);
+  const sessionToken = await h.accounts.login(username, STRONG_PASSWORD);
+  return { kind: 'admin', user: { id: await h.accounts.admin.userIdOf(username) }, sessionToken };
 }
 
 describe('Administration (AccountService.admin)', () => {
@@ -51,6 +53,48 @@ describe('Administration (AccountService.admin)', () => {
       admin.listAuditEvents(mallory, {}),
     ];
     for (const attempt of attempts) await expectAccountError(attempt, 'permission_denied');
+  });
+
+  it('changes need the acting administrator’s own session, recently authenticated; reads do not', async () => {
+    const h = makeHarness();
+    const root = await withAdmin(h);
+    const rootId = (root as { user: { id: string } }).user.id;
+    const token = (root as { sessionToken: string }).sessionToken;
+    const aliceToken = await h.loginNewUser('alice');
+    const aliceId = await h.accounts.admin.userIdOf('alice');
+    const admin = h.accounts.admin;
+
+    await expectAccountError(
+      admin.disableUser({ kind: 'admin', user: { id: rootId } }, aliceId),
+      'reauthentication_required',
+    );
+    // A recent session of someone else is no proof of the administrator's.
+    await expectAccountError(
+      admin.disableUser({ kind: 'admin', user: { id: rootId }, sessionToken: aliceToken }, aliceId),
+      'permission_denied',
+    );
+    h.clock.advance(11 * MINUTE);
+    for (const change of [
+      () => admin.disableUser(root, aliceId),
+      () => admin.enableUser(root, aliceId),
+      () => admin.endSessions(root, aliceId),
+      () => admin.markVerified(root, aliceId),
+      () => admin.resendVerification(root, aliceId),
+      () => admin.deleteUser(root, aliceId),
+      () => admin.grantRole(root, aliceId, ADMIN_ROLE),
+      () => admin.revokeRole(root, aliceId, ADMIN_ROLE),
+      () => admin.createRole(root, 'x'),
+      () => admin.createPermission(root, 'x'),
+      () => admin.grantPermission(root, ADMIN_ROLE, 'x'),
+      () => admin.revokePermission(root, ADMIN_ROLE, 'x'),
+    ]) {
+      await expectAccountError(change(), 'reauthentication_required');
+    }
+    expect((await admin.getUser(root, aliceId)).disabled).to.equal(false);
+    await h.accounts.reauthenticate(token, STRONG_PASSWORD);
+    expect((await admin.disableUser(root, aliceId)).disabled).to.equal(true);
+    // The operator is never asked.
+    expect((await admin.enableUser(OPERATOR, aliceId)).disabled).to.equal(false);
   });
 
   it('grants each permission separately: reading users does not allow disabling them', async () => {
@@ -114,7 +158,8 @@ describe('Administration (AccountService.admin)', () => {
     const h = makeHarness();
     const root = await withAdmin(h);
     const rootId = (root as { user: { id: string } }).user.id;
-    await expectAccountError(h.accounts.admin.revokeRole(root, rootId, ADMIN_ROLE), 'last_administrator');
+    // Nobody changes their own roles; the operator is refused the last administrator's role too.
+    await expectAccountError(h.accounts.admin.revokeRole(root, rootId, ADMIN_ROLE), 'permission_denied');
     await expectAccountError(h.accounts.admin.disableUser(root, rootId), 'last_administrator');
     await expectAccountError(h.accounts.admin.deleteUser(root, rootId), 'last_administrator');
     await expectAccountError(h.accounts.revokeRole('root', ADMIN_ROLE), 'last_administrator');
@@ -123,9 +168,8 @@ describe('Administration (AccountService.admin)', () => {
       'protected_permission',
     );
 
-    await h.createVerifiedUser('second');
-    await h.accounts.admin.grantRole(root, await h.accounts.admin.userIdOf('second'), ADMIN_ROLE);
-    expect(await h.accounts.admin.revokeRole(root, rootId, ADMIN_ROLE)).to.deep.equal([]);
+    const second = await withAdmin(h, 'second');
+    expect(await h.accounts.admin.revokeRole(second, rootId, ADMIN_ROLE)).to.deep.equal([]);
   });
 
   it('pages through users newest first with a cursor, unaffected by registrations in between', async () => {

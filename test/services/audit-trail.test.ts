@@ -80,7 +80,11 @@ describe('AccountService: the audit trail', () => {
     await h.createVerifiedUser('root');
     await h.accounts.admin.makeAdministrator('root');
     const rootId = await h.accounts.admin.userIdOf('root');
-    const root: AdminActor = { kind: 'admin', user: { id: rootId } };
+    const root: AdminActor = {
+      kind: 'admin',
+      user: { id: rootId },
+      sessionToken: await h.accounts.login('root', STRONG_PASSWORD),
+    };
     const token = await h.loginNewUser('bob', 'bob.secret@example.com');
     const bobId = await h.accounts.admin.userIdOf('bob');
     await h.accounts.admin.disableUser(root, bobId);

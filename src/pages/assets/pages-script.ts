@@ -1086,14 +1086,44 @@ export function pagesScript(): void {
       if (!account) return;
       clearMessages();
       const result = await callApi(method, `/admin/users/${encodeURIComponent(account.id)}${path}`, undefined, token);
-      if (result.status < 200 || result.status >= 300) return afterFailure(problemOf(result, roleWording), form);
-      await done(result, account);
+      if (result.status >= 200 && result.status < 300) return done(result, account);
+      const problem = problemOf(result, roleWording);
+      if (problem.code !== 'reauthentication_required') return afterFailure(problem, form);
+      // As on the security page: the password form opens, and the same action is sent again once it is confirmed.
+      pending = () => act(method, path, done, form);
+      show('reauth', 'reauth-form-password');
     }
+    /** The action refused for want of a recent password, to send again once it is confirmed. */
+    let pending: (() => Promise<void>) | null = null;
     const roleWording: Wording = { fields: { unknown_role: 'role', invalid_role: 'role', last_administrator: 'role' } };
 
     if (!(await loadUsers(null))) return;
     show('signed-in');
 
+    onSubmit('reauth-form', async ({ password }, form) => {
+      const result = await callApi('POST', '/reauthenticate', { password }, token);
+      if (result.status !== 200) {
+        return afterFailure(
+          problemOf(result, {
+            messages: { invalid_credentials: 'The password is wrong.' },
+            fields: { invalid_credentials: 'password' },
+          }),
+          form,
+        );
+      }
+      form.reset();
+      hide('reauth');
+      const next = pending;
+      pending = null;
+      if (next) await next();
+    });
+    onClick('reauth-cancel', async () => {
+      pending = null;
+      byId('reauth-form').reset();
+      clearMessages();
+      hide('reauth');
+      byId(user ? 'user-title' : 'users-title').focus();
+    });
     onSubmit('user-search-form', async ({ prefix }) => {
       search = prefix.trim();
       hide('user');

@@ -10,6 +10,9 @@ import { transactionOn } from './transaction-on';
  */
 const MIGRATION_LOCK_KEY = 7_146_518_221_906_157n;
 
+/** Key of the advisory lock that serialises changes of roles, permissions and their grants (`lockAccessChanges`). */
+const ACCESS_LOCK_KEY = 7_146_518_221_906_158n;
+
 /** How often a transaction the server aborted to break a deadlock is run again before the error is reported. */
 const CONFLICT_ATTEMPTS = 4;
 
@@ -27,6 +30,9 @@ export function postgresCapabilities(statements?: PreparedStatements): SqlCapabi
     isUniqueViolation: (error) => (error as { code?: unknown } | null)?.code === PG_UNIQUE_VIOLATION,
     rowLocks: true,
     insertsTogether: true,
+    lockAccessChanges: async (trx) => {
+      await sql`select pg_advisory_xact_lock(${sql.lit(ACCESS_LOCK_KEY)})`.execute(trx);
+    },
     ...(statements ? { prepare: (text: string) => statements.add(text) } : {}),
   };
 }

@@ -34,6 +34,13 @@ export interface SqlCapabilities {
    * `work` must do nothing but queries on `trx`. See `WriteOptions` for a commit that does not wait for the disk.
    */
   writeTransaction<DB, T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>, options?: WriteOptions): Promise<T>;
+  /**
+   * Within a write transaction, waits until no other transaction changes roles, permissions or their grants, and
+   * keeps them out until this one ends (PostgreSQL: a transaction-level advisory lock). A check of who holds what
+   * and the grant that depends on it then cannot interleave with a concurrent change of either. Absent where one
+   * writer at a time holds the whole database (SQLite).
+   */
+  lockAccessChanges?<DB>(trx: Kysely<DB>): Promise<void>;
   /** Runs the migrator so that several processes migrating the same database at once cannot collide. */
   migrationScope<DB, T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): Promise<T>;
   /** Whether a driver error is a violated UNIQUE or PRIMARY KEY constraint. */

@@ -15,6 +15,7 @@ import {
   EmailChangeResult,
   ExpiryCutoffs,
   GrantResult,
+  AccessChangeRefusal,
   MarkVerifiedResult,
   NewOutboxMessage,
   NewUser,
@@ -862,10 +863,20 @@ export class SqlUserStore implements UserStore {
     });
   }
 
-  async grantPermission(role: string, permission: string, audit?: NewAuditEvent): Promise<GrantResult> {
+  async grantPermission(
+    role: string,
+    permission: string,
+    audit?: NewAuditEvent,
+    grantor?: string,
+  ): Promise<GrantResult | AccessChangeRefusal> {
     return this.write(async (trx) => {
+      await this.capabilities.lockAccessChanges?.(trx);
       const unknown = await unknownRoleOrPermission(trx, role, permission);
       if (unknown) return unknown;
+      if (grantor !== undefined) {
+        if (await holdsRole(trx, grantor, role)) return 'own_access';
+        if ((await permissionsNotHeld(trx, grantor, [permission])).length > 0) return 'not_held';
+      }
       await trx
         .insertInto('role_permissions')
         .values({ role, permission })
@@ -876,20 +887,47 @@ export class SqlUserStore implements UserStore {
     });
   }
 
-  async revokePermission(role: string, permission: string, audit?: NewAuditEvent): Promise<GrantResult> {
+  async revokePermission(
+    role: string,
+    permission: string,
+    audit?: NewAuditEvent,
+    grantor?: string,
+  ): Promise<GrantResult | AccessChangeRefusal> {
     return this.write(async (trx) => {
+      await this.capabilities.lockAccessChanges?.(trx);
       const unknown = await unknownRoleOrPermission(trx, role, permission);
       if (unknown) return unknown;
+      if (grantor !== undefined && (await holdsRole(trx, grantor, role))) return 'own_access';
       await trx.deleteFrom('role_permissions').where('role', '=', role).where('permission', '=', permission).execute();
       await insertAudit(trx, audit);
       return 'ok';
     });
   }
 
-  async grantRole(userId: string, role: string, audit?: NewAuditEvent): Promise<GrantResult> {
+  async grantRole(
+    userId: string,
+    role: string,
+    audit?: NewAuditEvent,
+    grantor?: string,
+  ): Promise<GrantResult | AccessChangeRefusal> {
     return this.write(async (trx) => {
+      await this.capabilities.lockAccessChanges?.(trx);
       const unknown = await unknownUserOrRole(trx, userId, role, this.capabilities.rowLocks);
       if (unknown) return unknown;
+      if (grantor !== undefined) {
+        if (grantor === userId) return 'own_access';
+        const carried = await trx
+          .selectFrom('role_permissions')
+          .select('permission')
+          .where('role', '=', role)
+          .execute();
+        const missing = await permissionsNotHeld(
+          trx,
+          grantor,
+          carried.map((row) => row.permission),
+        );
+        if (missing.length > 0) return 'not_held';
+      }
       await trx
         .insertInto('user_roles')
         .values({ user_id: userId, role })
@@ -905,10 +943,13 @@ export class SqlUserStore implements UserStore {
     role: string,
     audit?: NewAuditEvent,
     keepLastHolder = false,
-  ): Promise<RevokeRoleResult> {
+    grantor?: string,
+  ): Promise<RevokeRoleResult | AccessChangeRefusal> {
     return this.write(async (trx) => {
+      await this.capabilities.lockAccessChanges?.(trx);
       const unknown = await unknownUserOrRole(trx, userId, role, this.capabilities.rowLocks);
       if (unknown) return unknown;
+      if (grantor !== undefined && grantor === userId) return 'own_access';
       if (keepLastHolder && (await this.isLastEnabledHolder(trx, userId, role))) return 'last_holder';
       await trx.deleteFrom('user_roles').where('user_id', '=', userId).where('role', '=', role).execute();
       await insertAudit(trx, audit, userId);
@@ -1785,6 +1826,34 @@ async function unknownUserOrRole(
   if (!user) return 'unknown_user';
   if (!(await rowExists(trx, 'roles', role))) return 'unknown_role';
   return null;
+}
+
+async function holdsRole(trx: Kysely<Database>, userId: string, role: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom('user_roles')
+    .select('role')
+    .where('user_id', '=', userId)
+    .where('role', '=', role)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Those of `permissions` that no role of the user carries. */
+async function permissionsNotHeld(
+  trx: Kysely<Database>,
+  userId: string,
+  permissions: readonly string[],
+): Promise<string[]> {
+  if (permissions.length === 0) return [];
+  const rows = await trx
+    .selectFrom('user_roles as ur')
+    .innerJoin('role_permissions as rp', 'rp.role', 'ur.role')
+    .select('rp.permission')
+    .where('ur.user_id', '=', userId)
+    .where('rp.permission', 'in', [...permissions])
+    .execute();
+  const held = new Set(rows.map((row) => row.permission));
+  return permissions.filter((permission) => !held.has(permission));
 }
 
 async function rowExists(trx: Kysely<Database>, table: 'roles' | 'permissions', name: string): Promise<boolean> {

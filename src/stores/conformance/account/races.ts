@@ -95,6 +95,33 @@ export function describeRaces(suite: ConformanceSuite): void {
       assert.equal((await suite.store.findUserById(user.id))?.passwordHash, `hash-from-${winner}`);
     });
 
+    it('grants by an administrator racing its demotion: each decided whole, none after the demotion', async () => {
+      const { user: grantor } = await registered('grantor');
+      const others = await Promise.all(Array.from({ length: RACERS }, (_, i) => registered(`other${i}`)));
+      await suite.store.createRole('managers');
+      await suite.store.createRole('big');
+      await suite.store.createPermission('manage');
+      await suite.store.grantPermission('managers', 'manage');
+      await suite.store.grantPermission('big', 'manage');
+      await suite.store.grantRole(grantor.id, 'managers');
+
+      const [revoked, ...grants] = await Promise.all([
+        suite.store.revokePermission('managers', 'manage'),
+        ...others.map(({ user }) => suite.store.grantRole(user.id, 'big', undefined, grantor.id)),
+      ]);
+      assert.equal(revoked, 'ok');
+      assert.ok(
+        grants.every((result) => result === 'ok' || result === 'not_held'),
+        JSON.stringify(grants),
+      );
+      // Each grant that answered ok is there, each refused one is not: the answer and the state agree.
+      for (const [index, { user }] of others.entries()) {
+        assert.deepEqual(await suite.store.listUserRoles(user.id), grants[index] === 'ok' ? ['big'] : []);
+      }
+      // Once demoted, nothing more: every later grant is refused.
+      assert.equal(await suite.store.grantRole(others[0].user.id, 'big', undefined, grantor.id), 'not_held');
+    });
+
     it('concurrent role and permission creation and grants of one name: one creation, no throw', async () => {
       const { user } = await registered('alice');
       const created = fulfilled(

@@ -56,6 +56,44 @@ export function describeRoles(suite: ConformanceSuite): void {
       assert.equal(await suite.store.revokePermission('admin', 'posts:write'), 'ok');
     });
 
+    it('with a grantor: no change of its own access, and no grant of a permission it does not hold', async () => {
+      const { user: grantor } = await registered('grantor');
+      const { user: other } = await registered('other');
+      for (const role of ['managers', 'big', 'small']) await suite.store.createRole(role);
+      for (const permission of ['manage', 'delete']) await suite.store.createPermission(permission);
+      await suite.store.grantPermission('managers', 'manage');
+      await suite.store.grantPermission('big', 'manage');
+      await suite.store.grantPermission('big', 'delete');
+      await suite.store.grantRole(grantor.id, 'managers');
+      const g = grantor.id;
+
+      assert.equal(await suite.store.grantRole(g, 'small', undefined, g), 'own_access');
+      assert.equal(await suite.store.revokeRole(g, 'managers', undefined, false, g), 'own_access');
+      assert.equal(await suite.store.grantPermission('managers', 'delete', undefined, g), 'own_access');
+      assert.equal(await suite.store.revokePermission('managers', 'manage', undefined, g), 'own_access');
+      assert.equal(await suite.store.grantRole(other.id, 'big', undefined, g), 'not_held');
+      assert.equal(await suite.store.grantPermission('small', 'delete', undefined, g), 'not_held');
+      // Unknown names are named first, whoever asks.
+      assert.equal(await suite.store.grantRole(other.id, 'ghost', undefined, g), 'unknown_role');
+      assert.equal(await suite.store.grantPermission('small', 'ghost', undefined, g), 'unknown_permission');
+      assert.deepEqual(await suite.store.listUserRoles(g), ['managers']);
+      assert.deepEqual(await suite.store.listUserRoles(other.id), []);
+      assert.deepEqual(
+        (await suite.store.listRoles()).map((role) => [role.name, role.permissions]),
+        [
+          ['big', ['delete', 'manage']],
+          ['managers', ['manage']],
+          ['small', []],
+        ],
+      );
+
+      // What it holds, it may hand on, to others and to roles it does not hold.
+      assert.equal(await suite.store.grantPermission('small', 'manage', undefined, g), 'ok');
+      assert.equal(await suite.store.grantRole(other.id, 'small', undefined, g), 'ok');
+      assert.equal(await suite.store.revokeRole(other.id, 'small', undefined, false, g), 'ok');
+      assert.equal(await suite.store.revokePermission('small', 'manage', undefined, g), 'ok');
+    });
+
     it('checkRole answers granted, denied, or unknown when the role does not exist', async () => {
       const alice = await registered('alice');
       const bob = await registered('bob');
