@@ -1,16 +1,6 @@
-import {
-  Authorized,
-  Body,
-  CurrentUser,
-  Delete,
-  Get,
-  JsonController,
-  Param,
-  Post,
-  Put,
-  UseBefore,
-} from 'routing-controllers';
+import { Authorized, Body, CurrentUser, Delete, Get, JsonController, Post, Put, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
+import { PermissionParam, RoleParam } from '../guards/path-params';
 import { Administrator } from '../guards/request-accounts';
 import type { Administration } from '../services/administration';
 import { rolesAnswer } from '../http/admin-answer';
@@ -114,8 +104,8 @@ export class AdminRolesController {
   @UseBefore(rateLimit('admin.ip'))
   async grantPermission(
     @CurrentUser({ required: true }) user: AccountUser,
-    @Param('role') role: string,
-    @Param('permission') permission: string,
+    @RoleParam() role: string,
+    @PermissionParam() permission: string,
     @Administrator() admin: Administration,
   ) {
     await admin.grantPermission(asAdmin(user), role, permission);
@@ -143,8 +133,8 @@ export class AdminRolesController {
   @UseBefore(rateLimit('admin.ip'))
   async revokePermission(
     @CurrentUser({ required: true }) user: AccountUser,
-    @Param('role') role: string,
-    @Param('permission') permission: string,
+    @RoleParam() role: string,
+    @PermissionParam() permission: string,
     @Administrator() admin: Administration,
   ) {
     await admin.revokePermission(asAdmin(user), role, permission);

@@ -5,13 +5,13 @@ import {
   Get,
   HttpCode,
   JsonController,
-  Param,
   Post,
   Put,
   QueryParams,
   UseBefore,
 } from 'routing-controllers';
 import { Service } from 'typedi';
+import { RoleParam, UserIdParam } from '../guards/path-params';
 import { Administrator } from '../guards/request-accounts';
 import type { Administration } from '../services/administration';
 import { rateLimit } from '../http/rate-limit';
@@ -71,7 +71,7 @@ export class AdminUsersController {
   @UseBefore(rateLimit('admin.ip'))
   async getUser(
     @CurrentUser({ required: true }) user: AccountUser,
-    @Param('id') id: string,
+    @UserIdParam() id: string,
     @Administrator() admin: Administration,
   ) {
     return adminUserAnswer(await admin.getUser(asAdmin(user), id));
@@ -92,7 +92,7 @@ export class AdminUsersController {
   @UseBefore(rateLimit('admin.ip'))
   async disableUser(
     @CurrentUser({ required: true }) user: AccountUser,
-    @Param('id') id: string,
+    @UserIdParam() id: string,
     @Administrator() admin: Administration,
   ) {
     return adminUserAnswer(await admin.disableUser(asAdmin(user), id));
@@ -111,7 +111,7 @@ export class AdminUsersController {
   @UseBefore(rateLimit('admin.ip'))
   async enableUser(
     @CurrentUser({ required: true }) user: AccountUser,
-    @Param('id') id: string,
+    @UserIdParam() id: string,
     @Administrator() admin: Administration,
   ) {
     return adminUserAnswer(await admin.enableUser(asAdmin(user), id));
@@ -129,7 +129,7 @@ export class AdminUsersController {
   @UseBefore(rateLimit('admin.ip'))
   async endUserSessions(
     @CurrentUser({ required: true }) user: AccountUser,
-    @Param('id') id: string,
+    @UserIdParam() id: string,
     @Administrator() admin: Administration,
   ) {
     const ended = await admin.endSessions(asAdmin(user), id);
@@ -151,7 +151,7 @@ export class AdminUsersController {
   @UseBefore(rateLimit('admin.ip'))
   async markVerified(
     @CurrentUser({ required: true }) user: AccountUser,
-    @Param('id') id: string,
+    @UserIdParam() id: string,
     @Administrator() admin: Administration,
   ) {
     return adminUserAnswer(await admin.markVerified(asAdmin(user), id));
@@ -172,7 +172,7 @@ export class AdminUsersController {
   @UseBefore(rateLimit('admin.ip'))
   async resendUserVerification(
     @CurrentUser({ required: true }) user: AccountUser,
-    @Param('id') id: string,
+    @UserIdParam() id: string,
     @Administrator() admin: Administration,
   ) {
     await admin.resendVerification(asAdmin(user), id);
@@ -193,7 +193,7 @@ export class AdminUsersController {
   @UseBefore(rateLimit('admin.ip'))
   async deleteUser(
     @CurrentUser({ required: true }) user: AccountUser,
-    @Param('id') id: string,
+    @UserIdParam() id: string,
     @Administrator() admin: Administration,
   ) {
     await admin.deleteUser(asAdmin(user), id);
@@ -212,8 +212,8 @@ export class AdminUsersController {
   @UseBefore(rateLimit('admin.ip'))
   async grantRole(
     @CurrentUser({ required: true }) user: AccountUser,
-    @Param('id') id: string,
-    @Param('role') role: string,
+    @UserIdParam() id: string,
+    @RoleParam() role: string,
     @Administrator() admin: Administration,
   ) {
     return { roles: await admin.grantRole(asAdmin(user), id, role) };
@@ -233,8 +233,8 @@ export class AdminUsersController {
   @UseBefore(rateLimit('admin.ip'))
   async revokeRole(
     @CurrentUser({ required: true }) user: AccountUser,
-    @Param('id') id: string,
-    @Param('role') role: string,
+    @UserIdParam() id: string,
+    @RoleParam() role: string,
     @Administrator() admin: Administration,
   ) {
     return { roles: await admin.revokeRole(asAdmin(user), id, role) };
