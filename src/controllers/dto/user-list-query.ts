@@ -1,6 +1,6 @@
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
-import { PATH_VALUES } from '../../http/path-values';
+import { ACCESS_NAME_SCHEMA } from '../../openapi/admin-schemas';
 import type { UserFilters } from '../../services/admin-views';
 import { MAX_ACCESS_NAME, MAX_PREFIX } from './bounds';
 import { instantOf, IsBooleanText, IsInstantText, IsPlainText, NO_CONTROL_PATTERN } from './query-values';
@@ -29,7 +29,7 @@ export class UserListQuery extends PageQuery {
   disabled?: string;
 
   // The core refuses a name outside the rule (400 `invalid_role`); the schema states that rule.
-  @JSONSchema({ ...PATH_VALUES.role.schema, description: 'Only accounts holding this role (a role name).' })
+  @JSONSchema({ ...ACCESS_NAME_SCHEMA, description: 'Only accounts holding this role (a role name).' })
   @MaxLength(MAX_ACCESS_NAME)
   @IsString()
   @IsOptional()
