@@ -1,5 +1,6 @@
-import { Authorized, CurrentUser, Get, JsonController, Param, QueryParams, UseBefore } from 'routing-controllers';
+import { Authorized, CurrentUser, Get, JsonController, QueryParams, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
+import { UserIdParam } from '../guards/path-params';
 import { Administrator } from '../guards/request-accounts';
 import type { Administration } from '../services/administration';
 import { auditPageAnswer } from '../http/admin-answer';
@@ -50,7 +51,7 @@ export class AdminAuditController {
   @UseBefore(rateLimit('admin.ip'))
   async listUserEvents(
     @CurrentUser({ required: true }) user: AccountUser,
-    @Param('id') id: string,
+    @UserIdParam() id: string,
     @QueryParams() query: UserAuditEventQuery,
     @Administrator() admin: Administration,
   ) {

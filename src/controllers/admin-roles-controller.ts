@@ -1,17 +1,7 @@
-import {
-  Authorized,
-  Body,
-  CurrentUser,
-  Delete,
-  Get,
-  JsonController,
-  Param,
-  Post,
-  Put,
-  UseBefore,
-} from 'routing-controllers';
+import { Authorized, Body, CurrentUser, Delete, Get, JsonController, Post, Put, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
 import { BearerToken } from '../guards/bearer-token';
+import { PermissionParam, RoleParam } from '../guards/path-params';
 import { Administrator } from '../guards/request-accounts';
 import type { Administration } from '../services/administration';
 import { rolesAnswer } from '../http/admin-answer';
@@ -127,8 +117,8 @@ export class AdminRolesController {
   async grantPermission(
     @CurrentUser({ required: true }) user: AccountUser,
     @BearerToken() token: string,
-    @Param('role') role: string,
-    @Param('permission') permission: string,
+    @RoleParam() role: string,
+    @PermissionParam() permission: string,
     @Administrator() admin: Administration,
   ) {
     await admin.grantPermission(asAdmin(user, token), role, permission);
@@ -159,8 +149,8 @@ export class AdminRolesController {
   async revokePermission(
     @CurrentUser({ required: true }) user: AccountUser,
     @BearerToken() token: string,
-    @Param('role') role: string,
-    @Param('permission') permission: string,
+    @RoleParam() role: string,
+    @PermissionParam() permission: string,
     @Administrator() admin: Administration,
   ) {
     await admin.revokePermission(asAdmin(user, token), role, permission);

@@ -5,7 +5,6 @@ import {
   Get,
   HttpCode,
   JsonController,
-  Param,
   Post,
   Put,
   QueryParams,
@@ -13,6 +12,7 @@ import {
 } from 'routing-controllers';
 import { Service } from 'typedi';
 import { BearerToken } from '../guards/bearer-token';
+import { RoleParam, UserIdParam } from '../guards/path-params';
 import { Administrator } from '../guards/request-accounts';
 import type { Administration } from '../services/administration';
 import { rateLimit } from '../http/rate-limit';
@@ -72,7 +72,7 @@ export class AdminUsersController {
   @UseBefore(rateLimit('admin.ip'))
   async getUser(
     @CurrentUser({ required: true }) user: AccountUser,
-    @Param('id') id: string,
+    @UserIdParam() id: string,
     @Administrator() admin: Administration,
   ) {
     return adminUserAnswer(await admin.getUser(asAdmin(user), id));
@@ -94,7 +94,7 @@ export class AdminUsersController {
   async disableUser(
     @CurrentUser({ required: true }) user: AccountUser,
     @BearerToken() token: string,
-    @Param('id') id: string,
+    @UserIdParam() id: string,
     @Administrator() admin: Administration,
   ) {
     return adminUserAnswer(await admin.disableUser(asAdmin(user, token), id));
@@ -114,7 +114,7 @@ export class AdminUsersController {
   async enableUser(
     @CurrentUser({ required: true }) user: AccountUser,
     @BearerToken() token: string,
-    @Param('id') id: string,
+    @UserIdParam() id: string,
     @Administrator() admin: Administration,
   ) {
     return adminUserAnswer(await admin.enableUser(asAdmin(user, token), id));
@@ -133,7 +133,7 @@ export class AdminUsersController {
   async endUserSessions(
     @CurrentUser({ required: true }) user: AccountUser,
     @BearerToken() token: string,
-    @Param('id') id: string,
+    @UserIdParam() id: string,
     @Administrator() admin: Administration,
   ) {
     const ended = await admin.endSessions(asAdmin(user, token), id);
@@ -156,7 +156,7 @@ export class AdminUsersController {
   async markVerified(
     @CurrentUser({ required: true }) user: AccountUser,
     @BearerToken() token: string,
-    @Param('id') id: string,
+    @UserIdParam() id: string,
     @Administrator() admin: Administration,
   ) {
     return adminUserAnswer(await admin.markVerified(asAdmin(user, token), id));
@@ -178,7 +178,7 @@ export class AdminUsersController {
   async resendUserVerification(
     @CurrentUser({ required: true }) user: AccountUser,
     @BearerToken() token: string,
-    @Param('id') id: string,
+    @UserIdParam() id: string,
     @Administrator() admin: Administration,
   ) {
     await admin.resendVerification(asAdmin(user, token), id);
@@ -200,7 +200,7 @@ export class AdminUsersController {
   async deleteUser(
     @CurrentUser({ required: true }) user: AccountUser,
     @BearerToken() token: string,
-    @Param('id') id: string,
+    @UserIdParam() id: string,
     @Administrator() admin: Administration,
   ) {
     await admin.deleteUser(asAdmin(user, token), id);
@@ -222,8 +222,8 @@ export class AdminUsersController {
   async grantRole(
     @CurrentUser({ required: true }) user: AccountUser,
     @BearerToken() token: string,
-    @Param('id') id: string,
-    @Param('role') role: string,
+    @UserIdParam() id: string,
+    @RoleParam() role: string,
     @Administrator() admin: Administration,
   ) {
     return { roles: await admin.grantRole(asAdmin(user, token), id, role) };
@@ -252,8 +252,8 @@ export class AdminUsersController {
   async revokeRole(
     @CurrentUser({ required: true }) user: AccountUser,
     @BearerToken() token: string,
-    @Param('id') id: string,
-    @Param('role') role: string,
+    @UserIdParam() id: string,
+    @RoleParam() role: string,
     @Administrator() admin: Administration,
   ) {
     return { roles: await admin.revokeRole(asAdmin(user, token), id, role) };

@@ -1,5 +1,6 @@
-import { Body, Delete, Get, JsonController, Param, Post, UseBefore } from 'routing-controllers';
+import { Body, Delete, Get, JsonController, Post, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
+import { SessionIdParam } from '../guards/path-params';
 import { BearerToken } from '../guards/bearer-token';
 import { Accounts } from '../guards/request-accounts';
 import { hashingCapacity } from '../http/hashing-capacity';
@@ -64,7 +65,7 @@ export class SessionsController {
     pathParameters: { id: 'The `id` of the session, as `GET /sessions` lists it.' },
   })
   @UseBefore(rateLimit('sessions.ip'))
-  async endSession(@BearerToken() token: string, @Param('id') id: string, @Accounts() accounts: AccountService) {
+  async endSession(@BearerToken() token: string, @SessionIdParam() id: string, @Accounts() accounts: AccountService) {
     await accounts.endSession(token, id);
     return done('Session ended');
   }

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
 import proxyAddr from 'proxy-addr';
 import { Container } from 'typedi';
 import { TRUSTED_PROXIES } from '../di/tokens';
@@ -24,9 +25,23 @@ export function clientIp(source: IncomingMessage | { req: IncomingMessage }): st
   const trust = currentTrust();
   // Trusting nobody, the answer is the socket's peer: proxy-addr would parse X-Forwarded-For only to discard it,
   // on every request (this runs for each one, for the log context).
-  const address = (trust === trustNobody ? req.socket.remoteAddress : proxyAddr(req, trust)) as string | undefined;
+  const address = trust === trustNobody ? req.socket.remoteAddress : forwardedClient(req, trust);
   if (!address) return 'unknown';
   return address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+}
+
+/**
+ * The client as the trusted proxies forwarded it: the first address, from the right, that no trusted proxy holds.
+ * An entry that is no IP address (a proxy forwarding garbage, or a client's own text that reached the trusted end of
+ * the chain) is no client: the trusted hop that handed it over is taken instead, so that neither the rate limits
+ * nor a session or audit event ever hold it as an address.
+ */
+function forwardedClient(req: IncomingMessage, trust: ProxyTrust): string | undefined {
+  const chain = proxyAddr.all(req, trust);
+  for (let hop = chain.length - 1; hop >= 0; hop--) {
+    if (isIP(chain[hop]) !== 0) return chain[hop];
+  }
+  return undefined;
 }
 
 function currentTrust(): ProxyTrust {

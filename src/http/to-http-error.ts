@@ -14,6 +14,7 @@ import {
   serviceUnavailableError,
   ValidationHttpError,
 } from './http-errors';
+import { undecodablePathError } from './path-values';
 
 // routing-controllers' own parameter errors; their messages can quote the submitted value, so only the kind is kept.
 const PARAMETER_ERRORS = new Set(['ParamRequiredError', 'ParamNormalizationError', 'ParameterParseJsonError']);
@@ -28,7 +29,16 @@ export async function toHttpError(error: unknown, req: IncomingMessage): Promise
   if (isStoreUnavailable(error)) return serviceUnavailableError(error.retryAfterSeconds);
   if (error instanceof HttpError) return fromRoutingControllers(error, req);
   if (isExposedHttpError(error)) return httpErrorForStatus(error.status, error.message);
+  if (isUndecodablePath(error)) return undecodablePathError();
   return null;
+}
+
+/**
+ * Express's router failing to decode a path parameter (`%FF`): a URIError it marks 400 without exposing it, its
+ * message quoting the value. Koa's router hands the raw text over instead, which `checkedPathValue` refuses alike.
+ */
+function isUndecodablePath(error: unknown): boolean {
+  return error instanceof URIError && (error as { status?: unknown }).status === 400;
 }
 
 async function fromRoutingControllers(error: HttpError, req: IncomingMessage): Promise<GatehouseHttpError | null> {

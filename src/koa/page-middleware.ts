@@ -28,8 +28,10 @@ async function answerPage(ctx: Context, next: Next, route: PageRoute): Promise<v
   await next();
   const allow = ctx.response.get('Allow');
   if (allow) ctx.set('Allow', withPageMethods(allow));
-  else if (ctx.status === 404 && ctx.body == null) {
-    // No API route shares the path: it is still a known path, whose methods are the page's own.
+  else if ((ctx.status === 404 || ctx.status === 501) && ctx.body == null) {
+    // No API route shares the path: it is still a known path, whose methods are the page's own. The router answers
+    // a method it does not implement (TRACE, QUERY, PROPFIND...) with a bodiless 501 and an empty `Allow`, which
+    // would otherwise end as a 404.
     ctx.set('Allow', PAGE_METHODS.join(', '));
     ctx.status = ctx.method === 'OPTIONS' ? 204 : 405;
   }

@@ -1,5 +1,6 @@
 import { ADMIN_ROLE } from '../services/admin-permissions';
 import { AUDIT_EVENT_TYPES } from '../services/audit-event';
+import { ACCESS_NAME_MAX_LENGTH, ACCESS_NAME_PATTERN } from '../services/identity';
 import { ref, type JsonObject } from './schemas';
 
 const ISO_INSTANT = { type: 'string', format: 'date-time' };
@@ -7,7 +8,14 @@ const NEXT_CURSOR = {
   type: ['string', 'null'],
   description: 'Pass as `cursor` for the next page (with the same filters); null on the last page.',
 };
-const NAMES = { type: 'array', items: { type: 'string' } };
+/** A role or permission name, as the core's one rule (`checkRoleName`, `checkPermissionName`) takes them. */
+export const ACCESS_NAME_SCHEMA = {
+  type: 'string' as const,
+  pattern: ACCESS_NAME_PATTERN.source,
+  minLength: 1,
+  maxLength: ACCESS_NAME_MAX_LENGTH,
+};
+const NAMES = { type: 'array', items: ACCESS_NAME_SCHEMA };
 
 /** The answers of the admin routes (`http/admin-answer.ts` writes them). */
 export function adminSchemas(): Record<string, JsonObject> {
@@ -43,7 +51,7 @@ export function adminSchemas(): Record<string, JsonObject> {
     Role: {
       type: 'object',
       required: ['name', 'permissions'],
-      properties: { name: { type: 'string' }, permissions: { ...NAMES, description: 'Sorted.' } },
+      properties: { name: ACCESS_NAME_SCHEMA, permissions: { ...NAMES, description: 'Sorted.' } },
     },
     RoleList: {
       type: 'object',
@@ -59,7 +67,7 @@ export function adminSchemas(): Record<string, JsonObject> {
       type: 'object',
       required: ['name', 'created'],
       properties: {
-        name: { type: 'string' },
+        name: ACCESS_NAME_SCHEMA,
         created: { type: 'boolean', description: 'True when it was created now (201), false when it existed (200).' },
       },
     },

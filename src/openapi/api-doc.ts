@@ -1,5 +1,6 @@
 import type { OpenAPIParam } from 'routing-controllers-openapi';
 import type { AccountErrorCode } from '../errors/account-error';
+import { pathValuesOf, undecodablePathError, type PathValueRule } from '../http/path-values';
 import {
   accountErrorCases,
   bearerErrorCases,
@@ -76,16 +77,20 @@ export function documentedActions(): { target: object; method: string; transform
 
 function withDocumentation(operation: Operation, route: Route, doc: ApiDocOptions): Operation {
   const [successStatus] = Object.keys(operation.responses ?? { 200: {} });
+  const pathValues = pathValuesOf(route.action.target, route.action.method);
   const cases: ErrorCase[] = [
     ...(doc.bearer ? bearerErrorCases() : []),
     ...(route.action.type === 'get' ? [] : bodyErrorCases()),
     ...(doc.query ? queryErrorCases() : []),
     ...(doc.errors ?? []).flatMap(accountErrorCases),
+    ...pathValueErrorCases(pathValues, doc.errors ?? []),
     ...commonErrorCases(),
   ];
   return {
     ...operation,
-    ...(doc.pathParameters ? { parameters: describePathParameters(operation, doc.pathParameters) } : {}),
+    ...(pathValues.size > 0 || doc.pathParameters
+      ? { parameters: describePathParameters(operation, doc.pathParameters ?? {}, pathValues) }
+      : {}),
     operationId: route.action.method,
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
@@ -105,17 +110,44 @@ function withDocumentation(operation: Operation, route: Route, doc: ApiDocOption
   };
 }
 
-function describePathParameters(operation: Operation, descriptions: Record<string, string>): Operation['parameters'] {
+function describePathParameters(
+  operation: Operation,
+  descriptions: Record<string, string>,
+  rules: ReadonlyMap<string, PathValueRule>,
+): Operation['parameters'] {
   const parameters = [...(operation.parameters ?? [])];
-  for (const [name, description] of Object.entries(descriptions)) {
-    const index = parameters.findIndex(
-      (parameter) => 'in' in parameter && parameter.in === 'path' && parameter.name === name,
-    );
-    if (index === -1)
+  const isPath = (parameter: (typeof parameters)[number], name?: string) =>
+    'in' in parameter && parameter.in === 'path' && (name === undefined || parameter.name === name);
+  for (const name of Object.keys(descriptions)) {
+    if (!parameters.some((parameter) => isPath(parameter, name)))
       throw new Error(`Gatehouse: @ApiDoc describes a path parameter "${name}" its route does not have`);
-    // The generator copies the router's own segment pattern (`[^\/#\?]+?`) into the schema: any one segment is
-    // taken, which a plain string says without a regular expression of one router's dialect.
-    parameters[index] = { ...parameters[index], schema: { type: 'string' }, description };
   }
-  return parameters;
+  return parameters.map((parameter) => {
+    if (!isPath(parameter) || !('name' in parameter)) return parameter;
+    const name = String(parameter.name);
+    // The action reads every path parameter through a rule (`@PathValue`), whose pattern is the schema: the
+    // generator's own (the router's segment pattern, `[^\/#\?]+?`) would say any segment is taken.
+    const rule = rules.get(name);
+    if (!rule) throw new Error(`Gatehouse: the path parameter "${name}" is not read with a @PathValue rule`);
+    const description = descriptions[name];
+    return { ...parameter, schema: { ...rule.schema }, ...(description ? { description } : {}) };
+  });
+}
+
+/**
+ * What a route answers to a path value its rule refuses (the rule's own error, unless the route lists it already),
+ * and to a path that is not percent-encoded UTF-8.
+ */
+function pathValueErrorCases(rules: ReadonlyMap<string, PathValueRule>, listed: AccountErrorCode[]): ErrorCase[] {
+  if (rules.size === 0) return [];
+  const refusals = [...rules.values()]
+    .map((rule) => rule.refusal().code)
+    .filter((code, index, codes) => !listed.includes(code) && codes.indexOf(code) === index);
+  return [
+    ...refusals.flatMap(accountErrorCases),
+    {
+      error: undecodablePathError(),
+      description: 'A path parameter is not percent-encoded UTF-8 (`%FF`, `%C3%28`, an encoded lone surrogate).',
+    },
+  ];
 }

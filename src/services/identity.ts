@@ -91,18 +91,29 @@ export function emailKeyOf(raw: string): string | null {
   }
 }
 
-const ACCESS_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
+/** The longest role or permission name. */
+export const ACCESS_NAME_MAX_LENGTH = 64;
+/**
+ * Role and permission names: the one rule, which the core checks (`checkRoleName`, `checkPermissionName`), the HTTP
+ * layer checks in paths, and the API document states as the names' `pattern`.
+ */
+export const ACCESS_NAME_PATTERN = new RegExp(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,${ACCESS_NAME_MAX_LENGTH - 1}}$`);
+
+/** Whether `name` may be a role or permission name. */
+export function isAccessName(name: unknown): name is string {
+  return typeof name === 'string' && ACCESS_NAME_PATTERN.test(name);
+}
 
 /** Role and permission names: 1 to 64 characters of letters, digits, `_`, `.`, `:` and `-` (e.g. `posts.write`). */
 export function checkRoleName(name: string): string {
-  if (typeof name !== 'string' || !ACCESS_NAME_PATTERN.test(name)) {
+  if (!isAccessName(name)) {
     throw new AccountError('invalid_role', 'Role name is invalid');
   }
   return name;
 }
 
 export function checkPermissionName(name: string): string {
-  if (typeof name !== 'string' || !ACCESS_NAME_PATTERN.test(name)) {
+  if (!isAccessName(name)) {
     throw new AccountError('invalid_permission', 'Permission name is invalid');
   }
   return name;

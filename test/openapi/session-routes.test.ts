@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { accountApiDocument } from '../../src/app/account-api-document';
 import type { Document, Operation } from './api-document';
+import { PATH_VALUES } from '../../src/http/path-values';
 
 const document = () => accountApiDocument({ prefix: '/auth' }) as unknown as Document;
 
@@ -63,14 +64,15 @@ describe('OpenAPI: the sessions and email-change routes', () => {
     expect(doc.paths['/sessions/{id}'].delete.responses['404']).to.not.equal(undefined);
   });
 
-  it('names the session id as a required path parameter of DELETE /sessions/{id}', () => {
+  it('names the session id as a required path parameter of DELETE /sessions/{id}, with its pattern', () => {
     const operation = document().paths['/sessions/{id}'].delete as Operation & { parameters?: unknown[] };
     expect(operation.parameters).to.deep.equal([
       {
         in: 'path',
         name: 'id',
         required: true,
-        schema: { type: 'string' },
+        // The rule the route checks the id with, so a malformed one is refused as the document says.
+        schema: { ...PATH_VALUES.sessionId.schema },
         description: 'The `id` of the session, as `GET /sessions` lists it.',
       },
     ]);

@@ -1,9 +1,9 @@
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import type { AuditFilters } from '../../services/admin-views';
 import { AUDIT_EVENT_TYPES } from '../../services/audit-event';
-import { MAX_USER_ID } from './bounds';
-import { auditTypesOf, instantOf, IsAuditTypeList, IsInstantText } from './query-values';
+import { PATH_VALUES } from '../../http/path-values';
+import { auditTypesOf, instantOf, IsAuditTypeList, IsInstantText, IsRecordIdText } from './query-values';
 import { PageQuery } from './page-query';
 
 /** The query of `GET /admin/users/:id/audit-events`: one account's events, every filter optional. */
@@ -42,9 +42,11 @@ export class UserAuditEventQuery extends PageQuery {
 
 /** The query of `GET /admin/audit-events`: the whole trail, or one account's part of it with `user_id`. */
 export class AuditEventQuery extends UserAuditEventQuery {
-  @JSONSchema({ description: 'Only events whose subject or actor is this account (its `id`).' })
-  @MaxLength(MAX_USER_ID)
-  @IsString()
+  @JSONSchema({
+    ...PATH_VALUES.userId.schema,
+    description: 'Only events whose subject or actor is this account (its `id`, a UUID as every id Gatehouse gives).',
+  })
+  @IsRecordIdText()
   @IsOptional()
   user_id?: string;
 

@@ -16,7 +16,5 @@ export const TOTP_CODE = /^[0-9]{6}$/;
 export const MAX_ACCESS_NAME = 128;
 /** A cursor of an admin list is a short opaque string the core made. */
 export const MAX_CURSOR = 512;
-/** A user id is a UUID; room for any id a host's store may use. */
-export const MAX_USER_ID = 128;
 /** A search prefix of the user list: at most the longest address. */
 export const MAX_PREFIX = 254;

@@ -1,5 +1,6 @@
 import { ValidateBy, type ValidationOptions } from 'class-validator';
 import { AUDIT_EVENT_TYPES, type AuditEventType } from '../../services/audit-event';
+import { isRecordId } from '../../services/record-id';
 
 /*
  * Query values arrive as strings (or arrays of them, when repeated): these validators read the text itself, so a
@@ -23,6 +24,41 @@ export function IsWholeNumberText(min: number, max: number, options?: Validation
       validator: {
         validate: (value) => typeof value === 'string' && WHOLE_NUMBER.test(value) && inRange(Number(value), min, max),
         defaultMessage: (args) => `${args?.property} must be a whole number from ${min} to ${max}`,
+      },
+    },
+    options,
+  );
+}
+
+/**
+ * Text without C0 controls (NUL first among them, which PostgreSQL refuses in text) or DEL: the JSON Schema `pattern`
+ * of a text parameter in the document, and the check.
+ */
+export const NO_CONTROL_PATTERN = '^[^\\u0000-\\u001f\\u007f]*$';
+const PLAIN_TEXT = new RegExp(NO_CONTROL_PATTERN);
+
+/** The id of an account (or of anything Gatehouse makes): a UUID, the shape of every id it makes. */
+export function IsRecordIdText(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isRecordIdText',
+      validator: {
+        validate: (value) => isRecordId(value),
+        defaultMessage: (args) => `${args?.property} must be an id as Gatehouse gives them (a UUID)`,
+      },
+    },
+    options,
+  );
+}
+
+/** Text without control characters (a search prefix): a NUL byte or a line break is no part of a name or address. */
+export function IsPlainText(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isPlainText',
+      validator: {
+        validate: (value) => typeof value === 'string' && PLAIN_TEXT.test(value),
+        defaultMessage: (args) => `${args?.property} must be text without control characters`,
       },
     },
     options,

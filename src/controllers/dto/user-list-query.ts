@@ -1,13 +1,18 @@
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
+import { ACCESS_NAME_SCHEMA } from '../../openapi/admin-schemas';
 import type { UserFilters } from '../../services/admin-views';
 import { MAX_ACCESS_NAME, MAX_PREFIX } from './bounds';
-import { instantOf, IsBooleanText, IsInstantText } from './query-values';
+import { instantOf, IsBooleanText, IsInstantText, IsPlainText, NO_CONTROL_PATTERN } from './query-values';
 import { PageQuery } from './page-query';
 
 /** The query of `GET /admin/users`: every filter optional, combined with AND. */
 export class UserListQuery extends PageQuery {
-  @JSONSchema({ description: 'A prefix of the username or of the email address, regardless of case.' })
+  @JSONSchema({
+    pattern: NO_CONTROL_PATTERN,
+    description: 'A prefix of the username or of the email address, regardless of case.',
+  })
+  @IsPlainText()
   @MaxLength(MAX_PREFIX)
   @IsString()
   @IsOptional()
@@ -23,7 +28,8 @@ export class UserListQuery extends PageQuery {
   @IsOptional()
   disabled?: string;
 
-  @JSONSchema({ description: 'Only accounts holding this role.' })
+  // The core refuses a name outside the rule (400 `invalid_role`); the schema states that rule.
+  @JSONSchema({ ...ACCESS_NAME_SCHEMA, description: 'Only accounts holding this role (a role name).' })
   @MaxLength(MAX_ACCESS_NAME)
   @IsString()
   @IsOptional()

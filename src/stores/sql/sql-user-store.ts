@@ -412,6 +412,7 @@ export class SqlUserStore implements UserStore {
   }
 
   async deleteUserSessions(userId: string, audit?: NewAuditEvent): Promise<number> {
+    if (userId.includes('\u0000')) return 0;
     return this.write(async (trx) => {
       // The user row first (the lock order): a login under way commits its session before, or finds this one done.
       const user = await this.lockedRecipient(trx, userId);
@@ -1816,6 +1817,9 @@ async function unknownUserOrRole(
   role: string,
   rowLocks: boolean,
 ): Promise<GrantResult | null> {
+  // PostgreSQL text holds no NUL, so no user or role has one, and asking would be an error there (22021).
+  if (userId.includes('\u0000')) return 'unknown_user';
+  if (role.includes('\u0000')) return 'unknown_role';
   // FOR KEY SHARE: a deletion of the user waits for the grant (and then removes it) or has already happened.
   const user = await trx
     .selectFrom('users')

@@ -153,6 +153,26 @@ export function describeAdministration(suite: ConformanceSuite): void {
       });
     });
 
+    describe('ids no store could hold', () => {
+      it('an id with a NUL character is an unknown user to every admin method, never an error (PostgreSQL text holds no NUL)', async () => {
+        const { user } = await registered('alice');
+        await store().createRole('editor');
+        const odd = `${user.id}\u0000`;
+        assert.equal(await store().grantRole(odd, 'editor'), 'unknown_user');
+        assert.equal(await store().revokeRole(odd, 'editor'), 'unknown_user');
+        assert.equal(await store().disableUser(odd, at(1)), 'unknown_user');
+        assert.equal(await store().enableUser(odd, at(1)), 'unknown_user');
+        assert.equal(await store().markUserVerified(odd, at(1)), 'unknown_user');
+        assert.equal(await store().deleteUserAsAdmin(odd), 'unknown_user');
+        assert.equal(await store().deleteUserSessions(odd), 0);
+        assert.equal(await store().getUserDetails(odd, T0, T0), null);
+        assert.deepEqual(await list({ prefix: 'ali\u0000' }), []);
+        assert.deepEqual(await list({ role: 'editor\u0000' }), []);
+        // Nothing of alice changed.
+        assert.equal((await store().findUserById(user.id))?.disabledAt, null);
+      });
+    });
+
     describe('user details', () => {
       it('getUserDetails gathers the account, its last sign-in, roles, permissions, second factor and live sessions', async () => {
         const { user } = await registered('alice');
