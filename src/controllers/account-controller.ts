@@ -119,7 +119,8 @@ export class AccountController {
   @Post('/logout-all', PLAIN_ANSWER)
   @ApiDoc({
     summary: 'Log out everywhere',
-    description: 'Ends every session of the user.',
+    description:
+      'Ends every session of the user, and drops a pending email change (its link then answers like a used one).',
     response: 'Detail',
     bearer: true,
   })

@@ -162,7 +162,9 @@ export interface AccountStore {
   /**
    * Atomically deletes the user's other tokens of the same purpose and inserts this one (a new token supersedes).
    * With a message (the link carrying the new token), it is inserted too, and pending messages of the same kind to
-   * the user that no worker holds are failed as `SUPERSEDED`: their links died with their tokens.
+   * the user that no worker holds are failed as `SUPERSEDED`: their links died with their tokens. One a worker holds
+   * is left to finish, but its give-up time becomes the message's `createdAt`, so it is never tried again (so for
+   * every link this contract fails as `SUPERSEDED`, at the instant of the change that failed it).
    */
   replaceToken(token: StoredToken, message?: NewOutboxMessage, audit?: NewAuditEvent): Promise<void>;
   /**
@@ -181,8 +183,9 @@ export interface AccountStore {
   ): Promise<StoredUser | null>;
   /**
    * Atomically consumes an unexpired `reset_password` token, replaces the user's password hash, deletes every
-   * session, every outstanding reset token and any pending email change of the user, and queues the message if given. Returns the updated
-   * user, or null as for `verifyEmail`.
+   * session, every outstanding reset token and any pending email change of the user (their unsent links fail as
+   * `SUPERSEDED`, see `deleteUserSessions`), and queues the message if given. Returns the updated user, or null as
+   * for `verifyEmail`.
    */
   resetPassword(
     tokenHash: string,
@@ -194,8 +197,8 @@ export interface AccountStore {
   /**
    * Atomically replaces the password hash if it still equals `expectedHash` and, given `sessionTokenHash`, that
    * session of the user still exists; deletes every session, every outstanding reset token and any pending email
-   * change of the user, and queues the message if given. Returns false when the hash changed or the session ended meanwhile, or the user is
-   * gone.
+   * change of the user (their unsent links failing, as in `resetPassword`), and queues the message if given. Returns
+   * false when the hash changed or the session ended meanwhile, or the user is gone.
    */
   changePassword(
     userId: string,
@@ -209,9 +212,10 @@ export interface AccountStore {
   /** Replaces the hash with a stronger one for the same password (rehash on login) only if it is unchanged. */
   rehashPassword(userId: string, expectedHash: string, newPasswordHash: string, now: Date): Promise<boolean>;
   /**
-   * Atomically deletes the user with every session, token, pending email change and role grant, and queues the message if given (its
-   * recipient read from the row before it goes). Messages to the user are kept. With `authorisation`, only while it
-   * still holds (see `Authorisation`). False, and nothing changed, when the user is gone or the authorisation no
+   * Atomically deletes the user with every session, token, pending email change and role grant, and queues the
+   * message if given (its recipient read from the row before it goes). Messages to the user are kept, but those
+   * carrying a link that no worker holds fail as `SUPERSEDED` (their tokens go with the user), stamped with the audit
+   * event's instant. With `authorisation`, only while it still holds (see `Authorisation`). False, and nothing changed, when the user is gone or the authorisation no
    * longer holds.
    */
   deleteUser(
@@ -245,8 +249,10 @@ export interface AccountStore {
   /** The audit event is written when a session was deleted. */
   deleteSession(tokenHash: string, audit?: NewAuditEvent): Promise<void>;
   /**
-   * Deletes every session of the user; returns how many went. The audit event is written whenever the user exists,
-   * with `sessions_ended` (that count) added to its details.
+   * Deletes every session of the user, and with them any pending email change of the user: ending every session
+   * leaves no change waiting to be confirmed. Pending `emailChange` messages to the user that no worker holds fail as
+   * `SUPERSEDED`, stamped with the audit event's instant (the store's clock without one). Returns how many sessions
+   * went. The audit event is written whenever the user exists, with `sessions_ended` (that count) added to its details.
    */
   deleteUserSessions(userId: string, audit?: NewAuditEvent): Promise<number>;
   /**
@@ -257,8 +263,10 @@ export interface AccountStore {
   /** Deletes the session with this public id if it is the user's; false when the user has no such session. */
   deleteSessionById(userId: string, sessionId: string, audit?: NewAuditEvent): Promise<boolean>;
   /**
-   * Deletes every session of the user but the one of `keepTokenHash`; returns how many went. The audit event is
-   * written whenever the user exists, with `sessions_ended` added to its details.
+   * Deletes every session of the user but the one of `keepTokenHash`; returns how many went. A pending email change
+   * goes too (its unsent link failing, as in `deleteUserSessions`) unless the kept session asked for it
+   * (`keepSessionId`): a change asked for from a session being ended must not outlive it. The audit event is written
+   * whenever the user exists, with `sessions_ended` added to its details.
    */
   deleteOtherSessions(userId: string, keepTokenHash: string, audit?: NewAuditEvent): Promise<number>;
   /**
@@ -283,7 +291,8 @@ export interface AccountStore {
   /**
    * Atomically consumes an unexpired change and, unless another verified account owns the new address by now
    * (`taken`), makes it the user's address: the other unverified registrations of that address end (as in
-   * `verifyEmail`), the user's outstanding reset tokens go (they were mailed to the old address), the other sessions
+   * `verifyEmail`), the user's outstanding reset tokens go (they were mailed to the old address; their unsent links
+   * fail as `SUPERSEDED`), the other sessions
    * end when the change asked for it (all but `keepSessionId`), and `message` is queued to the previous address. Of
    * concurrent confirmations of one token, exactly one changes anything; of a confirmation racing another account's
    * claim of the address, at most one makes it verified.

@@ -38,6 +38,14 @@ export const OUTBOX_STATUSES: readonly OutboxStatus[] = ['pending', 'sent', 'fai
 /** `lastError` of a message failed unsent because a newer message of the same kind replaced the token it carried. */
 export const SUPERSEDED_ERROR = 'SUPERSEDED';
 
+/**
+ * The instant a store stamps on the messages it fails for a change whose method takes no `now` of its own (ending
+ * sessions, deleting an account): the change's audit event's, else its message's, else the store's clock.
+ */
+export function changeInstant(audit?: { at: Date }, message?: { createdAt: Date }): Date {
+  return new Date(audit?.at ?? message?.createdAt ?? Date.now());
+}
+
 /** `lastError` of a message whose give-up time passed before an attempt could start. */
 export const EXPIRED_ERROR = 'EXPIRED';
 

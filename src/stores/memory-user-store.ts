@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditDetails, AuditEvent, AuditQuery, NewAuditEvent } from '../services/audit-event';
-import { carriesLink, SUPERSEDED_ERROR, type OutboxKind } from '../services/outbox-message';
+import { carriesLink, changeInstant, SUPERSEDED_ERROR, type OutboxKind } from '../services/outbox-message';
 import { accountView } from '../services/types';
 import {
   AccessAnswer,
@@ -229,6 +229,8 @@ export class MemoryUserStore implements UserStore {
     this.assertMessageIdFree(message);
     this.assertAuditIdFree(audit);
     this.insertMessage(user, message);
+    // Its links die with its tokens and its pending change; the notice just queued carries none and goes.
+    this.failPendingLinks(user.id, changeInstant(audit, message));
     this.removeUser(user);
     this.insertAudit(audit, userId);
     return true;
@@ -287,6 +289,7 @@ export class MemoryUserStore implements UserStore {
   async deleteUserSessions(userId: string, audit?: NewAuditEvent): Promise<number> {
     if (this.users.has(userId)) this.assertAuditIdFree(audit);
     const ended = this.deleteSessionsOf(userId);
+    this.dropEmailChange(userId, changeInstant(audit));
     if (this.users.has(userId)) this.insertAudit(audit, userId, { sessions_ended: ended });
     return ended;
   }
@@ -310,6 +313,8 @@ export class MemoryUserStore implements UserStore {
   async deleteOtherSessions(userId: string, keepTokenHash: string, audit?: NewAuditEvent): Promise<number> {
     if (this.users.has(userId)) this.assertAuditIdFree(audit);
     const ended = this.deleteSessionsOf(userId, (session) => session.tokenHash !== keepTokenHash);
+    const kept = this.sessions.get(keepTokenHash);
+    this.dropEmailChange(userId, changeInstant(audit), kept?.userId === userId ? kept.id : null);
     if (this.users.has(userId)) this.insertAudit(audit, userId, { sessions_ended: ended });
     return ended;
   }
@@ -387,8 +392,9 @@ export class MemoryUserStore implements UserStore {
     for (const other of [...this.users.values()]) {
       if (other.id !== user.id && !other.verified && other.emailKey === user.emailKey) this.endRegistration(other, now);
     }
-    // Reset links went to the old address.
+    // Reset links went to the old address: those not sent yet are not sent at all.
     this.deleteTokensOf(user.id, 'reset_password');
+    this.supersedeMessages(user.id, 'passwordReset', now);
     const endedSessions = change.endOtherSessions
       ? this.deleteSessionsOf(user.id, (session) => session.id !== change.keepSessionId)
       : 0;
@@ -874,6 +880,7 @@ export class MemoryUserStore implements UserStore {
     this.assertMessageIdFree(message);
     this.assertAuditIdFree(audit);
     this.insertMessage(user, message);
+    this.failPendingLinks(user.id, changeInstant(audit, message));
     this.removeUser(user);
     this.insertAudit(audit, userId);
     return 'ok';
@@ -945,13 +952,17 @@ export class MemoryUserStore implements UserStore {
     );
   }
 
-  /** The user's pending links that no worker holds fail as superseded: their tokens are gone. */
+  /**
+   * The user's pending links that no worker holds fail as superseded: their tokens are gone. One a worker holds is
+   * left to finish, but never tried again (see `giveUpHeld`).
+   */
   private failPendingLinks(userId: string, now: Date): void {
     for (const row of this.outbox.values()) {
-      if (row.userId === userId && row.status === 'pending' && row.claimId === null && row.sealedToken !== null) {
+      if (row.userId !== userId || row.status !== 'pending' || row.sealedToken === null) continue;
+      if (row.claimId === null) {
         Object.assign(row, { status: 'failed', sealedToken: null, lastError: SUPERSEDED_ERROR });
         row.updatedAt = new Date(now);
-      }
+      } else giveUpHeld(row, now);
     }
   }
 
@@ -996,9 +1007,10 @@ export class MemoryUserStore implements UserStore {
     user.updatedAt = new Date(now);
     this.deleteSessionsOf(user.id);
     this.deleteTokensOf(user.id, 'reset_password');
+    this.supersedeMessages(user.id, 'passwordReset', now);
     // A change of address asked for under the old password goes with it, and so do the login challenges. The second
     // factor and its recovery codes stay: a reset must not switch the second factor off.
-    this.deleteEmailChangeOf(user.id);
+    this.dropEmailChange(user.id, now);
     this.deleteLoginChallengesOf(user.id);
   }
 
@@ -1058,6 +1070,22 @@ export class MemoryUserStore implements UserStore {
     }
   }
 
+  /**
+   * The user's pending change of address goes, and its link, if no worker holds it yet, is never sent. With
+   * `keptSessionId` (ending the other sessions), a change that this kept session asked for stays; null: no session
+   * is kept (its own is gone or another's), so any change goes.
+   */
+  private dropEmailChange(userId: string, at: Date, keptSessionId?: string | null): void {
+    let dropped = 0;
+    for (const [hash, change] of this.emailChanges) {
+      if (change.userId !== userId || (keptSessionId && change.keepSessionId === keptSessionId)) continue;
+      this.emailChanges.delete(hash);
+      dropped++;
+    }
+    // Ending every session fails the links whatever was found; ending the others only when a change went.
+    if (keptSessionId === undefined || dropped > 0) this.supersedeMessages(userId, 'emailChange', at);
+  }
+
   private liveEmailChange(tokenHash: string, now: Date): StoredEmailChange | null {
     const change = this.emailChanges.get(tokenHash);
     return change && !isAtOrBefore(change.expiresAt, now) ? change : null;
@@ -1112,13 +1140,17 @@ export class MemoryUserStore implements UserStore {
     });
   }
 
-  /** Pending messages of the same kind to the user, that no worker holds, die with the token they carried. */
+  /**
+   * Pending messages of the same kind to the user, that no worker holds, die with the token they carried; one a worker
+   * holds is left to finish, but never tried again (see `giveUpHeld`).
+   */
   private supersedeMessages(userId: string, kind: OutboxKind, at: Date): void {
     for (const row of this.outbox.values()) {
-      if (row.userId === userId && row.kind === kind && row.status === 'pending' && row.claimId === null) {
+      if (row.userId !== userId || row.kind !== kind || row.status !== 'pending') continue;
+      if (row.claimId === null) {
         Object.assign(row, { status: 'failed', sealedToken: null, lastError: SUPERSEDED_ERROR });
         row.updatedAt = new Date(at);
-      }
+      } else giveUpHeld(row, at);
     }
   }
 
@@ -1248,6 +1280,14 @@ function copyLoginChallenge(challenge: StoredLoginChallenge): StoredLoginChallen
     ip: challenge.ip ?? null,
     userAgent: challenge.userAgent ?? null,
   };
+}
+
+/**
+ * A dead link a worker is sending right now: the send under way cannot be called back, but a failed one is not tried
+ * again, as its give-up time is now (the next claim fails it as expired).
+ */
+function giveUpHeld(row: OutboxRow, at: Date): void {
+  if (row.giveUpAt.getTime() > at.getTime()) row.giveUpAt = new Date(at);
 }
 
 function copyEmailChange(change: StoredEmailChange): StoredEmailChange {

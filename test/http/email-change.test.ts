@@ -181,16 +181,29 @@ for (const driver of DRIVERS)
 
     it('refuses a malformed or the current address, and bodies of the wrong shape', async () => {
       const alice = await createUser('alice');
+      const before = smtp.received.length;
       for (const new_email of ['not an address', 'ALICE@example.com']) {
         const response = await requestChange(alice, { new_email });
         expectStatus(response, 400);
         expect(response.body.detail.code, new_email).to.equal('invalid_email');
       }
-      for (const body of [{}, { new_email: 42 }, { new_email: 'a@example.com', end_other_sessions: 'yes' }]) {
+      // The document types end_other_sessions boolean, never null: a null is refused like any other wrong type.
+      for (const body of [
+        {},
+        { new_email: 42 },
+        { new_email: null },
+        { new_email: 'a@example.com', end_other_sessions: 'yes' },
+        { new_email: 'a@example.com', end_other_sessions: null },
+      ]) {
         const response = await requestChange(alice, body);
         expectStatus(response, 400);
         expect(response.body.detail.code, JSON.stringify(body)).to.equal('validation_error');
       }
+      const nulled = await requestChange(alice, { new_email: 'a@example.com', end_other_sessions: null });
+      const wrongType = await requestChange(alice, { new_email: 'a@example.com', end_other_sessions: 'yes' });
+      expect(nulled.body.detail.detail).to.equal(wrongType.body.detail.detail);
+      await t.drain();
+      expect(smtp.received.length, 'nothing is sent').to.equal(before);
       const unknown = await confirm('x'.repeat(43));
       expectStatus(unknown, 400);
       expect(unknown.body.detail.code).to.equal('invalid_email_change_token');

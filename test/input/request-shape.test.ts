@@ -58,6 +58,19 @@ for (const driver of DRIVERS)
       expect(t.calls.size, 'the core was not reached').to.equal(0);
     });
 
+    it('a null in a field the document types (optional or not) is 400 validation_error, never read as left out', async () => {
+      for (const body of [
+        { challenge_token: 'x', code: null },
+        { challenge_token: 'x', recovery_code: null },
+        { challenge_token: null, code: '123456' },
+      ]) {
+        const response = await t.http.post(`${PREFIX}/login/second-factor`).send(body);
+        expectCode(response, 400, 'validation_error');
+      }
+      expectCode(await t.http.post(`${PREFIX}/login`).send({ username: null, password: 'x' }), 400, 'validation_error');
+      expect(t.calls.size, 'the core was not reached').to.equal(0);
+    });
+
     it('a method the router does not know is 405 with Allow on a route and 404 elsewhere, never 501', async () => {
       const propfind = await t.http.propfind(`${PREFIX}/login`);
       expectCode(propfind, 405, 'method_not_allowed');

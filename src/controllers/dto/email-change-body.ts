@@ -1,6 +1,7 @@
-import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsString, MaxLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { MAX_EMAIL } from './bounds';
+import { OptionalField } from './optional-field';
 
 /** POST /email-change */
 export class EmailChangeBody {
@@ -11,6 +12,6 @@ export class EmailChangeBody {
 
   @JSONSchema({ description: 'End every other session when the change is made. Default true.' })
   @IsBoolean()
-  @IsOptional()
+  @OptionalField()
   end_other_sessions?: boolean;
 }

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Kysely, type SelectQueryBuilder, type Updateable } from 'kysely';
 import type { AuditEvent, AuditQuery, NewAuditEvent } from '../../services/audit-event';
 import { type Awaitable, whenReady } from '../../services/awaitable';
-import { carriesLink, OUTBOX_KINDS, SUPERSEDED_ERROR, type OutboxKind } from '../../services/outbox-message';
+import {
+  carriesLink,
+  changeInstant,
+  OUTBOX_KINDS,
+  SUPERSEDED_ERROR,
+  type OutboxKind,
+} from '../../services/outbox-message';
 import {
   AccessAnswer,
   AccessQuery,
@@ -263,7 +269,7 @@ export class SqlUserStore implements UserStore {
         .returningAll()
         .executeTakeFirst();
       if (!row) return null;
-      await endSessionsAndResets(trx, userId);
+      await endSessionsAndResets(trx, userId, now);
       await insertMessage(trx, message, row);
       await insertAudit(trx, audit, userId);
       return fromUserRow(row);
@@ -286,7 +292,7 @@ export class SqlUserStore implements UserStore {
       }
       const recipient = await replacePasswordHash(trx, userId, expectedHash, newPasswordHash, now);
       if (!recipient) return false;
-      await endSessionsAndResets(trx, userId);
+      await endSessionsAndResets(trx, userId, now);
       await insertMessage(trx, message, recipient);
       await insertAudit(trx, audit, userId);
       return true;
@@ -325,6 +331,8 @@ export class SqlUserStore implements UserStore {
         return false;
       }
       await insertMessage(trx, message, recipient);
+      // Its links die with its tokens and its pending change; the notice just queued carries none and goes.
+      await failPendingLinks(trx, [userId], changeInstant(audit, message));
       if ((await deleteUsersWithDependents(trx, [userId])) === 0) return false;
       await insertAudit(trx, audit, userId);
       return true;
@@ -418,6 +426,8 @@ export class SqlUserStore implements UserStore {
       const user = await this.lockedRecipient(trx, userId);
       const ended = await trx.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
       const count = Number(ended.numDeletedRows);
+      // Ending every session leaves no change of address waiting either (the "it was not me" button).
+      await dropEmailChange(trx, userId, changeInstant(audit));
       if (user) await insertAudit(trx, audit, userId, { sessions_ended: count });
       return count;
     });
@@ -447,12 +457,22 @@ export class SqlUserStore implements UserStore {
   async deleteOtherSessions(userId: string, keepTokenHash: string, audit?: NewAuditEvent): Promise<number> {
     // A login committing meanwhile keeps its session, as if it had come just after: the one order that can be.
     return this.write(async (trx) => {
+      // The user row first (the lock order): a confirmation of the pending change, which locks it before the change
+      // and the sessions, queues here instead of deadlocking.
+      await this.lockedRecipient(trx, userId);
       const result = await trx
         .deleteFrom('sessions')
         .where('user_id', '=', userId)
         .where('token_hash', '<>', keepTokenHash)
         .executeTakeFirst();
       const count = Number(result.numDeletedRows);
+      const kept = await trx
+        .selectFrom('sessions')
+        .select('id')
+        .where('token_hash', '=', keepTokenHash)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      await dropEmailChange(trx, userId, changeInstant(audit), kept?.id ?? null);
       if (audit && (await recipientOf(trx, userId))) {
         await insertAudit(trx, audit, userId, { sessions_ended: count });
       }
@@ -1236,7 +1256,7 @@ export class SqlUserStore implements UserStore {
       }
       // Already disabled: the earlier instant stands, and this only makes sure nothing was left to act with.
       // What a password change ends, and the verification links too: nothing is left to act with.
-      await endSessionsAndResets(trx, userId);
+      await endSessionsAndResets(trx, userId, at);
       await deleteTokensOf(trx, userId, 'verify_email');
       await failPendingLinks(trx, [userId], at);
       await insertAudit(trx, audit, userId);
@@ -1291,6 +1311,7 @@ export class SqlUserStore implements UserStore {
         return 'last_holder';
       }
       await insertMessage(trx, message, recipient);
+      await failPendingLinks(trx, [userId], changeInstant(audit, message));
       await deleteUsersWithDependents(trx, [userId]);
       await insertAudit(trx, audit, userId);
       return 'ok';
@@ -1496,8 +1517,9 @@ export class SqlUserStore implements UserStore {
       others.map((other) => other.id),
       now,
     );
-    // Reset links went to the old address.
+    // Reset links went to the old address: those not sent yet are not sent at all.
     await deleteTokensOf(trx, change.userId, 'reset_password');
+    await supersedeMessages(trx, change.userId, 'passwordReset', now);
     let endedSessions = 0;
     if (change.endOtherSessions) {
       const ended = await trx
@@ -1649,7 +1671,7 @@ function messageInsert(
 
 /**
  * A new link supersedes the pending messages of the same kind to the user: their tokens were just deleted, so their
- * links are dead. Messages a worker holds right now are left to finish.
+ * links are dead. Messages a worker holds right now are left to finish, but never tried again (`giveUpHeld`).
  */
 async function supersedeMessages(trx: Kysely<Database>, userId: string, kind: OutboxKind, at: Date): Promise<void> {
   await trx
@@ -1664,6 +1686,24 @@ async function supersedeMessages(trx: Kysely<Database>, userId: string, kind: Ou
     .where('kind', '=', kind)
     .where('status', '=', 'pending')
     .where('claim_id', 'is', null)
+    .execute();
+  await giveUpHeld(trx, [userId], at, kind);
+}
+
+/**
+ * Dead links a worker is sending right now: the send under way cannot be called back, but a failed one is not tried
+ * again, as its give-up time becomes `at` (the next claim fails it as expired). Of one kind, or every link.
+ */
+async function giveUpHeld(trx: Kysely<Database>, userIds: string[], at: Date, kind?: OutboxKind): Promise<void> {
+  await trx
+    .updateTable('outbox')
+    .set({ give_up_at: at.getTime() })
+    .where('user_id', 'in', userIds)
+    .where('status', '=', 'pending')
+    .where('claim_id', 'is not', null)
+    .where('give_up_at', '>', at.getTime())
+    .$if(kind !== undefined, (query) => query.where('kind', '=', kind!))
+    .$if(kind === undefined, (query) => query.where('sealed_token', 'is not', null))
     .execute();
 }
 
@@ -1700,14 +1740,40 @@ async function sessionStillOpen(
 
 /**
  * What every password replacement must do in the same transaction: end all sessions, outstanding resets, the
- * pending change of address and the login challenges (all won with the old password). The second factor and its
- * recovery codes stay: a reset must not switch the second factor off.
+ * pending change of address and the login challenges (all won with the old password), and fail the links of those
+ * resets and that change not sent yet. The second factor and its recovery codes stay: a reset must not switch the
+ * second factor off.
  */
-async function endSessionsAndResets(trx: Kysely<Database>, userId: string): Promise<void> {
+async function endSessionsAndResets(trx: Kysely<Database>, userId: string, at: Date): Promise<void> {
   await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
   await deleteTokensOf(trx, userId, 'reset_password');
-  await trx.deleteFrom('email_changes').where('user_id', '=', userId).execute();
+  await supersedeMessages(trx, userId, 'passwordReset', at);
+  await dropEmailChange(trx, userId, at);
   await trx.deleteFrom('login_challenges').where('user_id', '=', userId).execute();
+}
+
+/**
+ * The user's pending change of address goes, and its link, if no worker holds it yet, is never sent. With
+ * `keptSessionId` (ending the other sessions), a change that this kept session asked for stays; null: no session is
+ * kept, so any change goes.
+ */
+async function dropEmailChange(
+  trx: Kysely<Database>,
+  userId: string,
+  at: Date,
+  keptSessionId?: string | null,
+): Promise<void> {
+  const dropped = await trx
+    .deleteFrom('email_changes')
+    .where('user_id', '=', userId)
+    .$if(typeof keptSessionId === 'string', (query) =>
+      query.where((eb) => eb.or([eb('keep_session_id', 'is', null), eb('keep_session_id', '<>', keptSessionId!)])),
+    )
+    .executeTakeFirst();
+  // Ending every session fails the links whatever was found; ending the others only when a change went.
+  if (keptSessionId === undefined || dropped.numDeletedRows > 0n) {
+    await supersedeMessages(trx, userId, 'emailChange', at);
+  }
 }
 
 /** The verified account that owns the address, other than `exceptUserId`, as a recipient. */
@@ -1735,7 +1801,10 @@ async function endRegistrations(trx: Kysely<Database>, userIds: string[], now: D
   await deleteUsersWithDependents(trx, userIds);
 }
 
-/** The users' pending links that no worker holds fail as superseded: their tokens are going. */
+/**
+ * The users' pending links that no worker holds fail as superseded: their tokens are going. Those a worker holds are
+ * left to finish, but never tried again (`giveUpHeld`).
+ */
 async function failPendingLinks(trx: Kysely<Database>, userIds: string[], now: Date): Promise<void> {
   await trx
     .updateTable('outbox')
@@ -1745,6 +1814,7 @@ async function failPendingLinks(trx: Kysely<Database>, userIds: string[], now: D
     .where('claim_id', 'is', null)
     .where('sealed_token', 'is not', null)
     .execute();
+  await giveUpHeld(trx, userIds, now);
 }
 
 /** Whether the user is disabled (false for an unknown user). */

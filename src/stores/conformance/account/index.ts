@@ -5,6 +5,7 @@ import { describeAudit } from './audit';
 import { describeCouplings } from './couplings';
 import { describeDeleteUser } from './delete-user';
 import { describeEmailChange } from './email-change';
+import { describeEmailChangeDrops } from './email-change-drops';
 import { describePasswords } from './passwords';
 import { describeRaces } from './races';
 import { describeRoles } from './roles';
@@ -28,6 +29,7 @@ export function describeAccountStoreAreas(suite: ConformanceSuite): void {
   describeSessions(suite);
   describeSessionDetails(suite);
   describeEmailChange(suite);
+  describeEmailChangeDrops(suite);
   describeSecondFactor(suite);
   describeRoles(suite);
   describeCouplings(suite);

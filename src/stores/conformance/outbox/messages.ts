@@ -359,6 +359,33 @@ export function describeMessages(suite: ConformanceSuite): void {
       for (const untouched of [held, notice, bobs, newest]) assert.equal(byId.get(untouched.id)!.status, 'pending');
     });
 
+    it('the link of a change of address that logout-all dropped is never claimed; the notices still are', async () => {
+      const alice = await registered('alice');
+      const verifiedAlice = await suite.store.verifyEmail(alice.verificationHash, T0);
+      assert.ok(verifiedAlice);
+      const session = await sessionFor(alice.user.id, 'alice');
+      const [link, notice] = [message('emailChange'), message('emailChangeRequested')];
+      const change = {
+        tokenHash: 'change-alice',
+        userId: alice.user.id,
+        newEmail: 'moved@example.net',
+        newEmailKey: 'moved@example.net',
+        createdAt: new Date(T0),
+        expiresAt: new Date(HOUR_LATER),
+        endOtherSessions: true,
+        keepSessionId: session.id,
+      };
+      await suite.store.requestEmailChange(change, { link, requestedNotice: notice }, session.tokenHash);
+      await suite.store.deleteUserSessions(alice.user.id);
+
+      const claimed = await suite.store.claimDueMessages(HOUR_LATER, DAY_LATER, 100);
+      assert.deepEqual(
+        claimed.map((one) => one.id),
+        [notice.id],
+      );
+      assert.deepEqual(await suite.store.retryMessages({ id: link.id }, HOUR_LATER, DAY_LATER), 0, 'nor retried');
+    });
+
     it('deleteExpired removes sent and failed messages last changed by the cutoff, never pending ones', async () => {
       const { user } = await registered('alice');
       const [oldSent, oldFailed, recentSent, pending] = [0, 1, 2, 3].map(() => message('emailVerified'));
