@@ -19,12 +19,11 @@ import type { AuditDetails, AuditEventType, NewAuditEvent } from './audit-event'
 import { operator, type AuditParties } from './audit-trail';
 import { checkPermissionName, checkRoleName } from './identity';
 import { type CursorKey, type CursorScope, PageCursors } from './page-cursor';
+import { isRecordId } from './record-id';
 import type { StoredUser } from './types';
 
 /** Longest prefix a user search takes: the longest address. */
 const MAX_PREFIX_LENGTH = 254;
-/** What an account id can look like (a UUID; a host's store may use other short ids): anything else names none. */
-const ACCOUNT_ID_PATTERN = /^[A-Za-z0-9-]{1,128}$/;
 
 const userNotFound = () => new AccountError('user_not_found', 'No user has this id');
 const lastAdministrator = () =>
@@ -312,7 +311,7 @@ export class Administration {
 
   /** The id typed, when it names an existing account; otherwise null (it may be an address or any text). */
   private async accountNamedBy(userId: string | undefined): Promise<string | null> {
-    if (userId === undefined || !ACCOUNT_ID_PATTERN.test(userId)) return null;
+    if (!isRecordId(userId)) return null;
     return (await this.core.store.findUserById(userId)) ? userId : null;
   }
 
