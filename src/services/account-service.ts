@@ -413,9 +413,13 @@ export class AccountService {
     return this.secondFactors.startEnrolment(token);
   }
 
-  /** Turns the second factor on with a right code; returns the recovery codes, once. */
-  confirmTotpEnrolment(token: string, code: string): Promise<{ recoveryCodes: string[] }> {
-    return this.secondFactors.confirmEnrolment(token, code);
+  /** Turns the second factor on with a right code, ending the other sessions by default; the recovery codes, once. */
+  confirmTotpEnrolment(
+    token: string,
+    code: string,
+    options: { endOtherSessions?: boolean } = {},
+  ): Promise<{ recoveryCodes: string[] }> {
+    return this.secondFactors.confirmEnrolment(token, code, options);
   }
 
   /** Replaces the recovery codes (recent password and a code); returns the new ones, once. */

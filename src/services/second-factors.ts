@@ -34,6 +34,11 @@ const invalidChallenge = () =>
 const invalidCode = () => new AccountError('invalid_second_factor_code', 'The code is not right');
 const alreadyEnabled = () => new AccountError('second_factor_already_enabled', 'Two-factor sign-in is already on');
 const notEnabled = () => new AccountError('second_factor_not_enabled', 'Two-factor sign-in is not on');
+const setupReplaced = () =>
+  new AccountError(
+    'second_factor_setup_replaced',
+    'Set-up was started again meanwhile; use a code of the newest secret',
+  );
 
 /**
  * The second factor: an authenticator app (TOTP) with single-use recovery codes. A right password for an account
@@ -146,10 +151,16 @@ export class SecondFactors {
   }
 
   /**
-   * Completes enrolment with a right code: the factor is on, this session counts as made with it, and the recovery
-   * codes are returned, once.
+   * Completes enrolment with a right code: the factor is on, this session counts as made with it, the other
+   * sessions end (unless `endOtherSessions` is false: a session someone else holds must not outlive the factor
+   * meant to keep them out), and the recovery codes are returned, once. Exactly the secret the code was checked
+   * against is switched on: a start that replaced it meanwhile makes this `second_factor_setup_replaced`.
    */
-  async confirmEnrolment(token: string, code: string): Promise<{ recoveryCodes: string[] }> {
+  async confirmEnrolment(
+    token: string,
+    code: string,
+    { endOtherSessions = true }: { endOtherSessions?: boolean } = {},
+  ): Promise<{ recoveryCodes: string[] }> {
     const { user, session } = await this.core.requireRecentSession(token);
     const factor = await this.core.store.getSecondFactor(user.id);
     if (!factor) throw notEnabled();
@@ -161,23 +172,40 @@ export class SecondFactors {
     if (step === null) throw invalidCode();
     await this.core.forgetPasswordGuesses(user.usernameKey);
     const recoveryCodes = newRecoveryCodes();
-    const hashes = recoveryCodes.map((typed) => this.recoveryCodeHash(user.id, typed));
+    const recoveryCodeHashes = recoveryCodes.map((typed) => this.recoveryCodeHash(user.id, typed));
     const notice = this.notice('secondFactorEnabled', now);
-    // This session just proved the factor: it counts as made with it, as a sign-in with a code would.
     const audit = this.core.audit.event('second_factor_enabled', 'success', self(user.id));
     const enabled = await this.core.store.enableSecondFactor(
-      user.id,
-      step,
-      hashes,
-      now,
+      {
+        userId: user.id,
+        // The compare-and-set: the waiting factor whose secret the code just proved, and no other.
+        sealedSecret: factor.sealedSecret,
+        step,
+        recoveryCodeHashes,
+        now,
+        // This session just proved the factor: it counts as made with it, as a sign-in with a code would.
+        sessionTokenHash: session.tokenHash,
+        endOtherSessions,
+      },
       notice,
-      session.tokenHash,
       audit,
     );
-    if (!enabled) throw alreadyEnabled();
+    if (!enabled) throw await this.whyNotEnabled(user.id);
     this.core.logger.info({ event: 'second_factor_enabled', outcome: 'success', userId: user.id }, 'second factor on');
     this.core.delivery?.nudge();
     return { recoveryCodes };
+  }
+
+  /** Why an enabling changed nothing: the factor as it is now (on, gone, or another secret waiting). */
+  private async whyNotEnabled(userId: string): Promise<AccountError> {
+    const now = await this.core.store.getSecondFactor(userId);
+    if (now?.enabled) return alreadyEnabled();
+    if (!now) return notEnabled();
+    this.core.logger.info(
+      { event: 'second_factor_enabled', outcome: 'setup_replaced', userId },
+      'second factor set-up was replaced while its confirmation was under way',
+    );
+    return setupReplaced();
   }
 
   /** New recovery codes in place of the old ones: a recent password and a code (TOTP or recovery). */

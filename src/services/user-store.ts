@@ -24,6 +24,7 @@ export type {
   NewUser,
   RevokeRoleResult,
   RoleSummary,
+  SecondFactorEnabling,
 } from './account-store';
 export type {
   AdminStore,

@@ -8,6 +8,7 @@ export type {
   GrantResult,
   NewUser,
   RoleSummary,
+  SecondFactorEnabling,
   StoredSession,
   StoredToken,
   StoredUser,

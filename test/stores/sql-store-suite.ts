@@ -502,7 +502,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           lastUsedStep: null,
         };
         assert.equal(await store.startSecondFactor(factor), true);
-        assert.equal(await store.enableSecondFactor(user.id, 100, ['code-1', 'code-2', 'code-3'], T0), true);
+        assert.equal(await store.enableSecondFactor(enablingOf(user.id, 100, ['code-1', 'code-2', 'code-3'])), true);
         await store.createLoginChallenge({
           tokenHash: 'challenge',
           userId: user.id,
@@ -618,14 +618,14 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
 
         const stopFailing = await harness.failOn(store, 'insert', 'outbox');
         await assert.rejects(
-          store.enableSecondFactor(user.id, 7, ['c1'], T0, notice('secondFactorEnabled', 0)),
+          store.enableSecondFactor(enablingOf(user.id, 7, ['c1']), notice('secondFactorEnabled', 0)),
           /injected failure/,
         );
         await stopFailing();
 
         assert.equal((await store.getSecondFactor(user.id))?.enabled, false);
         assert.equal(await store.countRecoveryCodes(user.id), 0);
-        assert.equal(await store.enableSecondFactor(user.id, 7, ['c1'], T0), true);
+        assert.equal(await store.enableSecondFactor(enablingOf(user.id, 7, ['c1'])), true);
       });
 
       it('consumeRecoveryCode: when queuing the notice fails, the code is not used up', async () => {
@@ -639,7 +639,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           enabledAt: null,
           lastUsedStep: null,
         });
-        await store.enableSecondFactor(user.id, 7, ['c1'], T0);
+        await store.enableSecondFactor(enablingOf(user.id, 7, ['c1']));
 
         const stopFailing = await harness.failOn(store, 'insert', 'outbox');
         await assert.rejects(
@@ -693,6 +693,11 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
 }
 
 /** A notice as the core would queue it; `n` keeps the ids of one test apart. */
+/** The enabling of a factor started as `v1.sealed` (as every factor in this suite is). */
+function enablingOf(userId: string, step: number, recoveryCodeHashes: string[]) {
+  return { userId, sealedSecret: 'v1.sealed', step, recoveryCodeHashes, now: T0 };
+}
+
 function notice(kind: OutboxKind, n: number): NewOutboxMessage {
   return { id: `${kind}-${n}-${randomUUID()}`, kind, sealedToken: null, createdAt: T0, giveUpAt: DAY_LATER };
 }

@@ -24,6 +24,7 @@ import {
   RetryTarget,
   RevokeRoleResult,
   RoleSummary,
+  SecondFactorEnabling,
   SessionCheck,
   StoredEmailChange,
   StoredLoginChallenge,
@@ -682,25 +683,25 @@ export class SqlUserStore implements UserStore {
   }
 
   async enableSecondFactor(
-    userId: string,
-    step: number,
-    recoveryCodeHashes: readonly string[],
-    now: Date,
+    enabling: SecondFactorEnabling,
     message?: NewOutboxMessage,
-    sessionTokenHash?: string,
     audit?: NewAuditEvent,
   ): Promise<boolean> {
+    const { userId, sessionTokenHash } = enabling;
     return this.write(async (trx) => {
+      // The user row first, as `startSecondFactor` locks it: a start and this enabling of one user run one after the
+      // other, and the compare-and-set on the sealed secret sees what the other left.
       const recipient = await this.lockedRecipient(trx, userId);
       if (!recipient) return false;
       const enabled = await trx
         .updateTable('second_factors')
-        .set({ enabled: 1, enabled_at: now.getTime(), last_used_step: step })
+        .set({ enabled: 1, enabled_at: enabling.now.getTime(), last_used_step: enabling.step })
         .where('user_id', '=', userId)
         .where('enabled', '=', 0)
+        .where('sealed_secret', '=', enabling.sealedSecret)
         .executeTakeFirst();
       if (enabled.numUpdatedRows === 0n) return false;
-      await replaceCodes(trx, userId, recoveryCodeHashes, now);
+      await replaceCodes(trx, userId, enabling.recoveryCodeHashes, enabling.now);
       if (sessionTokenHash !== undefined) {
         await trx
           .updateTable('sessions')
@@ -709,8 +710,17 @@ export class SqlUserStore implements UserStore {
           .where('user_id', '=', userId)
           .execute();
       }
+      let ended: number | undefined;
+      if (enabling.endOtherSessions) {
+        const deleted = await trx
+          .deleteFrom('sessions')
+          .where('user_id', '=', userId)
+          .$if(sessionTokenHash !== undefined, (query) => query.where('token_hash', '<>', sessionTokenHash!))
+          .executeTakeFirst();
+        ended = Number(deleted.numDeletedRows);
+      }
       await insertMessage(trx, message, recipient);
-      await insertAudit(trx, audit, userId);
+      await insertAudit(trx, audit, userId, ended === undefined ? undefined : { sessions_ended: ended });
       return true;
     });
   }
