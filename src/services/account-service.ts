@@ -379,9 +379,12 @@ export class AccountService {
     return this.sessions.endOthers(token);
   }
 
-  /** Proves the password again on this session (see `SessionDirectory.reauthenticate`). */
-  reauthenticate(token: string, password: string): Promise<{ authenticatedUntil: Date }> {
-    return this.sessions.reauthenticate(token, password);
+  /**
+   * Proves the password again on this session, and a code (TOTP or recovery) when the account has a second factor
+   * on (see `SessionDirectory.reauthenticate`).
+   */
+  reauthenticate(token: string, password: string, code?: string): Promise<{ authenticatedUntil: Date }> {
+    return this.sessions.reauthenticate(token, password, code, this.secondFactors);
   }
 
   // --- Email change ----------------------------------------------------------------------------------------------

@@ -353,6 +353,8 @@ export interface AccountStore {
    */
   disableSecondFactor(userId: string, now: Date, message?: NewOutboxMessage, audit?: NewAuditEvent): Promise<boolean>;
   createLoginChallenge(challenge: StoredLoginChallenge, audit?: NewAuditEvent): Promise<void>;
+  /** The unexpired challenge of this hash as it is, counting nothing; null when unknown, used or expired. */
+  findLoginChallenge(tokenHash: string, now: Date): Promise<StoredLoginChallenge | null>;
   /**
    * Counts one answer to a live challenge, atomically: when it is unexpired and has had fewer than `maxAttempts`
    * answers, its `attempts` goes up by one and the challenge is returned as it now is; otherwise null (unknown,

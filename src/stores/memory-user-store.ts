@@ -552,6 +552,11 @@ export class MemoryUserStore implements UserStore {
     this.insertAudit(audit, challenge.userId);
   }
 
+  async findLoginChallenge(tokenHash: string, now: Date): Promise<StoredLoginChallenge | null> {
+    const challenge = this.loginChallenges.get(tokenHash);
+    return challenge && !isAtOrBefore(challenge.expiresAt, now) ? copyLoginChallenge(challenge) : null;
+  }
+
   async takeLoginChallengeAttempt(
     tokenHash: string,
     now: Date,

@@ -163,6 +163,38 @@ for (const kind of TEST_STORES) {
       expectStatus(await me(bob), 200);
     });
 
+    it('re-authentication of an account with the factor on takes a code after the password', async () => {
+      const session = await loginNewUser('alice');
+      const secret = await start(session);
+      const confirmed = await manage(session, '/totp/confirm', { code: totpCode(secret, clock.now()) });
+      expectStatus(confirmed, 200);
+      const recoveryCodes = confirmed.body.recovery_codes as string[];
+      clock.advance(11 * 60_000);
+      const reauthenticate = (body: object) => t.http.post(`${PREFIX}/reauthenticate`).set(bearer(session)).send(body);
+      const endOthers = () => t.http.post(`${PREFIX}/sessions/end-others`).set(bearer(session));
+
+      expectStatus(await reauthenticate({ password: PASSWORD }), 403, 'second_factor_required');
+      expectStatus(await endOthers(), 403, 'reauthentication_required');
+      expectStatus(await reauthenticate({ password: PASSWORD, code: '000000' }), 401, 'invalid_second_factor_code');
+      expectStatus(await reauthenticate({ password: PASSWORD, code: null }), 400);
+      expectStatus(await endOthers(), 403, 'reauthentication_required');
+
+      const confirmedAgain = await reauthenticate({ password: PASSWORD, code: recoveryCodes[0] });
+      expectStatus(confirmedAgain, 200);
+      expect(confirmedAgain.body.reauthenticated_until).to.be.a('string');
+      expectStatus(await endOthers(), 200);
+      const status = await t.http.get(`${PREFIX}/second-factor`).set(bearer(session));
+      expect(status.body.recovery_codes_left, 'the recovery code is spent').to.equal(recoveryCodes.length - 1);
+
+      clock.advance(11 * 60_000);
+      expectStatus(
+        await reauthenticate({ password: PASSWORD, code: recoveryCodes[0] }),
+        401,
+        'invalid_second_factor_code',
+      );
+      expectStatus(await reauthenticate({ password: PASSWORD, code: totpCode(secret, clock.now()) }), 200);
+    });
+
     it('end_other_sessions: false keeps them; a value that is not a boolean is refused', async () => {
       const session = await loginNewUser('alice');
       const laptop = await t.login('alice');

@@ -816,6 +816,16 @@ export class SqlUserStore implements UserStore {
     });
   }
 
+  async findLoginChallenge(tokenHash: string, now: Date): Promise<StoredLoginChallenge | null> {
+    const row = await this.db
+      .selectFrom('login_challenges')
+      .selectAll()
+      .where('token_hash', '=', tokenHash)
+      .where('expires_at', '>', now.getTime())
+      .executeTakeFirst();
+    return row ? fromLoginChallengeRow(row) : null;
+  }
+
   async takeLoginChallengeAttempt(
     tokenHash: string,
     now: Date,

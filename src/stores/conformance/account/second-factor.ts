@@ -512,6 +512,26 @@ export function describeSecondFactor(suite: ConformanceSuite): void {
         assert.equal(await suite.store.takeLoginChallengeAttempt('challenge-used', T0, 5), null);
       });
 
+      it('findLoginChallenge reads a live challenge as it is, counting nothing; null when expired, unknown or used', async () => {
+        const { user } = await enrolled('alice');
+        const challenge = challengeRow(user.id, 'alice', { attempts: 2 });
+        await suite.store.createLoginChallenge(challenge);
+        assert.deepEqual(await suite.store.findLoginChallenge(challenge.tokenHash, T0), challenge);
+        assert.deepEqual(await suite.store.findLoginChallenge(challenge.tokenHash, T0), challenge, 'still 2 answers');
+        const copy = await suite.store.findLoginChallenge(challenge.tokenHash, T0);
+        copy!.attempts = 9;
+        assert.equal((await suite.store.takeLoginChallengeAttempt(challenge.tokenHash, T0, 5))?.attempts, 3);
+        assert.equal((await suite.store.findLoginChallenge(challenge.tokenHash, T0))?.attempts, 3);
+
+        assert.equal(await suite.store.findLoginChallenge(challenge.tokenHash, FIVE_MINUTES_LATER), null, 'expired');
+        assert.ok(
+          await suite.store.findLoginChallenge(challenge.tokenHash, new Date(FIVE_MINUTES_LATER.getTime() - 1)),
+        );
+        assert.equal(await suite.store.findLoginChallenge('unknown', T0), null);
+        assert.equal(await suite.store.consumeLoginChallenge(challenge.tokenHash), true);
+        assert.equal(await suite.store.findLoginChallenge(challenge.tokenHash, T0), null, 'used');
+      });
+
       it('consumeLoginChallenge deletes a challenge once; an unknown one is false', async () => {
         const { user } = await enrolled('alice');
         await suite.store.createLoginChallenge(challengeRow(user.id, 'alice'));
