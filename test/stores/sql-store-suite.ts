@@ -564,6 +564,41 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         assert.equal(results.filter(Boolean).length, 1);
       });
 
+      it('an enabling on one racing new starts of the set-up on the other: the proved secret goes on, or nothing does', async () => {
+        const stores = [await open(), await open()];
+        const waiting = (userId: string, sealedSecret: string) => ({
+          userId,
+          sealedSecret,
+          enabled: false,
+          createdAt: T0,
+          enabledAt: null,
+          lastUsedStep: null,
+        });
+        for (let round = 0; round < 8; round++) {
+          const { user } = await register(stores[round % 2], `racer-${round}`);
+          assert.equal(await stores[0].startSecondFactor(waiting(user.id, `v1.proved-${round}`)), true);
+          const [enabled, ...started] = fulfilled(
+            await Promise.allSettled<boolean>([
+              stores[0].enableSecondFactor(
+                { ...enablingOf(user.id, 7, [`race-${round}`]), sealedSecret: `v1.proved-${round}` },
+                notice('secondFactorEnabled', round),
+              ),
+              ...[0, 1, 2, 3].map((i) => stores[1].startSecondFactor(waiting(user.id, `v1.started-${round}-${i}`))),
+            ]),
+          );
+          const factor = await stores[1].getSecondFactor(user.id);
+          if (enabled) {
+            assert.deepEqual([factor?.enabled, factor?.sealedSecret], [true, `v1.proved-${round}`], `round ${round}`);
+            assert.deepEqual(started, [false, false, false, false], `round ${round}: every start came after`);
+            assert.equal(await stores[1].countRecoveryCodes(user.id), 1);
+          } else {
+            assert.equal(factor?.enabled, false, `round ${round}`);
+            assert.notEqual(factor?.sealedSecret, `v1.proved-${round}`, `round ${round}`);
+            assert.equal(await stores[1].countRecoveryCodes(user.id), 0);
+          }
+        }
+      });
+
       it('switching off racing a code, a step, new codes, a reset and a deletion: none throws, nothing is left', async () => {
         const stores = [await open(), await open()];
         for (let round = 0; round < 8; round++) {
