@@ -74,20 +74,25 @@ export class SecondFactorController {
     summary: 'Switch two-factor sign-in on',
     description:
       'Needs the password proved recently and a code from the authenticator app set up by `POST /second-factor/totp`. ' +
-      'Switches the second factor on, counts this session as signed in with it, mails the owner a notice, and ' +
-      'answers the recovery codes: shown this once, keep them somewhere safe.',
+      'Switches the second factor on, counts this session as signed in with it, ends the account’s other sessions ' +
+      '(unless `end_other_sessions` is false), mails the owner a notice, and answers the recovery codes: shown this ' +
+      'once, keep them somewhere safe. Exactly the secret the code is for goes on: when set-up was started again ' +
+      'meanwhile, the answer is `second_factor_setup_replaced` and nothing changed.',
     response: 'RecoveryCodes',
     errors: [
       'reauthentication_required',
       'invalid_second_factor_code',
       'second_factor_not_enabled',
       'second_factor_already_enabled',
+      'second_factor_setup_replaced',
     ],
     bearer: true,
   })
   @UseBefore(rateLimit('second-factor-manage.ip'))
   async confirmTotp(@BearerToken() token: string, @Body() body: TotpCodeBody, @Accounts() accounts: AccountService) {
-    const { recoveryCodes } = await accounts.confirmTotpEnrolment(token, body.code);
+    const { recoveryCodes } = await accounts.confirmTotpEnrolment(token, body.code, {
+      endOtherSessions: body.end_other_sessions,
+    });
     return { recovery_codes: recoveryCodes };
   }
 

@@ -75,9 +75,12 @@ export class SessionsController {
     summary: 'Confirm your password',
     description:
       'Proves the password again on this session, which may then end other sessions and change the email address ' +
-      'until `reauthenticated_until`. Wrong guesses count against the account like failed logins.',
+      'until `reauthenticated_until`. An account with two-factor sign-in on also sends a `code` (from the ' +
+      'authenticator app, or a recovery code, which this spends): the right password alone is ' +
+      '`second_factor_required` and leaves the session as it was. Wrong passwords and codes count against the ' +
+      'account like failed logins; for an account with a second factor only a right code clears the count.',
     response: 'Reauthenticated',
-    errors: ['invalid_credentials'],
+    errors: ['invalid_credentials', 'second_factor_required', 'invalid_second_factor_code'],
     bearer: true,
   })
   @UseBefore(rateLimit('reauthenticate.ip'), hashingCapacity)
@@ -86,7 +89,7 @@ export class SessionsController {
     @Body() body: ReauthenticateBody,
     @Accounts() accounts: AccountService,
   ) {
-    const { authenticatedUntil } = await accounts.reauthenticate(token, body.password);
+    const { authenticatedUntil } = await accounts.reauthenticate(token, body.password, body.code);
     return { detail: 'Password confirmed', reauthenticated_until: authenticatedUntil.toISOString() };
   }
 }

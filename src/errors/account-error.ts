@@ -28,6 +28,7 @@ export const ACCOUNT_ERROR_CODES = [
   'second_factor_required',
   'second_factor_already_enabled',
   'second_factor_not_enabled',
+  'second_factor_setup_replaced',
   // Not in the spec's table: administration and disabled accounts.
   'account_disabled',
   'user_not_found',

@@ -33,6 +33,8 @@ const STATUS_BY_CODE: Record<AccountErrorCode, number> = {
   second_factor_required: 403,
   second_factor_already_enabled: 409,
   second_factor_not_enabled: 409,
+  // Set-up was started again while this confirm was under way: its code proved a secret that is no longer waiting.
+  second_factor_setup_replaced: 409,
   // Told only after the right password, like `unverified_user`: whoever knows the password may learn the state.
   account_disabled: 403,
   // Admin routes only, after the permission check: an administrator may learn which accounts exist.

@@ -44,6 +44,10 @@ export const ACCOUNT_ERROR_DESCRIPTIONS: Record<AccountErrorCode, string> = {
   second_factor_not_enabled:
     'Two-factor sign-in is not on for this account (or enrolment was not started), so there is nothing to confirm, ' +
     'regenerate or switch off.',
+  second_factor_setup_replaced:
+    'Set-up was started again (`POST /second-factor/totp`) while this confirmation was under way: the code was for ' +
+    'a secret that no longer waits, nothing was switched on and no recovery codes were made. Confirm with a code ' +
+    'of the newest secret.',
   account_disabled:
     'The password is right, but an administrator has disabled the account. Told only after the right password, like ' +
     '`unverified_user`, so it tells nothing to someone who does not know the password.',

@@ -194,6 +194,7 @@ export class AccountContext {
     password: string,
     message: string,
     event: 'password_change' | 'account_deleted' | 'reauthenticate',
+    { clearGuesses = true }: { clearGuesses?: boolean } = {},
   ): Promise<void> {
     // A stolen session must not make the current-password check an unthrottled oracle: it shares login's budget.
     await this.takePasswordGuess(user.usernameKey, user.id);
@@ -205,7 +206,8 @@ export class AccountContext {
       await this.audit.record(event, 'wrong_password', self(user.id));
       throw new AccountError('invalid_credentials', message);
     }
-    await this.forgetPasswordGuesses(user.usernameKey);
+    // Not when a code is still to come: for an account with a second factor only a right code clears the count.
+    if (clearGuesses) await this.forgetPasswordGuesses(user.usernameKey);
   }
 
   /**

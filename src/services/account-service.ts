@@ -379,9 +379,12 @@ export class AccountService {
     return this.sessions.endOthers(token);
   }
 
-  /** Proves the password again on this session (see `SessionDirectory.reauthenticate`). */
-  reauthenticate(token: string, password: string): Promise<{ authenticatedUntil: Date }> {
-    return this.sessions.reauthenticate(token, password);
+  /**
+   * Proves the password again on this session, and a code (TOTP or recovery) when the account has a second factor
+   * on (see `SessionDirectory.reauthenticate`).
+   */
+  reauthenticate(token: string, password: string, code?: string): Promise<{ authenticatedUntil: Date }> {
+    return this.sessions.reauthenticate(token, password, code, this.secondFactors);
   }
 
   // --- Email change ----------------------------------------------------------------------------------------------
@@ -413,9 +416,13 @@ export class AccountService {
     return this.secondFactors.startEnrolment(token);
   }
 
-  /** Turns the second factor on with a right code; returns the recovery codes, once. */
-  confirmTotpEnrolment(token: string, code: string): Promise<{ recoveryCodes: string[] }> {
-    return this.secondFactors.confirmEnrolment(token, code);
+  /** Turns the second factor on with a right code, ending the other sessions by default; the recovery codes, once. */
+  confirmTotpEnrolment(
+    token: string,
+    code: string,
+    options: { endOtherSessions?: boolean } = {},
+  ): Promise<{ recoveryCodes: string[] }> {
+    return this.secondFactors.confirmEnrolment(token, code, options);
   }
 
   /** Replaces the recovery codes (recent password and a code); returns the new ones, once. */

@@ -27,6 +27,21 @@ export type NewUser = Omit<StoredUser, 'updatedAt' | 'verified' | 'disabledAt'>;
 export type CreateUserResult =
   { ok: true; user: StoredUser; addressOwned: boolean } | { ok: false; conflict: 'username' };
 
+/** What `enableSecondFactor` switches on, and what it does to the user's sessions, in one transaction. */
+export interface SecondFactorEnabling {
+  userId: string;
+  /** The waiting factor's sealed secret, as read before its code was checked: only that factor is switched on. */
+  sealedSecret: string;
+  /** The time step of the code that proved it: the factor's last used step. */
+  step: number;
+  recoveryCodeHashes: readonly string[];
+  now: Date;
+  /** The session that proved the code: marked as made with a second factor, and kept by `endOtherSessions`. */
+  sessionTokenHash?: string;
+  /** End every other session of the user (all but `sessionTokenHash`'s). */
+  endOtherSessions?: boolean;
+}
+
 /** What `createUser` does besides inserting the user and its verification token, in the same transaction. */
 export interface CreateUserOptions {
   /** The verification link, queued to the new user when no verified account holds the address. */
@@ -314,17 +329,17 @@ export interface AccountStore {
    */
   startSecondFactor(factor: StoredSecondFactor): Promise<boolean>;
   /**
-   * Atomically enables the user's waiting factor with `step` as its last used step, replaces the user's recovery
-   * codes with these hashes and queues the message; the session of `sessionTokenHash`, when it is the user's, is
-   * marked as made with a second factor (it just proved one). False, and nothing changed, when no factor is waiting.
+   * Atomically enables the user's waiting factor, only when it is still the one whose sealed secret the code was
+   * checked against (`enabling.sealedSecret`: a compare-and-set, so a start that replaced it meanwhile makes this
+   * fail rather than switch on a secret no code proved), with `step` as its last used step; replaces the user's
+   * recovery codes with these hashes and queues the message. The session of `sessionTokenHash`, when it is the
+   * user's, is marked as made with a second factor (it just proved one); with `endOtherSessions`, every other
+   * session of the user ends (the audit event's details get `sessions_ended`). False, and nothing changed, when that
+   * factor is not waiting (none, another one, or already enabled).
    */
   enableSecondFactor(
-    userId: string,
-    step: number,
-    recoveryCodeHashes: readonly string[],
-    now: Date,
+    enabling: SecondFactorEnabling,
     message?: NewOutboxMessage,
-    sessionTokenHash?: string,
     audit?: NewAuditEvent,
   ): Promise<boolean>;
   /**
@@ -354,6 +369,8 @@ export interface AccountStore {
    */
   disableSecondFactor(userId: string, now: Date, message?: NewOutboxMessage, audit?: NewAuditEvent): Promise<boolean>;
   createLoginChallenge(challenge: StoredLoginChallenge, audit?: NewAuditEvent): Promise<void>;
+  /** The unexpired challenge of this hash as it is, counting nothing; null when unknown, used or expired. */
+  findLoginChallenge(tokenHash: string, now: Date): Promise<StoredLoginChallenge | null>;
   /**
    * Counts one answer to a live challenge, atomically: when it is unexpired and has had fewer than `maxAttempts`
    * answers, its `attempts` goes up by one and the challenge is returned as it now is; otherwise null (unknown,

@@ -34,6 +34,11 @@ const invalidChallenge = () =>
 const invalidCode = () => new AccountError('invalid_second_factor_code', 'The code is not right');
 const alreadyEnabled = () => new AccountError('second_factor_already_enabled', 'Two-factor sign-in is already on');
 const notEnabled = () => new AccountError('second_factor_not_enabled', 'Two-factor sign-in is not on');
+const setupReplaced = () =>
+  new AccountError(
+    'second_factor_setup_replaced',
+    'Set-up was started again meanwhile; use a code of the newest secret',
+  );
 
 /**
  * The second factor: an authenticator app (TOTP) with single-use recovery codes. A right password for an account
@@ -77,21 +82,27 @@ export class SecondFactors {
   /**
    * Answers a login challenge: the session token when the code is right. The answer is counted before the code is
    * checked, so concurrent guesses cannot exceed the challenge's budget; the challenge is spent by the one answer
-   * that succeeds. A password reset or change since the challenge was given kills it.
+   * that succeeds. A password reset or change since the challenge was given kills it. The account's guess budget is
+   * asked first: an answer it refuses (`rate_limited`) spends none of the challenge's answers.
    */
   async completeSignIn(challengeToken: string, proof: SecondFactorProof, client?: SessionClient): Promise<string> {
     if (!isRawToken(challengeToken)) throw invalidChallenge();
     const tokenHash = this.core.tokens.hash(challengeToken);
     const now = this.core.clock.now();
     const { store, options, logger } = this.core;
-    const challenge = await store.takeLoginChallengeAttempt(tokenHash, now, options.loginChallengeMaxAttempts);
-    const user = challenge && (await store.findUserById(challenge.userId));
-    if (!challenge || !user || !this.sameBinding(challenge.passwordBinding, user.passwordHash)) {
+    const refuse = async (userId: string | null) => {
       logger.info({ event: 'login_second_factor', outcome: 'invalid_challenge' }, 'second factor refused');
-      await this.core.audit.record('login_second_factor', 'invalid_challenge', anonymous(user?.id ?? null));
-      throw invalidChallenge();
-    }
+      await this.core.audit.record('login_second_factor', 'invalid_challenge', anonymous(userId));
+      return invalidChallenge();
+    };
+    // Read first, counting nothing: the account is known only from the challenge.
+    const found = await store.findLoginChallenge(tokenHash, now);
+    const user = found && (await store.findUserById(found.userId));
+    if (!found || !user || found.attempts >= options.loginChallengeMaxAttempts) throw await refuse(user?.id ?? null);
+    if (!this.sameBinding(found.passwordBinding, user.passwordHash)) throw await refuse(user.id);
     await this.core.takePasswordGuess(user.usernameKey, user.id);
+    const challenge = await store.takeLoginChallengeAttempt(tokenHash, now, options.loginChallengeMaxAttempts);
+    if (!challenge) throw await refuse(user.id);
     if (!(await this.proves(user, proof, now, anonymous(user.id)))) {
       logger.info({ event: 'login_second_factor', outcome: 'wrong_code', userId: user.id }, 'second factor refused');
       await this.core.audit.record('login_second_factor', 'wrong_code', anonymous(user.id));
@@ -146,10 +157,16 @@ export class SecondFactors {
   }
 
   /**
-   * Completes enrolment with a right code: the factor is on, this session counts as made with it, and the recovery
-   * codes are returned, once.
+   * Completes enrolment with a right code: the factor is on, this session counts as made with it, the other
+   * sessions end (unless `endOtherSessions` is false: a session someone else holds must not outlive the factor
+   * meant to keep them out), and the recovery codes are returned, once. Exactly the secret the code was checked
+   * against is switched on: a start that replaced it meanwhile makes this `second_factor_setup_replaced`.
    */
-  async confirmEnrolment(token: string, code: string): Promise<{ recoveryCodes: string[] }> {
+  async confirmEnrolment(
+    token: string,
+    code: string,
+    { endOtherSessions = true }: { endOtherSessions?: boolean } = {},
+  ): Promise<{ recoveryCodes: string[] }> {
     const { user, session } = await this.core.requireRecentSession(token);
     const factor = await this.core.store.getSecondFactor(user.id);
     if (!factor) throw notEnabled();
@@ -161,23 +178,40 @@ export class SecondFactors {
     if (step === null) throw invalidCode();
     await this.core.forgetPasswordGuesses(user.usernameKey);
     const recoveryCodes = newRecoveryCodes();
-    const hashes = recoveryCodes.map((typed) => this.recoveryCodeHash(user.id, typed));
+    const recoveryCodeHashes = recoveryCodes.map((typed) => this.recoveryCodeHash(user.id, typed));
     const notice = this.notice('secondFactorEnabled', now);
-    // This session just proved the factor: it counts as made with it, as a sign-in with a code would.
     const audit = this.core.audit.event('second_factor_enabled', 'success', self(user.id));
     const enabled = await this.core.store.enableSecondFactor(
-      user.id,
-      step,
-      hashes,
-      now,
+      {
+        userId: user.id,
+        // The compare-and-set: the waiting factor whose secret the code just proved, and no other.
+        sealedSecret: factor.sealedSecret,
+        step,
+        recoveryCodeHashes,
+        now,
+        // This session just proved the factor: it counts as made with it, as a sign-in with a code would.
+        sessionTokenHash: session.tokenHash,
+        endOtherSessions,
+      },
       notice,
-      session.tokenHash,
       audit,
     );
-    if (!enabled) throw alreadyEnabled();
+    if (!enabled) throw await this.whyNotEnabled(user.id);
     this.core.logger.info({ event: 'second_factor_enabled', outcome: 'success', userId: user.id }, 'second factor on');
     this.core.delivery?.nudge();
     return { recoveryCodes };
+  }
+
+  /** Why an enabling changed nothing: the factor as it is now (on, gone, or another secret waiting). */
+  private async whyNotEnabled(userId: string): Promise<AccountError> {
+    const now = await this.core.store.getSecondFactor(userId);
+    if (now?.enabled) return alreadyEnabled();
+    if (!now) return notEnabled();
+    this.core.logger.info(
+      { event: 'second_factor_enabled', outcome: 'setup_replaced', userId },
+      'second factor set-up was replaced while its confirmation was under way',
+    );
+    return setupReplaced();
   }
 
   /** New recovery codes in place of the old ones: a recent password and a code (TOTP or recovery). */
@@ -232,6 +266,27 @@ export class SecondFactors {
     return disabled;
   }
 
+  /** Whether the user has a factor on: re-authentication then asks for a code after the password. */
+  async isOn(userId: string): Promise<boolean> {
+    return (await this.core.store.getSecondFactor(userId))?.enabled === true;
+  }
+
+  /**
+   * The code that re-authentication asks for after the right password when the factor is on, as a sign-in's
+   * challenge does: `second_factor_required` without one, and a wrong one counted against the account like a
+   * password guess (only a right code clears the count). A recovery code is spent, a TOTP step used.
+   */
+  async requireReauthenticationCode(user: StoredUser, code: string | undefined): Promise<void> {
+    if (code === undefined) {
+      this.core.logger.info(
+        { event: 'reauthenticate', outcome: 'second_factor_required', userId: user.id },
+        'a code is needed after the password',
+      );
+      throw new AccountError('second_factor_required', 'Two-factor sign-in is on: send a code with the password');
+    }
+    await this.requireCode(user, code, 'reauthenticate');
+  }
+
   /** A change of the factor: a recent password, a factor that is on, and a right code (counted as a guess). */
   private async requireProvedChange(
     token: string,
@@ -239,17 +294,26 @@ export class SecondFactors {
     change: 'recovery_codes_regenerated' | 'second_factor_disabled',
   ): Promise<LiveSession> {
     const live = await this.core.requireRecentSession(token);
-    const { user } = live;
-    if (!(await this.core.store.getSecondFactor(user.id))?.enabled) throw notEnabled();
+    if (!(await this.isOn(live.user.id))) throw notEnabled();
+    await this.requireCode(live.user, code, change);
+    return live;
+  }
+
+  /** A right code (TOTP or recovery, told apart by their shapes), counted as a guess first and spent when right. */
+  private async requireCode(
+    user: StoredUser,
+    code: string,
+    event: 'recovery_codes_regenerated' | 'second_factor_disabled' | 'reauthenticate',
+  ): Promise<void> {
     await this.core.takePasswordGuess(user.usernameKey, user.id);
     const proof = /^[0-9]{6}$/.test(code) ? { code } : { recoveryCode: code };
     if (!(await this.proves(user, proof, this.core.clock.now(), self(user.id)))) {
-      this.core.logger.info({ event: 'second_factor_change', outcome: 'wrong_code', userId: user.id }, 'code refused');
-      await this.core.audit.record(change, 'wrong_code', self(user.id));
+      const logEvent = event === 'reauthenticate' ? event : 'second_factor_change';
+      this.core.logger.info({ event: logEvent, outcome: 'wrong_code', userId: user.id }, 'code refused');
+      await this.core.audit.record(event, 'wrong_code', self(user.id));
       throw invalidCode();
     }
     await this.core.forgetPasswordGuesses(user.usernameKey);
-    return live;
   }
 
   /** Whether the proof is right, spending it: the TOTP step is recorded as used, the recovery code deleted. */

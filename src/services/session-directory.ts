@@ -2,7 +2,11 @@ import { AccountError, invalidSession } from '../errors/account-error';
 import { AccountContext } from './account-context';
 import { operator, self } from './audit-trail';
 import { liveSessionViews } from './session-views';
+import type { SecondFactors } from './second-factors';
 import type { SessionView } from './types';
+
+/** What re-authentication asks of the second factor (`SecondFactors`, handed in by the request's service). */
+export type SecondFactorCheck = Pick<SecondFactors, 'isOn' | 'requireReauthenticationCode'>;
 
 const sessionNotFound = () => new AccountError('session_not_found', 'No such session');
 
@@ -58,11 +62,22 @@ export class SessionDirectory {
 
   /**
    * Proves the password again on this session, which then counts as recently authenticated for
-   * `reauthenticationWindowMs`. Guesses share login's budget for the account, so a stolen session gains no oracle.
+   * `reauthenticationWindowMs`; for an account with a second factor on, a code too (`factors`): at the strength of
+   * its sign-in, or a stolen session and a phished password would be enough for every sensitive change. Guesses of
+   * either share login's budget for the account, so a stolen session gains no oracle.
    */
-  async reauthenticate(token: string, password: string): Promise<{ authenticatedUntil: Date }> {
+  async reauthenticate(
+    token: string,
+    password: string,
+    code: string | undefined,
+    factors: SecondFactorCheck,
+  ): Promise<{ authenticatedUntil: Date }> {
     const { user, session } = await this.core.requireLiveSession(token);
-    await this.core.checkPassword(user, password, 'Password is incorrect', 'reauthenticate');
+    const factorOn = await factors.isOn(user.id);
+    await this.core.checkPassword(user, password, 'Password is incorrect', 'reauthenticate', {
+      clearGuesses: !factorOn,
+    });
+    if (factorOn) await factors.requireReauthenticationCode(user, code);
     const now = this.core.clock.now();
     // Conditional on the hash just verified: a password change or reset that ended this session meanwhile wins.
     const audit = this.core.audit.event('reauthenticate', 'success', self(user.id));

@@ -25,6 +25,7 @@ export type {
   NewUser,
   RevokeRoleResult,
   RoleSummary,
+  SecondFactorEnabling,
 } from './account-store';
 export type {
   AdminStore,

@@ -29,6 +29,7 @@ export type {
   ProtectedChangeResult,
   RevokeRoleResult,
   RoleSummary,
+  SecondFactorEnabling,
   StoredSession,
   StoredToken,
   StoredUser,

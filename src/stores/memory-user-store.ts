@@ -24,6 +24,7 @@ import {
   RetryTarget,
   RevokeRoleResult,
   RoleSummary,
+  SecondFactorEnabling,
   SessionCheck,
   StoredEmailChange,
   StoredLoginChallenge,
@@ -463,28 +464,29 @@ export class MemoryUserStore implements UserStore {
   }
 
   async enableSecondFactor(
-    userId: string,
-    step: number,
-    recoveryCodeHashes: readonly string[],
-    now: Date,
+    enabling: SecondFactorEnabling,
     message?: NewOutboxMessage,
-    sessionTokenHash?: string,
     audit?: NewAuditEvent,
   ): Promise<boolean> {
+    const { userId, sessionTokenHash } = enabling;
     const user = this.users.get(userId);
     const factor = this.secondFactors.get(userId);
-    if (!user || !factor || factor.enabled) return false;
-    this.assertCodeHashesFree(userId, recoveryCodeHashes);
+    // The waiting factor the code was checked against, and no other: a start since then replaced it.
+    if (!user || !factor || factor.enabled || factor.sealedSecret !== enabling.sealedSecret) return false;
+    this.assertCodeHashesFree(userId, enabling.recoveryCodeHashes);
     this.assertMessageIdFree(message);
     this.assertAuditIdFree(audit);
     factor.enabled = true;
-    factor.enabledAt = new Date(now);
-    factor.lastUsedStep = step;
-    this.replaceCodesOf(userId, recoveryCodeHashes);
+    factor.enabledAt = new Date(enabling.now);
+    factor.lastUsedStep = enabling.step;
+    this.replaceCodesOf(userId, enabling.recoveryCodeHashes);
     const session = sessionTokenHash === undefined ? undefined : this.sessions.get(sessionTokenHash);
     if (session?.userId === userId) session.secondFactor = true;
+    const ended = enabling.endOtherSessions
+      ? this.deleteSessionsOf(userId, (other) => other.tokenHash !== sessionTokenHash)
+      : undefined;
     this.insertMessage(user, message);
-    this.insertAudit(audit, userId);
+    this.insertAudit(audit, userId, ended === undefined ? undefined : { sessions_ended: ended });
     return true;
   }
 
@@ -555,6 +557,11 @@ export class MemoryUserStore implements UserStore {
     this.assertAuditIdFree(audit);
     this.loginChallenges.set(challenge.tokenHash, copyLoginChallenge(challenge));
     this.insertAudit(audit, challenge.userId);
+  }
+
+  async findLoginChallenge(tokenHash: string, now: Date): Promise<StoredLoginChallenge | null> {
+    const challenge = this.loginChallenges.get(tokenHash);
+    return challenge && !isAtOrBefore(challenge.expiresAt, now) ? copyLoginChallenge(challenge) : null;
   }
 
   async takeLoginChallengeAttempt(

@@ -7,6 +7,7 @@ import request from 'supertest';
 import { parseMail, startSmtpServer, type SmtpTestServer } from '../email/smtp-test-server';
 import { StandaloneServer } from '../server/standalone-server';
 import { freePort } from '../support/free-port';
+import { totpCode } from '../support/rfc6238';
 import { launchChromium, requireChromium } from './chromium';
 
 const SCREENSHOTS = join(__dirname, '../../../test-artifacts/screenshots');
@@ -128,6 +129,7 @@ describe('browser: sessions and email change, end to end', function () {
     await firefoxRow.getByRole('button', { name: /^End the session of Firefox 128/ }).click();
     await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
     expect(await focusedId(page)).to.equal('reauth-form-password');
+    expect(await page.locator('#reauth-code').isHidden(), 'no code asked without two-factor sign-in').to.equal(true);
     expect(await stillSignedIn(firefox)).to.equal(true);
     await page.getByLabel('Your password').fill('not the password at all');
     await page.getByRole('button', { name: 'Confirm and continue' }).click();
@@ -203,5 +205,60 @@ describe('browser: sessions and email change, end to end', function () {
     }
     expect(consoleProblems, consoleProblems.join('\n')).to.deep.equal([]);
     expect(server.stdout + server.stderr).to.not.include(changeToken);
+  });
+  it('with two-factor sign-in on, confirming it is you takes a code too, and a recovery code used there is spent', async () => {
+    const email = 'carol@example.com';
+    const api = request(server.url);
+    await api.post('/auth/register').send({ username: 'carol', email, password: PASSWORD }).expect(201);
+    const verifyLink = await emailedLink(email, 'verify-email', 0);
+    await api
+      .post('/auth/verify-email')
+      .send({ token: new URL(verifyLink).searchParams.get('token') })
+      .expect(200);
+    const setUp = (await api.post('/auth/login').send({ username: 'carol', password: PASSWORD }).expect(200)).body
+      .access_token as string;
+    const started = await api.post('/auth/second-factor/totp').set('Authorization', `Bearer ${setUp}`).expect(200);
+    const secret = started.body.secret as string;
+    const confirmed = await api
+      .post('/auth/second-factor/totp/confirm')
+      .set('Authorization', `Bearer ${setUp}`)
+      .send({ code: totpCode(secret, new Date()) })
+      .expect(200);
+    const recoveryCodes = confirmed.body.recovery_codes as string[];
+
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/auth/login`);
+    await page.getByLabel('Username').fill('carol');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Two-factor sign-in' }).waitFor();
+    // The set-up's step is spent; the next one is within the drift allowed.
+    await page.getByLabel('Code from your authenticator app').fill(totpCode(secret, new Date(), 1));
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${server.url}/auth/account`);
+    await page.goto(`${server.url}/auth/security`);
+    await page.getByText(/^Two-factor sign-in is on/).waitFor();
+
+    // Past the window the page asks for the password and a code; the password alone is not sent.
+    await page.waitForTimeout(REAUTH_WINDOW_MS + 500);
+    await page.getByRole('button', { name: 'End all other sessions' }).click();
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    expect(await page.locator('#reauth-code').isVisible()).to.equal(true);
+    await page.getByLabel('Your password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Confirm and continue' }).click();
+    expect(await alertText(page)).to.include('Enter a code from your authenticator app');
+    await page.locator('#reauth-form-code').fill('aaaa-bbbb-cccc-dddd');
+    await page.getByRole('button', { name: 'Confirm and continue' }).click();
+    await page.getByRole('alert').getByText('That code is not right').waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, 'security-reauth-second-factor.png'), fullPage: true });
+    await page.getByLabel('Your password').fill(PASSWORD);
+    await page.locator('#reauth-form-code').fill(recoveryCodes[0]);
+    await page.getByRole('button', { name: 'Confirm and continue' }).click();
+    await page.getByRole('status').getByText('One other session has ended.').waitFor();
+    expect(await page.locator('#reauth').isHidden()).to.equal(true);
+
+    const status = await api.get('/auth/second-factor').set('Authorization', `Bearer ${await sessionToken(page)}`);
+    expect(status.body.recovery_codes_left, 'the recovery code is spent').to.equal(recoveryCodes.length - 1);
+    expect(consoleProblems, consoleProblems.join('\n')).to.deep.equal([]);
   });
 });

@@ -38,6 +38,7 @@ describe('errors: the one code → status table', () => {
       second_factor_required: 403,
       second_factor_already_enabled: 409,
       second_factor_not_enabled: 409,
+      second_factor_setup_replaced: 409,
       account_disabled: 403,
       user_not_found: 404,
       last_administrator: 409,

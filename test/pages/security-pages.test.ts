@@ -52,6 +52,14 @@ for (const driver of DRIVERS)
       expect(page).to.match(/<section id="reauth" hidden aria-labelledby="reauth-title">/);
       expect(page).to.include('action="/auth/reauthenticate"');
       expect(page).to.match(/<input id="reauth-form-password" name="password" type="password"/);
+      // The code of an account with two-factor sign-in: hidden and not required until the script finds it on.
+      expect(page).to.match(/<div id="reauth-code" hidden>/);
+      expect(page).to.match(/<input id="reauth-form-code" name="code" type="text" autocomplete="one-time-code"/);
+      expect(page).to.not.match(/<input id="reauth-form-code"[^>]* required/);
+      // Switching two-factor sign-in on ends the other sessions by default, as an email change does.
+      expect(page).to.match(
+        /<input id="totp-confirm-form-end_other_sessions" name="end_other_sessions" type="checkbox" checked/,
+      );
       expect(page).to.include('action="/auth/email-change"');
       expect(page).to.match(/<input id="email-form-new_email" name="new_email" type="email" autocomplete="email"/);
       // Other devices are signed out by default: the person unticks the box to keep them.

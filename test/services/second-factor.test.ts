@@ -152,7 +152,7 @@ describe('AccountService: second factor', () => {
       'invalid_login_challenge',
     );
     const pending = await challenge(h);
-    await h.accounts.reauthenticate(session, STRONG_PASSWORD);
+    await h.accounts.reauthenticate(session, STRONG_PASSWORD, totpCode(secret, h.clock.now()));
     await h.accounts.changePassword(session, STRONG_PASSWORD, OTHER_PASSWORD);
     await expectAccountError(
       h.accounts.completeSignIn(pending, { code: totpCode(secret, h.clock.now()) }),
@@ -182,7 +182,8 @@ describe('AccountService: second factor', () => {
       h.accounts.regenerateRecoveryCodes(session, totpCode(secret, h.clock.now())),
       'reauthentication_required',
     );
-    await h.accounts.reauthenticate(session, STRONG_PASSWORD);
+    // A recovery code, so the authenticator's current step is still free for the change itself.
+    await h.accounts.reauthenticate(session, STRONG_PASSWORD, recoveryCodes[1]);
     await expectAccountError(h.accounts.regenerateRecoveryCodes(session, '123456'), 'invalid_second_factor_code');
     const fresh = await h.accounts.regenerateRecoveryCodes(session, totpCode(secret, h.clock.now()));
     expect(fresh.recoveryCodes).to.have.length(10).and.not.include(recoveryCodes[0]);

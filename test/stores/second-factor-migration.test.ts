@@ -181,7 +181,16 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, Record<
     giveUpAt: new Date(T + 1),
   });
   assert.equal(
-    await store.enableSecondFactor('alice', 5, ['code-1', 'code-2'], new Date(T), notice('m4', 'secondFactorEnabled')),
+    await store.enableSecondFactor(
+      {
+        userId: 'alice',
+        sealedSecret: 'v1.sealed',
+        step: 5,
+        recoveryCodeHashes: ['code-1', 'code-2'],
+        now: new Date(T),
+      },
+      notice('m4', 'secondFactorEnabled'),
+    ),
     true,
   );
   assert.equal(await store.useTotpStep('alice', 6), true);

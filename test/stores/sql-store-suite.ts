@@ -502,7 +502,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           lastUsedStep: null,
         };
         assert.equal(await store.startSecondFactor(factor), true);
-        assert.equal(await store.enableSecondFactor(user.id, 100, ['code-1', 'code-2', 'code-3'], T0), true);
+        assert.equal(await store.enableSecondFactor(enablingOf(user.id, 100, ['code-1', 'code-2', 'code-3'])), true);
         await store.createLoginChallenge({
           tokenHash: 'challenge',
           userId: user.id,
@@ -564,6 +564,41 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         assert.equal(results.filter(Boolean).length, 1);
       });
 
+      it('an enabling on one racing new starts of the set-up on the other: the proved secret goes on, or nothing does', async () => {
+        const stores = [await open(), await open()];
+        const waiting = (userId: string, sealedSecret: string) => ({
+          userId,
+          sealedSecret,
+          enabled: false,
+          createdAt: T0,
+          enabledAt: null,
+          lastUsedStep: null,
+        });
+        for (let round = 0; round < 8; round++) {
+          const { user } = await register(stores[round % 2], `racer-${round}`);
+          assert.equal(await stores[0].startSecondFactor(waiting(user.id, `v1.proved-${round}`)), true);
+          const [enabled, ...started] = fulfilled(
+            await Promise.allSettled<boolean>([
+              stores[0].enableSecondFactor(
+                { ...enablingOf(user.id, 7, [`race-${round}`]), sealedSecret: `v1.proved-${round}` },
+                notice('secondFactorEnabled', round),
+              ),
+              ...[0, 1, 2, 3].map((i) => stores[1].startSecondFactor(waiting(user.id, `v1.started-${round}-${i}`))),
+            ]),
+          );
+          const factor = await stores[1].getSecondFactor(user.id);
+          if (enabled) {
+            assert.deepEqual([factor?.enabled, factor?.sealedSecret], [true, `v1.proved-${round}`], `round ${round}`);
+            assert.deepEqual(started, [false, false, false, false], `round ${round}: every start came after`);
+            assert.equal(await stores[1].countRecoveryCodes(user.id), 1);
+          } else {
+            assert.equal(factor?.enabled, false, `round ${round}`);
+            assert.notEqual(factor?.sealedSecret, `v1.proved-${round}`, `round ${round}`);
+            assert.equal(await stores[1].countRecoveryCodes(user.id), 0);
+          }
+        }
+      });
+
       it('switching off racing a code, a step, new codes, a reset and a deletion: none throws, nothing is left', async () => {
         const stores = [await open(), await open()];
         for (let round = 0; round < 8; round++) {
@@ -618,14 +653,14 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
 
         const stopFailing = await harness.failOn(store, 'insert', 'outbox');
         await assert.rejects(
-          store.enableSecondFactor(user.id, 7, ['c1'], T0, notice('secondFactorEnabled', 0)),
+          store.enableSecondFactor(enablingOf(user.id, 7, ['c1']), notice('secondFactorEnabled', 0)),
           /injected failure/,
         );
         await stopFailing();
 
         assert.equal((await store.getSecondFactor(user.id))?.enabled, false);
         assert.equal(await store.countRecoveryCodes(user.id), 0);
-        assert.equal(await store.enableSecondFactor(user.id, 7, ['c1'], T0), true);
+        assert.equal(await store.enableSecondFactor(enablingOf(user.id, 7, ['c1'])), true);
       });
 
       it('consumeRecoveryCode: when queuing the notice fails, the code is not used up', async () => {
@@ -639,7 +674,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           enabledAt: null,
           lastUsedStep: null,
         });
-        await store.enableSecondFactor(user.id, 7, ['c1'], T0);
+        await store.enableSecondFactor(enablingOf(user.id, 7, ['c1']));
 
         const stopFailing = await harness.failOn(store, 'insert', 'outbox');
         await assert.rejects(
@@ -693,6 +728,11 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
 }
 
 /** A notice as the core would queue it; `n` keeps the ids of one test apart. */
+/** The enabling of a factor started as `v1.sealed` (as every factor in this suite is). */
+function enablingOf(userId: string, step: number, recoveryCodeHashes: string[]) {
+  return { userId, sealedSecret: 'v1.sealed', step, recoveryCodeHashes, now: T0 };
+}
+
 function notice(kind: OutboxKind, n: number): NewOutboxMessage {
   return { id: `${kind}-${n}-${randomUUID()}`, kind, sealedToken: null, createdAt: T0, giveUpAt: DAY_LATER };
 }

@@ -1,4 +1,4 @@
-import { IsString, Matches } from 'class-validator';
+import { IsBoolean, IsString, Matches, ValidateIf } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { TOTP_CODE } from './bounds';
 
@@ -8,4 +8,14 @@ export class TotpCodeBody {
   @Matches(TOTP_CODE, { message: 'code must be six digits' })
   @IsString()
   code!: string;
+
+  @JSONSchema({
+    description:
+      'End every other session of the account as the factor goes on (this one stays). Default true: a session ' +
+      'someone else holds would otherwise outlive the factor meant to keep them out.',
+  })
+  // Absent means the default; null is not a boolean (as the document says), so it is refused like any other value.
+  @ValidateIf((body: TotpCodeBody) => body.end_other_sessions !== undefined)
+  @IsBoolean()
+  end_other_sessions?: boolean;
 }

@@ -695,12 +695,21 @@ export function pagesScript(): void {
     const proofOf = (typed: string) =>
       /^\d{6}$/.test(typed.replace(/\s/g, '')) ? typed.replace(/\s/g, '') : typed.trim();
 
+    /** With two-factor sign-in on, confirming it is you takes a code after the password: the field shows, required. */
+    function askCodeToReauthenticate(on: boolean): void {
+      byId('reauth-code').hidden = !on;
+      const input = byId('reauth-form-code');
+      if (on) input.setAttribute('required', '');
+      else input.removeAttribute('required');
+    }
+
     /** Shows whether two-factor sign-in is on, and the controls that fit. */
     async function loadSecondFactor(): Promise<void> {
       const result = await callApi('GET', '/second-factor', undefined, token);
       const state = result.body as { enabled?: unknown; pending?: unknown; recovery_codes_left?: unknown } | null;
       if (result.status !== 200 || typeof state?.enabled !== 'boolean') return afterFailure(problemOf(result));
       const on = state.enabled;
+      askCodeToReauthenticate(on);
       byId('second-factor-status').textContent = on
         ? 'Two-factor sign-in is on: signing in takes your password and a code from your authenticator app.'
         : state.pending === true
@@ -746,16 +755,27 @@ export function pagesScript(): void {
     show('signed-in');
     await loadSecondFactor();
 
-    onSubmit('reauth-form', async ({ password }, form) => {
-      const result = await callApi('POST', '/reauthenticate', { password }, token);
+    onSubmit('reauth-form', async ({ password, code }, form) => {
+      const asksCode = !byId('reauth-code').hidden;
+      const body = asksCode ? { password, code: proofOf(code) } : { password };
+      const result = await callApi('POST', '/reauthenticate', body, token);
       if (result.status !== 200) {
-        return afterFailure(
-          problemOf(result, {
-            messages: { invalid_credentials: 'The password is wrong.' },
-            fields: { invalid_credentials: 'password' },
-          }),
-          form,
-        );
+        const problem = problemOf(result, {
+          messages: {
+            invalid_credentials: 'The password is wrong.',
+            second_factor_required: 'Two-factor sign-in is on: enter a code from your authenticator app too.',
+            invalid_second_factor_code:
+              'That code is not right. Enter the code the app shows now, or an unused recovery code.',
+          },
+          fields: {
+            invalid_credentials: 'password',
+            second_factor_required: 'code',
+            invalid_second_factor_code: 'code',
+          },
+        });
+        // Turned on elsewhere since this page loaded: ask for the code from now on.
+        if (problem.code === 'second_factor_required') askCodeToReauthenticate(true);
+        return afterFailure(problem, form);
       }
       form.reset();
       hide('reauth');
@@ -808,11 +828,20 @@ export function pagesScript(): void {
         { messages: { second_factor_already_enabled: 'Two-factor sign-in is on already.' } },
       ),
     );
-    onSubmit('totp-confirm-form', ({ code }, form) =>
+    onSubmit('totp-confirm-form', ({ code, end_other_sessions }, form) =>
       guarded(
-        () => callApi('POST', '/second-factor/totp/confirm', { code: code.replace(/\s/g, '') }, token),
-        (result) => {
+        () =>
+          callApi(
+            'POST',
+            '/second-factor/totp/confirm',
+            { code: code.replace(/\s/g, ''), end_other_sessions: end_other_sessions === 'true' },
+            token,
+          ),
+        async (result) => {
           endEnrolment();
+          askCodeToReauthenticate(true);
+          // The other sessions may have ended with it.
+          await loadSessions();
           byId('second-factor-status').textContent =
             'Two-factor sign-in is on: signing in takes your password and a code from your authenticator app.';
           showRecoveryCodes(result);
@@ -822,6 +851,8 @@ export function pagesScript(): void {
             invalid_second_factor_code:
               'That code is not right. Enter the code the app shows now, and check that the phone’s clock is right.',
             second_factor_already_enabled: 'Two-factor sign-in is on already.',
+            second_factor_setup_replaced:
+              'The set-up was started again elsewhere, so this code is for an old key. Start the set-up again.',
           },
           fields: { invalid_second_factor_code: 'code' },
         },

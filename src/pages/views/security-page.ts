@@ -3,14 +3,15 @@ import { checkbox, field, form } from '../fields';
 import { html } from '../html';
 import { layout } from '../layout';
 import { durationText } from '../policy-text';
-import { proofField, totpField } from '../second-factor-fields';
+import { proofField, RECOVERY_CODE_MAX, totpField } from '../second-factor-fields';
 import type { PageContext } from './page-context';
 
 /**
  * GET {prefix}/security: where the account is signed in (GET /sessions), each session with a button that ends it,
  * one that ends all the others, and the change of email address. Ending another session and changing the address
  * need the password proved recently: when the API answers `reauthentication_required`, the page asks for the
- * password (POST /reauthenticate) and then repeats what the person asked for. The table's rows are written by the
+ * password (POST /reauthenticate), and a code too when two-factor sign-in is on (the script shows that field and
+ * makes it required then), and then repeats what the person asked for. The table's rows are written by the
  * script, as text. Two-factor sign-in is set up, renewed and turned off here too (`secondFactorSection`).
  */
 export function securityPage({ prefix, emailChangeTokenTtlMs, reauthenticationWindowMs }: PageContext): string {
@@ -40,6 +41,19 @@ ${form({
       missing: 'Enter your password',
       maxLength: MAX_PASSWORD,
     }),
+    // Shown, and required, only while two-factor sign-in is on: then the password alone is not enough.
+    html`<div id="reauth-code" hidden>
+${field({
+  form: reauthId,
+  name: 'code',
+  label: 'Code from your authenticator app, or a recovery code',
+  hint: 'With two-factor sign-in on, confirming it is you takes a code too. A recovery code used here is spent.',
+  autocomplete: 'one-time-code',
+  missing: 'Enter a code from your authenticator app, or one of your recovery codes',
+  maxLength: RECOVERY_CODE_MAX,
+  optional: true,
+})}
+</div>`,
   ],
 })}
 <p><button type="button" id="reauth-cancel" class="secondary">Cancel</button></p>
@@ -120,7 +134,16 @@ ${form({
   id: confirmId,
   action: `${prefix}/second-factor/totp/confirm`,
   submit: 'Turn on two-factor sign-in',
-  fields: [totpField(confirmId, 'Then enter the code the app shows')],
+  fields: [
+    totpField(confirmId, 'Then enter the code the app shows'),
+    checkbox({
+      form: confirmId,
+      name: 'end_other_sessions',
+      label: 'End my other sessions',
+      hint: 'Every other device signed in to this account is signed out as two-factor sign-in goes on; this one stays.',
+      checked: true,
+    }),
+  ],
 })}
 </section>
 <section id="recovery-codes" hidden aria-labelledby="recovery-codes-title">

@@ -31,6 +31,7 @@ import {
   RetryTarget,
   RevokeRoleResult,
   RoleSummary,
+  SecondFactorEnabling,
   SessionCheck,
   StoredEmailChange,
   StoredLoginChallenge,
@@ -704,25 +705,25 @@ export class SqlUserStore implements UserStore {
   }
 
   async enableSecondFactor(
-    userId: string,
-    step: number,
-    recoveryCodeHashes: readonly string[],
-    now: Date,
+    enabling: SecondFactorEnabling,
     message?: NewOutboxMessage,
-    sessionTokenHash?: string,
     audit?: NewAuditEvent,
   ): Promise<boolean> {
+    const { userId, sessionTokenHash } = enabling;
     return this.write(async (trx) => {
+      // The user row first, as `startSecondFactor` locks it: a start and this enabling of one user run one after the
+      // other, and the compare-and-set on the sealed secret sees what the other left.
       const recipient = await this.lockedRecipient(trx, userId);
       if (!recipient) return false;
       const enabled = await trx
         .updateTable('second_factors')
-        .set({ enabled: 1, enabled_at: now.getTime(), last_used_step: step })
+        .set({ enabled: 1, enabled_at: enabling.now.getTime(), last_used_step: enabling.step })
         .where('user_id', '=', userId)
         .where('enabled', '=', 0)
+        .where('sealed_secret', '=', enabling.sealedSecret)
         .executeTakeFirst();
       if (enabled.numUpdatedRows === 0n) return false;
-      await replaceCodes(trx, userId, recoveryCodeHashes, now);
+      await replaceCodes(trx, userId, enabling.recoveryCodeHashes, enabling.now);
       if (sessionTokenHash !== undefined) {
         await trx
           .updateTable('sessions')
@@ -731,8 +732,17 @@ export class SqlUserStore implements UserStore {
           .where('user_id', '=', userId)
           .execute();
       }
+      let ended: number | undefined;
+      if (enabling.endOtherSessions) {
+        const deleted = await trx
+          .deleteFrom('sessions')
+          .where('user_id', '=', userId)
+          .$if(sessionTokenHash !== undefined, (query) => query.where('token_hash', '<>', sessionTokenHash!))
+          .executeTakeFirst();
+        ended = Number(deleted.numDeletedRows);
+      }
       await insertMessage(trx, message, recipient);
-      await insertAudit(trx, audit, userId);
+      await insertAudit(trx, audit, userId, ended === undefined ? undefined : { sessions_ended: ended });
       return true;
     });
   }
@@ -826,6 +836,16 @@ export class SqlUserStore implements UserStore {
       await trx.insertInto('login_challenges').values(toLoginChallengeRow(challenge)).execute();
       await insertAudit(trx, audit, challenge.userId);
     });
+  }
+
+  async findLoginChallenge(tokenHash: string, now: Date): Promise<StoredLoginChallenge | null> {
+    const row = await this.db
+      .selectFrom('login_challenges')
+      .selectAll()
+      .where('token_hash', '=', tokenHash)
+      .where('expires_at', '>', now.getTime())
+      .executeTakeFirst();
+    return row ? fromLoginChallengeRow(row) : null;
   }
 
   async takeLoginChallengeAttempt(

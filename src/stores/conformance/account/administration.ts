@@ -219,7 +219,13 @@ export function describeAdministration(suite: ConformanceSuite): void {
           secondFactor: false,
           liveSessions: 2,
         });
-        await store().enableSecondFactor(user.id, 1, [], T0);
+        await store().enableSecondFactor({
+          userId: user.id,
+          sealedSecret: 'v1.s',
+          step: 1,
+          recoveryCodeHashes: [],
+          now: T0,
+        });
         assert.equal((await store().getUserDetails(user.id, at(40), at(10)))?.secondFactor, true);
         assert.equal(await store().getUserDetails(randomUUID(), T0, T0), null);
       });

@@ -55,6 +55,14 @@ export function describeAudit(suite: ConformanceSuite): void {
     assert.equal(await store().startSecondFactor(factor), true);
     return user;
   };
+  /** The enabling of `enrolled`'s waiting factor at step 1 with the one recovery code `c1`. */
+  const enabling = (userId: string) => ({
+    userId,
+    sealedSecret: 'v1.sealed',
+    step: 1,
+    recoveryCodeHashes: ['c1'],
+    now: new Date(T0),
+  });
   const adminWithRole = async (label: string) => {
     const { user } = await registered(label);
     await store().createRole('gatehouse-admin');
@@ -280,19 +288,19 @@ export function describeAudit(suite: ConformanceSuite): void {
       changed: async (audit) => {
         const user = await enrolled('alice');
         const sent = { ...audit, subjectId: user.id };
-        assert.equal(await store().enableSecondFactor(user.id, 1, ['c1'], T0, undefined, undefined, sent), true);
+        assert.equal(await store().enableSecondFactor(enabling(user.id), undefined, sent), true);
         return storedEvent(audit, user.id);
       },
       unchanged: async (audit) => {
         const { user } = await registered('alice');
-        assert.equal(await store().enableSecondFactor(user.id, 1, ['c1'], T0, undefined, undefined, audit), false);
+        assert.equal(await store().enableSecondFactor(enabling(user.id), undefined, audit), false);
       },
     },
     {
       name: 'consumeRecoveryCode',
       changed: async (audit) => {
         const user = await enrolled('alice');
-        await store().enableSecondFactor(user.id, 1, ['c1'], T0);
+        await store().enableSecondFactor(enabling(user.id));
         assert.equal(
           await store().consumeRecoveryCode(user.id, 'c1', undefined, { ...audit, subjectId: user.id }),
           true,
@@ -301,7 +309,7 @@ export function describeAudit(suite: ConformanceSuite): void {
       },
       unchanged: async (audit) => {
         const user = await enrolled('alice');
-        await store().enableSecondFactor(user.id, 1, ['c1'], T0);
+        await store().enableSecondFactor(enabling(user.id));
         assert.equal(await store().consumeRecoveryCode(user.id, 'c2', undefined, audit), false);
       },
     },
@@ -309,7 +317,7 @@ export function describeAudit(suite: ConformanceSuite): void {
       name: 'replaceRecoveryCodes',
       changed: async (audit) => {
         const user = await enrolled('alice');
-        await store().enableSecondFactor(user.id, 1, ['c1'], T0);
+        await store().enableSecondFactor(enabling(user.id));
         const sent = { ...audit, subjectId: user.id };
         assert.equal(await store().replaceRecoveryCodes(user.id, ['c2'], T0, undefined, sent), true);
         return storedEvent(audit, user.id);

@@ -34,12 +34,24 @@ export function describeSecondFactor(suite: ConformanceSuite): void {
     ...overrides,
   });
 
+  /** `enableSecondFactor` of the factor `waitingFactor` made (or of `sealedSecret`), keeping the other sessions. */
+  const enable = (
+    userId: string,
+    step: number,
+    recoveryCodeHashes: readonly string[],
+    now: Date,
+    notice?: ReturnType<typeof message>,
+    sessionTokenHash?: string,
+    sealedSecret = waitingFactor(userId).sealedSecret,
+  ) =>
+    suite.store.enableSecondFactor({ userId, sealedSecret, step, recoveryCodeHashes, now, sessionTokenHash }, notice);
+
   /** A user whose factor is enabled at step 100 with recovery codes `code-<label>-1..3`. */
   const enrolled = async (label: string) => {
     const { user } = await registered(label);
     assert.equal(await suite.store.startSecondFactor(waitingFactor(user.id)), true);
     const codes = [1, 2, 3].map((n) => `code-${label}-${n}`);
-    assert.equal(await suite.store.enableSecondFactor(user.id, 100, codes, MINUTE_LATER), true);
+    assert.equal(await enable(user.id, 100, codes, MINUTE_LATER), true);
     return { user, codes };
   };
 
@@ -92,7 +104,7 @@ export function describeSecondFactor(suite: ConformanceSuite): void {
         await suite.store.startSecondFactor(waitingFactor(user.id));
         const notice = message('secondFactorEnabled');
 
-        assert.equal(await suite.store.enableSecondFactor(user.id, 4242, ['c1', 'c2'], MINUTE_LATER, notice), true);
+        assert.equal(await enable(user.id, 4242, ['c1', 'c2'], MINUTE_LATER, notice), true);
 
         assert.deepEqual(
           await suite.store.getSecondFactor(user.id),
@@ -113,19 +125,13 @@ export function describeSecondFactor(suite: ConformanceSuite): void {
         const other = await sessionFor(user.id, 'other');
         const bobs = await sessionFor(bob.user.id, 'bobs');
         assert.equal(await suite.store.startSecondFactor(waitingFactor(user.id)), true);
-        assert.equal(
-          await suite.store.enableSecondFactor(user.id, 7, ['c'], MINUTE_LATER, undefined, asking.tokenHash),
-          true,
-        );
+        assert.equal(await enable(user.id, 7, ['c'], MINUTE_LATER, undefined, asking.tokenHash), true);
         const flag = async (tokenHash: string) =>
           (await suite.store.getSessionAndUser(tokenHash))!.session.secondFactor;
         assert.equal(await flag(asking.tokenHash), true);
         assert.equal(await flag(other.tokenHash), false);
         assert.equal(await suite.store.startSecondFactor(waitingFactor(bob.user.id)), true);
-        assert.equal(
-          await suite.store.enableSecondFactor(bob.user.id, 7, ['d'], MINUTE_LATER, undefined, other.tokenHash),
-          true,
-        );
+        assert.equal(await enable(bob.user.id, 7, ['d'], MINUTE_LATER, undefined, other.tokenHash), true);
         assert.equal(await flag(other.tokenHash), false, "another user's session is not marked");
         assert.equal(await flag(bobs.tokenHash), false);
       });
@@ -135,7 +141,7 @@ export function describeSecondFactor(suite: ConformanceSuite): void {
         const before = await suite.store.getSecondFactor(user.id);
 
         assert.equal(
-          await suite.store.enableSecondFactor(user.id, 999, ['other'], HOUR_LATER, message('secondFactorEnabled')),
+          await enable(user.id, 999, ['other'], HOUR_LATER, message('secondFactorEnabled')),
           false,
           'already enabled',
         );
@@ -144,11 +150,8 @@ export function describeSecondFactor(suite: ConformanceSuite): void {
         assert.equal(await suite.store.consumeRecoveryCode(user.id, 'other'), false);
 
         const bob = await registered('bob');
-        assert.equal(
-          await suite.store.enableSecondFactor(bob.user.id, 1, ['b1'], T0, message('secondFactorEnabled')),
-          false,
-        );
-        assert.equal(await suite.store.enableSecondFactor('no-such-user', 1, ['x1'], T0), false);
+        assert.equal(await enable(bob.user.id, 1, ['b1'], T0, message('secondFactorEnabled')), false);
+        assert.equal(await enable('no-such-user', 1, ['x1'], T0), false);
         assert.equal(await suite.store.getSecondFactor(bob.user.id), null);
         assert.equal(await suite.store.countRecoveryCodes(bob.user.id), 0);
         assert.deepEqual(await suite.store.listMessages(), [], 'no refused call queued a notice');
@@ -160,13 +163,7 @@ export function describeSecondFactor(suite: ConformanceSuite): void {
         const results = fulfilled(
           await Promise.allSettled(
             Array.from({ length: RACERS }, (_, i) =>
-              suite.store.enableSecondFactor(
-                user.id,
-                100 + i,
-                [`race-${i}-a`, `race-${i}-b`],
-                T0,
-                message('secondFactorEnabled'),
-              ),
+              enable(user.id, 100 + i, [`race-${i}-a`, `race-${i}-b`], T0, message('secondFactorEnabled')),
             ),
           ),
         );
@@ -176,6 +173,112 @@ export function describeSecondFactor(suite: ConformanceSuite): void {
         assert.equal(await suite.store.countRecoveryCodes(user.id), 2);
         assert.equal(await suite.store.consumeRecoveryCode(user.id, `race-${winner}-a`), true, 'the winner’s codes');
         assert.equal((await suite.store.listMessages()).length, 1);
+      });
+      it('enableSecondFactor switches on only the waiting factor it names: a replaced one is refused', async () => {
+        const { user } = await registered('alice');
+        const first = waitingFactor(user.id, { sealedSecret: 'v1.first' });
+        const second = waitingFactor(user.id, { sealedSecret: 'v1.second', createdAt: new Date(MINUTE_LATER) });
+        assert.equal(await suite.store.startSecondFactor(first), true);
+        assert.equal(await suite.store.startSecondFactor(second), true);
+
+        const session = await sessionFor(user.id, 'enrolling');
+        const other = await sessionFor(user.id, 'other');
+        assert.equal(
+          await suite.store.enableSecondFactor(
+            {
+              userId: user.id,
+              sealedSecret: first.sealedSecret,
+              step: 5,
+              recoveryCodeHashes: ['stale-1'],
+              now: HOUR_LATER,
+              sessionTokenHash: session.tokenHash,
+              endOtherSessions: true,
+            },
+            message('secondFactorEnabled'),
+          ),
+          false,
+        );
+        assert.deepEqual(await suite.store.getSecondFactor(user.id), second, 'the newer secret still waits');
+        assert.equal(await suite.store.countRecoveryCodes(user.id), 0, 'no codes were stored');
+        assert.equal((await suite.store.getSessionAndUser(session.tokenHash))!.session.secondFactor, false);
+        assert.ok(await suite.store.getSessionAndUser(other.tokenHash), 'no session ended');
+        assert.deepEqual(await suite.store.listMessages(), [], 'no notice');
+
+        assert.equal(
+          await enable(user.id, 5, ['fresh-1'], HOUR_LATER, undefined, undefined, second.sealedSecret),
+          true,
+        );
+        assert.equal((await suite.store.getSecondFactor(user.id))?.sealedSecret, second.sealedSecret);
+      });
+
+      it('enableSecondFactor with endOtherSessions ends every other session of the user, keeping the enrolling one', async () => {
+        const { user } = await registered('alice');
+        const bob = await registered('bob');
+        const asking = await sessionFor(user.id, 'asking');
+        const others = [await sessionFor(user.id, 'laptop'), await sessionFor(user.id, 'phone')];
+        const bobs = await sessionFor(bob.user.id, 'bobs');
+        await suite.store.startSecondFactor(waitingFactor(user.id));
+        assert.equal(
+          await suite.store.enableSecondFactor({
+            userId: user.id,
+            sealedSecret: waitingFactor(user.id).sealedSecret,
+            step: 9,
+            recoveryCodeHashes: ['e1'],
+            now: MINUTE_LATER,
+            sessionTokenHash: asking.tokenHash,
+            endOtherSessions: true,
+          }),
+          true,
+        );
+        assert.deepEqual(
+          (await suite.store.listSessions(user.id)).map((session) => session.tokenHash),
+          [asking.tokenHash],
+        );
+        for (const ended of others) assert.equal(await suite.store.getSessionAndUser(ended.tokenHash), null);
+        assert.ok(await suite.store.getSessionAndUser(bobs.tokenHash), "another user's session stays");
+      });
+
+      it('an enabling racing new starts of the set-up: exactly one outcome, never a secret no code proved', async () => {
+        for (let round = 0; round < 8; round++) {
+          const { user } = await registered(`racer${round}`);
+          const proved = waitingFactor(user.id, { sealedSecret: `v1.proved-${round}` });
+          assert.equal(await suite.store.startSecondFactor(proved), true);
+          const starts = Array.from({ length: 4 }, (_, i) =>
+            waitingFactor(user.id, { sealedSecret: `v1.started-${round}-${i}` }),
+          );
+          const [enabled, ...started] = fulfilled(
+            await Promise.allSettled([
+              suite.store.enableSecondFactor(
+                {
+                  userId: user.id,
+                  sealedSecret: proved.sealedSecret,
+                  step: 100 + round,
+                  recoveryCodeHashes: [`race-${round}-a`, `race-${round}-b`],
+                  now: MINUTE_LATER,
+                },
+                message('secondFactorEnabled'),
+              ),
+              ...starts.map((factor) => suite.store.startSecondFactor(factor)),
+            ]),
+          );
+          const factor = await suite.store.getSecondFactor(user.id);
+          const notices = (await suite.store.listMessages()).filter((entry) => entry.userId === user.id);
+          if (enabled) {
+            // The enabling came first: the proved secret is on, and every start after it was refused.
+            assert.equal(factor?.enabled, true, `round ${round}`);
+            assert.equal(factor?.sealedSecret, proved.sealedSecret, `round ${round}: the proved secret`);
+            assert.equal(factor?.lastUsedStep, 100 + round);
+            assert.equal(await suite.store.countRecoveryCodes(user.id), 2);
+            assert.equal(notices.length, 1);
+          } else {
+            // A start came first: nothing is on, no codes or notice, and the last start's secret waits.
+            assert.equal(factor?.enabled, false, `round ${round}`);
+            assert.notEqual(factor?.sealedSecret, proved.sealedSecret, `round ${round}`);
+            assert.ok(started.every(Boolean), `round ${round}: with nothing on, every start succeeded`);
+            assert.equal(await suite.store.countRecoveryCodes(user.id), 0);
+            assert.equal(notices.length, 0);
+          }
+        }
       });
     });
 
@@ -211,7 +314,7 @@ export function describeSecondFactor(suite: ConformanceSuite): void {
       it('useTotpStep after enabling at step 0 accepts step 1', async () => {
         const { user } = await registered('alice');
         await suite.store.startSecondFactor(waitingFactor(user.id));
-        await suite.store.enableSecondFactor(user.id, 0, [], T0);
+        await enable(user.id, 0, [], T0);
         assert.equal(await suite.store.useTotpStep(user.id, 1), true);
       });
 
@@ -407,6 +510,26 @@ export function describeSecondFactor(suite: ConformanceSuite): void {
         await suite.store.createLoginChallenge(challengeRow(user.id, 'used'));
         assert.equal(await suite.store.consumeLoginChallenge('challenge-used'), true);
         assert.equal(await suite.store.takeLoginChallengeAttempt('challenge-used', T0, 5), null);
+      });
+
+      it('findLoginChallenge reads a live challenge as it is, counting nothing; null when expired, unknown or used', async () => {
+        const { user } = await enrolled('alice');
+        const challenge = challengeRow(user.id, 'alice', { attempts: 2 });
+        await suite.store.createLoginChallenge(challenge);
+        assert.deepEqual(await suite.store.findLoginChallenge(challenge.tokenHash, T0), challenge);
+        assert.deepEqual(await suite.store.findLoginChallenge(challenge.tokenHash, T0), challenge, 'still 2 answers');
+        const copy = await suite.store.findLoginChallenge(challenge.tokenHash, T0);
+        copy!.attempts = 9;
+        assert.equal((await suite.store.takeLoginChallengeAttempt(challenge.tokenHash, T0, 5))?.attempts, 3);
+        assert.equal((await suite.store.findLoginChallenge(challenge.tokenHash, T0))?.attempts, 3);
+
+        assert.equal(await suite.store.findLoginChallenge(challenge.tokenHash, FIVE_MINUTES_LATER), null, 'expired');
+        assert.ok(
+          await suite.store.findLoginChallenge(challenge.tokenHash, new Date(FIVE_MINUTES_LATER.getTime() - 1)),
+        );
+        assert.equal(await suite.store.findLoginChallenge('unknown', T0), null);
+        assert.equal(await suite.store.consumeLoginChallenge(challenge.tokenHash), true);
+        assert.equal(await suite.store.findLoginChallenge(challenge.tokenHash, T0), null, 'used');
       });
 
       it('consumeLoginChallenge deletes a challenge once; an unknown one is false', async () => {
