@@ -2,43 +2,7 @@
 // imported from `gatehouse/testing` by test code only.
 // Every type the contract names is here, so that a host implementing a store of its own can name each one
 // (test/architecture/public-types.test.ts checks it).
-export type {
-  AccessAnswer,
-  AccessChangeRefusal,
-  AccessQuery,
-  AccountStore,
-  AdminStore,
-  AuditActorType,
-  AuditCursor,
-  AuditDetails,
-  AuditEvent,
-  AuditEventType,
-  AuditQuery,
-  Authorisation,
-  CreateUserOptions,
-  CreateUserResult,
-  EmailChangeMessages,
-  EmailChangeRequestResult,
-  EmailChangeResult,
-  ExpiryCutoffs,
-  GrantResult,
-  MarkVerifiedResult,
-  NewAuditEvent,
-  NewUser,
-  OutboxStore,
-  ProtectedChangeResult,
-  RevokeRoleResult,
-  RoleSummary,
-  SecondFactorEnabling,
-  StoredSession,
-  StoredToken,
-  StoredUser,
-  TokenPurpose,
-  UserCursor,
-  UserDetails,
-  UserListQuery,
-  UserStore,
-} from '../services/user-store';
+export type * from '../services/user-store';
 export { AUDIT_EVENT_TYPES } from '../services/audit-event';
 export { MemoryUserStore } from './memory-user-store';
 export { StoreUnavailableError, isStoreUnavailable } from '../errors/store-unavailable-error';
