@@ -6,6 +6,7 @@ import type Koa from 'koa';
 import { httpErrorForStatus } from '../http/http-errors';
 import { REQUEST_ID_HEADER } from '../http/request-context';
 import { SECURITY_HEADERS } from '../http/security-headers';
+import { servedMethods } from '../koa/served-methods';
 
 /** A whole request (headers and the at most 16 KiB body) must arrive within this, or the connection is answered 408. */
 export const REQUEST_TIMEOUT_MS = 15_000;
@@ -45,15 +46,13 @@ export function createHttpServer(
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket));
   // Without a listener Node answers 417 itself, with an empty body and none of our headers.
   server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => answer(response, 417));
-  // Without a listener Node closes a CONNECT request's connection without a word; this is no proxy.
+  // Without a listener Node closes a CONNECT request's connection without a word; this is no proxy. `Allow` names
+  // what the app's routes serve, read from them when asked: a CONNECT names no path, so it is the whole app's.
   server.on('connect', (_request: IncomingMessage, socket: Duplex) =>
-    writeRaw(socket, 405, { Allow: ALLOWED_METHODS }),
+    writeRaw(socket, 405, { Allow: servedMethods(app) }),
   );
   return server;
 }
-
-/** The methods some route of Gatehouse answers; CONNECT is none of them. */
-const ALLOWED_METHODS = 'GET, HEAD, POST, DELETE, OPTIONS';
 
 /** Node's parser errors by code; anything else it refuses is a malformed request. */
 const CLIENT_ERROR_STATUS: Record<string, number> = { HPE_HEADER_OVERFLOW: 431, ERR_HTTP_REQUEST_TIMEOUT: 408 };

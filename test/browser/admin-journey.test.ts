@@ -11,6 +11,7 @@ import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
 import { StandaloneServer } from '../server/standalone-server';
 import { freePort } from '../support/free-port';
 import { RecordingEmailSender } from '../support/recording-email-sender';
+import { totpCode } from '../support/rfc6238';
 import { launchChromium, requireChromium } from './chromium';
 
 const SCREENSHOTS = join(__dirname, '../../../test-artifacts/screenshots');
@@ -22,7 +23,7 @@ const SECRET = 'admin-journey-secret-key-0123456789-abcdef';
  * CLI's `admin grant` does) signs in, finds an account by the start of its name, disables it (its session stops at
  * once and its sign-in is refused), reads its audit events, enables it, grants and revokes a role, and deletes
  * another account after the confirm step. A person without the permission sees the API's refusal; nobody signed in
- * a link to the sign-in page.
+ * a link to the sign-in page. Once the administrator has two-factor sign-in on, confirming a change takes a code too.
  */
 describe('browser: the administration page, end to end', function () {
   this.timeout(120_000);
@@ -184,6 +185,7 @@ describe('browser: the administration page, end to end', function () {
     sqlite.close();
     await page.getByRole('button', { name: 'Disable the account' }).click();
     await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    expect(await page.locator('#reauth-code').isHidden(), 'no code asked without two-factor sign-in').to.equal(true);
     expect(await detail(page, 'Disabled').innerText()).to.equal('No');
     await page.getByLabel('Your password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Confirm and continue' }).click();
@@ -250,5 +252,78 @@ describe('browser: the administration page, end to end', function () {
     const origin = new URL(server.url).origin;
     for (const sent of requests) expect(new URL(sent.url()).origin, sent.url()).to.equal(origin);
     expect(consoleProblems, consoleProblems.join('\n')).to.deep.equal([]);
+  });
+
+  it('an administrator with two-factor sign-in on confirms a change with the password and a code, never the password alone', async () => {
+    const api = request(server.url);
+    // alice turns two-factor sign-in on through the API (her other sessions end with it).
+    const setUp = (await apiLogin('alice').expect(200)).body.access_token as string;
+    const started = await api.post('/auth/second-factor/totp').set('Authorization', `Bearer ${setUp}`).expect(200);
+    const secret = started.body.secret as string;
+    const confirmed = await api
+      .post('/auth/second-factor/totp/confirm')
+      .set('Authorization', `Bearer ${setUp}`)
+      .send({ code: totpCode(secret, new Date()) })
+      .expect(200);
+    const recoveryCodes = confirmed.body.recovery_codes as string[];
+
+    // Signed in with the password and a recovery code, so that the app's codes are left for confirming below.
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/auth/login`);
+    await page.getByLabel('Username').fill('alice');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Use a recovery code' }).click();
+    await page.getByLabel('Recovery code').fill(recoveryCodes[0]);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${server.url}/auth/account`);
+    await page.goto(`${server.url}/auth/admin`);
+    await userRows(page).first().waitFor();
+    // The page asked whether the administrator has a second factor: the code is required before anything is sent.
+    await page.locator('#reauth-form-code[required]').waitFor({ state: 'attached' });
+    await page.getByRole('button', { name: 'bob', exact: true }).click();
+    await page.getByRole('heading', { name: 'bob', exact: true }).waitFor();
+    const bob = (await apiLogin('bob').expect(200)).body.access_token as string;
+
+    const reauthentications = () =>
+      requests.filter((sent) => sent.method() === 'POST' && new URL(sent.url()).pathname === '/auth/reauthenticate');
+    const sentBefore = reauthentications().length;
+    const sqlite = new Database(database);
+    sqlite.prepare('update sessions set authenticated_at = 0').run();
+    sqlite.close();
+    await page.getByRole('button', { name: 'End all sessions' }).click();
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    expect(await page.locator('#reauth-code').isVisible()).to.equal(true);
+    // The password alone is not sent: the code is asked for beside its field.
+    await page.getByLabel('Your password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Confirm and continue' }).click();
+    expect(await alertText(page)).to.include('Enter a code from your authenticator app');
+    expect(await page.locator('#reauth-form-code').getAttribute('aria-invalid')).to.equal('true');
+    expect(reauthentications().length).to.equal(sentBefore);
+    // A wrong code is refused by the API, beside the field, and nothing is done.
+    await page.locator('#reauth-form-code').fill('aaaa-bbbb-cccc-dddd');
+    await page.getByRole('button', { name: 'Confirm and continue' }).click();
+    await page.getByRole('alert').getByText('That code is not right').waitFor();
+    await request(server.url).get('/auth/me').set('Authorization', `Bearer ${bob}`).expect(200);
+    await page.screenshot({ path: join(SCREENSHOTS, 'admin-reauth-second-factor.png'), fullPage: true });
+    // The password and the app's code ("123 456", as apps show it): confirmed, and the action sent again.
+    const code = totpCode(secret, new Date(), 1);
+    await page.getByLabel('Your password').fill(PASSWORD);
+    await page.locator('#reauth-form-code').fill(`${code.slice(0, 3)} ${code.slice(3)}`);
+    await page.getByRole('button', { name: 'Confirm and continue' }).click();
+    await notice(page, /^\d+ sessions? of bob ended\.$/);
+    expect(await page.locator('#reauth').isHidden()).to.equal(true);
+    await request(server.url).get('/auth/me').set('Authorization', `Bearer ${bob}`).expect(401);
+    expect(await changeRows(page).first().innerText()).to.include('admin.sessions_ended');
+    // Every re-authentication the page sent carried a code, the last one the app's six digits.
+    const sent = reauthentications().slice(sentBefore);
+    expect(sent).to.have.length(2);
+    for (const one of sent) expect(JSON.parse(one.postData() ?? '{}')).to.have.property('code');
+    expect(JSON.parse(sent[1].postData() ?? '{}').code).to.equal(code);
+    // The recovery code spent at sign-in is the only one gone: the app's code proved the change.
+    const status = await api.get('/auth/second-factor').set('Authorization', `Bearer ${setUp}`).expect(200);
+    expect(status.body.recovery_codes_left).to.equal(recoveryCodes.length - 1);
+    expect(consoleProblems, consoleProblems.join('\n')).to.deep.equal([]);
+    await page.close();
   });
 });

@@ -53,9 +53,15 @@ for (const driver of DRIVERS)
       ]) {
         expect(page, id).to.match(new RegExp(`<button type="button" id="${id}"`));
       }
-      // A change refused for want of a recent password asks for it, as the security page does.
+      // A change refused for want of a recent proof asks for it, as the security page does: the password, and a
+      // code whose field the script shows (and requires) while the administrator has two-factor sign-in on.
       expect(page).to.match(/<section id="reauth" hidden aria-labelledby="reauth-title">/);
       expect(page).to.include('action="/auth/reauthenticate"');
+      expect(page).to.match(/<input id="reauth-form-password" name="password" type="password"/);
+      expect(page).to.match(/<div id="reauth-code" hidden>/);
+      expect(page).to.match(/<input id="reauth-form-code" name="code" type="text" autocomplete="one-time-code"/);
+      expect(page).to.not.match(/<input id="reauth-form-code"[^>]* required/);
+      expect(page).to.include('<label for="reauth-form-code">');
       expect(page).to.match(/<button type="button" id="reauth-cancel"/);
       // Deleting takes a second, explicit step.
       expect(page).to.match(/<section id="delete-confirm" hidden aria-labelledby="delete-confirm-title">/);
@@ -94,8 +100,33 @@ for (const driver of DRIVERS)
       expect(script).to.include('admin: adminPage');
       expect(script).to.include('/admin/users?');
       expect(script).to.include('/audit-events?');
-      expect(script).to.include('pending = () => act(method, path, done, form)');
+      expect(script).to.include('prompt.ask(() => act(method, path, done, form))');
+      expect(script).to.not.match(/<script/);
       expect(script).to.not.match(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
+    });
+
+    it('the re-authentication prompt is the security page’s own: the same markup, the window in force, one script for both', async () => {
+      const { http } = buildPagesAppOn(driver);
+      const admin = (await http.get('/auth/admin').expect(200)).text;
+      const security = (await http.get('/auth/security').expect(200)).text;
+      // The form and its fields, from the heading to Cancel, are the same markup on both pages; only the opening
+      // sentence says why each page asks.
+      const promptOf = (page: string) => {
+        const section = page.match(
+          /<section id="reauth"[\s\S]*?id="reauth-cancel"[^>]*>Cancel<\/button><\/p>\n<\/section>/,
+        );
+        expect(section, 'the prompt').to.not.equal(null);
+        return section![0].replace(/<p>[^<]*For the next/, '<p>For the next');
+      };
+      expect(promptOf(admin)).to.equal(promptOf(security));
+      expect(admin).to.match(/a code as well while you have two-factor sign-in on\. For the next 10 minutes/);
+      const script = (await http.get('/auth/assets/gatehouse-pages.js').expect(200)).text;
+      // One handler of the prompt's form, called by both pages; it sends the code when the field shows.
+      expect(script.match(/onSubmit\('reauth-form'/g)).to.have.length(1);
+      expect(script.match(/= reauthentication\(token, afterFailure/g)).to.have.length(2);
+      expect(script).to.include('asksCode ? { password, code: proofOf(code) } : { password }');
+      // The administration page asks its administrator's state at once, so the code is asked with the password.
+      expect(script).to.include('await prompt.loadSecondFactor()');
     });
 
     it('HEAD answers the headers; OPTIONS allows GET and HEAD; the API document lists the page', async () => {

@@ -66,9 +66,9 @@ for (const driver of DRIVERS)
           // A box to tick has nothing to fill in, nothing to autocomplete and nothing to get wrong.
           if (/type="checkbox"/.test(tag)) continue;
           // The administration page asks for nothing of the person's own (a search and a role name) but the password
-          // that confirms a change.
+          // and code that confirm a change.
           const token =
-            path === '/admin' && id !== 'reauth-form-password'
+            path === '/admin' && !id.startsWith('reauth-form-')
               ? /autocomplete="off"/
               : /autocomplete="(username|email|new-password|current-password|one-time-code)"/;
           expect(tag, `${path} ${id}`).to.match(token);

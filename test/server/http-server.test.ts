@@ -3,8 +3,13 @@ import Koa from 'koa';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { accountApiDocument } from '../../src/app/account-api-document';
 import { SECURITY_HEADERS } from '../../src/http/security-headers';
+import { createApp } from '../../src/server/create-app';
 import { createHttpServer } from '../../src/server/http-server';
+import { MemoryUserStore } from '../../src/stores/memory-user-store';
+import { CHEAP_HASHING } from '../support/fixtures';
+import { RecordingEmailSender } from '../support/recording-email-sender';
 
 /** Writes raw bytes to the server and resolves with everything it answers before closing. */
 function rawExchange(server: Server, bytes: string): Promise<string> {
@@ -26,6 +31,8 @@ function parse(answer: string): { status: number; headers: Record<string, string
   );
   return { status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body) };
 }
+
+const CONNECT = 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n';
 
 describe('the standalone HTTP server: requests Koa never sees', () => {
   let server: Server;
@@ -89,10 +96,10 @@ describe('the standalone HTTP server: requests Koa never sees', () => {
     expect(continued).to.match(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK/);
   });
 
-  it('answers CONNECT with 405 JSON and the methods it does serve, instead of dropping the connection', async () => {
-    const answer = await rawExchange(server, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+  it('answers CONNECT with 405 JSON instead of dropping the connection; an app with no router to read may serve any method', async () => {
+    const answer = await rawExchange(server, CONNECT);
     expectJson(answer, 405, 'method_not_allowed');
-    expect(parse(answer).headers.allow).to.equal('GET, HEAD, POST, DELETE, OPTIONS');
+    expect(parse(answer).headers.allow).to.equal('GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS');
   });
 
   it('answers an HTTP/1.1 request without Host with 400 JSON (Node would answer it bare), and serves HTTP/1.0 without', async () => {
@@ -124,5 +131,39 @@ describe('the standalone HTTP server: requests Koa never sees', () => {
     const answer = await rawExchange(server, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expect(answer).to.match(/^HTTP\/1\.1 200/);
     expect(answer).to.include('{"ok":true}');
+  });
+});
+
+describe('the standalone HTTP server: CONNECT on the standalone app', () => {
+  let server: Server;
+  before(async () => {
+    const app = createApp({
+      store: new MemoryUserStore(),
+      sender: new RecordingEmailSender(),
+      options: { secretKey: 'connect-test-secret-0123456789abcdef-0123456789', hashing: CHEAP_HASHING },
+      pages: true,
+      apiDocs: true,
+    });
+    server = createHttpServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("answers 405 with an Allow read from the app's routes: every method the document lists (PUT of the admin routes too), and no other", async () => {
+    const allow = parse(await rawExchange(server, CONNECT)).headers.allow.split(', ');
+    const document = accountApiDocument({ prefix: '/auth' }) as { paths: Record<string, Record<string, unknown>> };
+    const listed = new Set(
+      Object.values(document.paths).flatMap((item) =>
+        Object.keys(item)
+          .filter((key) => ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'].includes(key))
+          .map((key) => key.toUpperCase()),
+      ),
+    );
+    expect(listed).to.include('PUT');
+    // As the document's description says: HEAD wherever GET, OPTIONS on every path.
+    if (listed.has('GET')) listed.add('HEAD');
+    listed.add('OPTIONS');
+    expect([...allow].sort()).to.deep.equal([...listed].sort());
+    expect(allow).to.deep.equal(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS']);
   });
 });

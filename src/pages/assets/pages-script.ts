@@ -573,15 +573,93 @@ export function pagesScript(): void {
     device: string | null;
   }
 
+  /** A code of the app ("123 456" counts as its digits) or a recovery code, as typed. */
+  const proofOf = (typed: string) =>
+    /^\d{6}$/.test(typed.replace(/\s/g, '')) ? typed.replace(/\s/g, '') : typed.trim();
+
+  interface Reauthentication {
+    /** Opens the prompt; `retry` (the request refused for want of a recent proof) is sent again once it is given. */
+    ask(retry: () => Promise<void>): void;
+    /** With two-factor sign-in on, confirming it is you takes a code after the password: the field shows, required. */
+    askCode(on: boolean): void;
+    /** Asks for the code from the start when two-factor sign-in is on (GET /second-factor); as it was if unknown. */
+    loadSecondFactor(): Promise<void>;
+  }
+
+  /**
+   * "Confirm it is you" (`reauthenticationPrompt` in the markup), one for every page that has it (security,
+   * administration): the password, and a code while two-factor sign-in is on, to POST /reauthenticate, then the
+   * refused request again. Told `second_factor_required` (turned on elsewhere since), it asks for the code from then
+   * on. `afterFailure` is the page's own handling of a refusal; `cancelFocus` names what takes the focus on Cancel.
+   */
+  function reauthentication(
+    token: string,
+    afterFailure: (problem: Problem, form?: PageElement) => void,
+    cancelFocus: () => string,
+  ): Reauthentication {
+    /** What to do again once the proof is given: the action the API refused for want of it. */
+    let pending: (() => Promise<void>) | null = null;
+    const askCode = (on: boolean) => {
+      byId('reauth-code').hidden = !on;
+      const input = byId('reauth-form-code');
+      if (on) input.setAttribute('required', '');
+      else input.removeAttribute('required');
+    };
+    onSubmit('reauth-form', async ({ password, code }, form) => {
+      const asksCode = !byId('reauth-code').hidden;
+      const body = asksCode ? { password, code: proofOf(code) } : { password };
+      const result = await callApi('POST', '/reauthenticate', body, token);
+      if (result.status !== 200) {
+        const problem = problemOf(result, {
+          messages: {
+            invalid_credentials: 'The password is wrong.',
+            second_factor_required: 'Two-factor sign-in is on: enter a code from your authenticator app too.',
+            invalid_second_factor_code:
+              'That code is not right. Enter the code the app shows now, or an unused recovery code.',
+          },
+          fields: {
+            invalid_credentials: 'password',
+            second_factor_required: 'code',
+            invalid_second_factor_code: 'code',
+          },
+        });
+        if (problem.code === 'second_factor_required') askCode(true);
+        return afterFailure(problem, form);
+      }
+      form.reset();
+      hide('reauth');
+      const next = pending;
+      pending = null;
+      if (next) await next();
+    });
+    onClick('reauth-cancel', async () => {
+      pending = null;
+      byId('reauth-form').reset();
+      clearMessages();
+      hide('reauth');
+      byId(cancelFocus()).focus();
+    });
+    return {
+      ask(retry) {
+        pending = retry;
+        clearMessages();
+        show('reauth', 'reauth-form-password');
+      },
+      askCode,
+      async loadSecondFactor() {
+        const result = await callApi('GET', '/second-factor', undefined, token);
+        const enabled = (result.body as { enabled?: unknown } | null)?.enabled;
+        if (result.status === 200 && typeof enabled === 'boolean') askCode(enabled);
+      },
+    };
+  }
+
   async function securityPage(): Promise<void> {
     const token = loadSession();
     if (!token) {
       hide('signed-in');
       return show('signed-out');
     }
-    /** What to do again once the password is confirmed: the action the API refused for want of it. */
-    let pending: (() => Promise<void>) | null = null;
-
     const afterFailure = (problem: Problem, form?: PageElement) => {
       if (sessionEnded(problem)) {
         endSession();
@@ -589,6 +667,7 @@ export function pagesScript(): void {
       }
       showProblem(problem, form);
     };
+    const prompt = reauthentication(token, afterFailure, () => 'sessions-title');
 
     /**
      * Sends a request that may need a recent password. On `reauthentication_required` the password form opens and
@@ -604,9 +683,7 @@ export function pagesScript(): void {
       if (result.status >= 200 && result.status < 300) return done(result);
       const problem = problemOf(result, wording);
       if (problem.code !== 'reauthentication_required') return afterFailure(problem, form);
-      pending = () => guarded(send, done, wording, form);
-      clearMessages();
-      show('reauth', 'reauth-form-password');
+      prompt.ask(() => guarded(send, done, wording, form));
     }
 
     async function loadSessions(): Promise<boolean> {
@@ -691,25 +768,13 @@ export function pagesScript(): void {
       fields: { invalid_second_factor_code: 'code' },
     };
 
-    /** A code of the app ("123 456" counts as its digits) or a recovery code, as typed. */
-    const proofOf = (typed: string) =>
-      /^\d{6}$/.test(typed.replace(/\s/g, '')) ? typed.replace(/\s/g, '') : typed.trim();
-
-    /** With two-factor sign-in on, confirming it is you takes a code after the password: the field shows, required. */
-    function askCodeToReauthenticate(on: boolean): void {
-      byId('reauth-code').hidden = !on;
-      const input = byId('reauth-form-code');
-      if (on) input.setAttribute('required', '');
-      else input.removeAttribute('required');
-    }
-
     /** Shows whether two-factor sign-in is on, and the controls that fit. */
     async function loadSecondFactor(): Promise<void> {
       const result = await callApi('GET', '/second-factor', undefined, token);
       const state = result.body as { enabled?: unknown; pending?: unknown; recovery_codes_left?: unknown } | null;
       if (result.status !== 200 || typeof state?.enabled !== 'boolean') return afterFailure(problemOf(result));
       const on = state.enabled;
-      askCodeToReauthenticate(on);
+      prompt.askCode(on);
       byId('second-factor-status').textContent = on
         ? 'Two-factor sign-in is on: signing in takes your password and a code from your authenticator app.'
         : state.pending === true
@@ -755,41 +820,6 @@ export function pagesScript(): void {
     show('signed-in');
     await loadSecondFactor();
 
-    onSubmit('reauth-form', async ({ password, code }, form) => {
-      const asksCode = !byId('reauth-code').hidden;
-      const body = asksCode ? { password, code: proofOf(code) } : { password };
-      const result = await callApi('POST', '/reauthenticate', body, token);
-      if (result.status !== 200) {
-        const problem = problemOf(result, {
-          messages: {
-            invalid_credentials: 'The password is wrong.',
-            second_factor_required: 'Two-factor sign-in is on: enter a code from your authenticator app too.',
-            invalid_second_factor_code:
-              'That code is not right. Enter the code the app shows now, or an unused recovery code.',
-          },
-          fields: {
-            invalid_credentials: 'password',
-            second_factor_required: 'code',
-            invalid_second_factor_code: 'code',
-          },
-        });
-        // Turned on elsewhere since this page loaded: ask for the code from now on.
-        if (problem.code === 'second_factor_required') askCodeToReauthenticate(true);
-        return afterFailure(problem, form);
-      }
-      form.reset();
-      hide('reauth');
-      const next = pending;
-      pending = null;
-      if (next) await next();
-    });
-    onClick('reauth-cancel', async () => {
-      pending = null;
-      byId('reauth-form').reset();
-      clearMessages();
-      hide('reauth');
-      byId('sessions-title').focus();
-    });
     onClick('end-others-button', () =>
       guarded(
         () => callApi('POST', '/sessions/end-others', {}, token),
@@ -839,7 +869,7 @@ export function pagesScript(): void {
           ),
         async (result) => {
           endEnrolment();
-          askCodeToReauthenticate(true);
+          prompt.askCode(true);
           // The other sessions may have ended with it.
           await loadSessions();
           byId('second-factor-status').textContent =
@@ -1120,41 +1150,15 @@ export function pagesScript(): void {
       if (result.status >= 200 && result.status < 300) return done(result, account);
       const problem = problemOf(result, roleWording);
       if (problem.code !== 'reauthentication_required') return afterFailure(problem, form);
-      // As on the security page: the password form opens, and the same action is sent again once it is confirmed.
-      pending = () => act(method, path, done, form);
-      show('reauth', 'reauth-form-password');
+      // As on the security page: the prompt opens, and the same action is sent again once it is confirmed.
+      prompt.ask(() => act(method, path, done, form));
     }
-    /** The action refused for want of a recent password, to send again once it is confirmed. */
-    let pending: (() => Promise<void>) | null = null;
+    const prompt = reauthentication(token, afterFailure, () => (user ? 'user-title' : 'users-title'));
     const roleWording: Wording = { fields: { unknown_role: 'role', invalid_role: 'role', last_administrator: 'role' } };
 
     if (!(await loadUsers(null))) return;
     show('signed-in');
 
-    onSubmit('reauth-form', async ({ password }, form) => {
-      const result = await callApi('POST', '/reauthenticate', { password }, token);
-      if (result.status !== 200) {
-        return afterFailure(
-          problemOf(result, {
-            messages: { invalid_credentials: 'The password is wrong.' },
-            fields: { invalid_credentials: 'password' },
-          }),
-          form,
-        );
-      }
-      form.reset();
-      hide('reauth');
-      const next = pending;
-      pending = null;
-      if (next) await next();
-    });
-    onClick('reauth-cancel', async () => {
-      pending = null;
-      byId('reauth-form').reset();
-      clearMessages();
-      hide('reauth');
-      byId(user ? 'user-title' : 'users-title').focus();
-    });
     onSubmit('user-search-form', async ({ prefix }) => {
       search = prefix.trim();
       hide('user');
@@ -1237,6 +1241,8 @@ export function pagesScript(): void {
         roleForm,
       );
     });
+    // An administrator with two-factor sign-in on is asked for the code with the password from the first time.
+    await prompt.loadSecondFactor();
   }
 
   function emailChangeConfirmPage(): void {

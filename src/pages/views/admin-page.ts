@@ -1,9 +1,13 @@
-import { MAX_EMAIL, MAX_PASSWORD } from '../../controllers/dto/bounds';
+import { MAX_EMAIL } from '../../controllers/dto/bounds';
 import { field, form } from '../fields';
 import { html } from '../html';
 import { layout } from '../layout';
-import { durationText } from '../policy-text';
+import { reauthenticationPrompt } from '../reauthentication-prompt';
 import type { PageContext } from './page-context';
+
+/** Why the prompt opens: an administrator with two-factor sign-in on is asked for a code as well. */
+const CHANGE_NEEDS =
+  'Changing an account needs your password, and a code as well while you have two-factor sign-in on.';
 
 /** A role's name is at most 64 characters (the core's rule, `services/identity.ts`). */
 const MAX_ROLE_NAME = 64;
@@ -13,14 +17,14 @@ const MAX_ROLE_NAME = 64;
  * It renders no account data: the script fills the user list (GET /admin/users, by prefix, a page at a time), the
  * picked user's details, the actions on them and their audit events from the JSON admin API, each value as text.
  * Without a session it offers to sign in; without the permission it shows the API's refusal and nothing else.
- * Every action that changes something needs the password proved recently: when the API answers
- * `reauthentication_required`, the page asks for it (POST /reauthenticate) and repeats the action, as the security
- * page does.
+ * Every action that changes something needs the administrator proved recently: when the API answers
+ * `reauthentication_required`, the page asks for the password, and a code too when the administrator's two-factor
+ * sign-in is on (POST /reauthenticate, the prompt the security page shows: `reauthenticationPrompt`), and repeats
+ * the action.
  */
 export function adminPage({ prefix, reauthenticationWindowMs }: PageContext): string {
   const searchId = 'user-search-form';
   const roleId = 'role-form';
-  const reauthId = 'reauth-form';
   const body = html`<section id="signed-out" hidden>
 <p>You are not signed in.</p>
 <p><a href="${prefix}/login">Sign in</a> with an administrator account to manage accounts.</p>
@@ -30,28 +34,7 @@ export function adminPage({ prefix, reauthenticationWindowMs }: PageContext): st
 </section>
 <div id="signed-in" hidden>
 <p><a href="${prefix}/account">Back to your account</a></p>
-<section id="reauth" hidden aria-labelledby="reauth-title">
-<h2 id="reauth-title" tabindex="-1">Confirm it is you</h2>
-<p>Changing an account needs your password. For the next ${durationText(reauthenticationWindowMs)} this browser is
-not asked again.</p>
-${form({
-  id: reauthId,
-  action: `${prefix}/reauthenticate`,
-  submit: 'Confirm and continue',
-  fields: [
-    field({
-      form: reauthId,
-      name: 'password',
-      label: 'Your password',
-      type: 'password',
-      autocomplete: 'current-password',
-      missing: 'Enter your password',
-      maxLength: MAX_PASSWORD,
-    }),
-  ],
-})}
-<p><button type="button" id="reauth-cancel" class="secondary">Cancel</button></p>
-</section>
+${reauthenticationPrompt(prefix, reauthenticationWindowMs, CHANGE_NEEDS)}
 <section aria-labelledby="users-title">
 <h2 id="users-title" tabindex="-1">Accounts</h2>
 ${form({

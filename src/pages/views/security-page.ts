@@ -1,21 +1,21 @@
-import { MAX_EMAIL, MAX_PASSWORD } from '../../controllers/dto/bounds';
+import { MAX_EMAIL } from '../../controllers/dto/bounds';
 import { checkbox, field, form } from '../fields';
 import { html } from '../html';
 import { layout } from '../layout';
 import { durationText } from '../policy-text';
-import { proofField, RECOVERY_CODE_MAX, totpField } from '../second-factor-fields';
+import { reauthenticationPrompt } from '../reauthentication-prompt';
+import { proofField, totpField } from '../second-factor-fields';
 import type { PageContext } from './page-context';
 
 /**
  * GET {prefix}/security: where the account is signed in (GET /sessions), each session with a button that ends it,
  * one that ends all the others, and the change of email address. Ending another session and changing the address
  * need the password proved recently: when the API answers `reauthentication_required`, the page asks for the
- * password (POST /reauthenticate), and a code too when two-factor sign-in is on (the script shows that field and
- * makes it required then), and then repeats what the person asked for. The table's rows are written by the
+ * password (POST /reauthenticate), and a code too when two-factor sign-in is on (`reauthenticationPrompt`, shared
+ * with the administration page), and then repeats what the person asked for. The table's rows are written by the
  * script, as text. Two-factor sign-in is set up, renewed and turned off here too (`secondFactorSection`).
  */
 export function securityPage({ prefix, emailChangeTokenTtlMs, reauthenticationWindowMs }: PageContext): string {
-  const reauthId = 'reauth-form';
   const emailId = 'email-form';
   const body = html`<section id="signed-out" hidden>
 <p>You are not signed in.</p>
@@ -23,41 +23,7 @@ export function securityPage({ prefix, emailChangeTokenTtlMs, reauthenticationWi
 </section>
 <div id="signed-in" hidden>
 <p><a href="${prefix}/account">Back to your account</a></p>
-<section id="reauth" hidden aria-labelledby="reauth-title">
-<h2 id="reauth-title" tabindex="-1">Confirm it is you</h2>
-<p>Enter your password to continue. For the next ${durationText(reauthenticationWindowMs)} this browser is not
-asked again.</p>
-${form({
-  id: reauthId,
-  action: `${prefix}/reauthenticate`,
-  submit: 'Confirm and continue',
-  fields: [
-    field({
-      form: reauthId,
-      name: 'password',
-      label: 'Your password',
-      type: 'password',
-      autocomplete: 'current-password',
-      missing: 'Enter your password',
-      maxLength: MAX_PASSWORD,
-    }),
-    // Shown, and required, only while two-factor sign-in is on: then the password alone is not enough.
-    html`<div id="reauth-code" hidden>
-${field({
-  form: reauthId,
-  name: 'code',
-  label: 'Code from your authenticator app, or a recovery code',
-  hint: 'With two-factor sign-in on, confirming it is you takes a code too. A recovery code used here is spent.',
-  autocomplete: 'one-time-code',
-  missing: 'Enter a code from your authenticator app, or one of your recovery codes',
-  maxLength: RECOVERY_CODE_MAX,
-  optional: true,
-})}
-</div>`,
-  ],
-})}
-<p><button type="button" id="reauth-cancel" class="secondary">Cancel</button></p>
-</section>
+${reauthenticationPrompt(prefix, reauthenticationWindowMs, 'Enter your password to continue.')}
 <section aria-labelledby="sessions-title">
 <h2 id="sessions-title">Where you are signed in</h2>
 <p>Each row is a browser or app signed in to your account. End any you do not recognise, then change your
