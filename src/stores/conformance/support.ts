@@ -76,11 +76,26 @@ export class ConformanceSuite<S extends UserStore = UserStore> {
     return session;
   };
 
+  /** A verified user with a session, as the email-change areas ask from one. */
+  verifiedWithSession = async (label: string): Promise<VerifiedWithSession> => {
+    const { verificationHash } = await this.registered(label);
+    const user = await this.store.verifyEmail(verificationHash, T0);
+    assert.ok(user, `verifying ${label} should succeed`);
+    const session = await this.sessionFor(user.id, label);
+    return { user, sessionHash: session.tokenHash, sessionId: session.id };
+  };
+
   resetTokenFor = async (userId: string, label: string, expiresAt = HOUR_LATER): Promise<string> => {
     const reset = token(userId, 'reset_password', expiresAt, `reset-${label}`);
     await this.store.replaceToken(reset);
     return reset.tokenHash;
   };
+}
+
+export interface VerifiedWithSession {
+  user: StoredUser;
+  sessionHash: string;
+  sessionId: string;
 }
 
 export interface Registered {

@@ -8,17 +8,8 @@ import { describe, it, T0, HOUR_LATER, auditEvent, message, token, fulfilled, ty
  * superseded leaves nothing to confirm, and its link, unsent, is never sent (a dead link is never mailed).
  */
 export function describeEmailChangeDrops(suite: ConformanceSuite): void {
-  const { registered, sessionFor, resetTokenFor } = suite;
+  const { sessionFor, resetTokenFor, verifiedWithSession: verified } = suite;
   const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
-
-  /** A verified user with a session to ask from. */
-  async function verified(label: string): Promise<{ user: StoredUser; sessionHash: string; sessionId: string }> {
-    const { verificationHash } = await registered(label);
-    const user = await suite.store.verifyEmail(verificationHash, T0);
-    assert.ok(user, `verifying ${label} should succeed`);
-    const session = await sessionFor(user.id, label);
-    return { user, sessionHash: session.tokenHash, sessionId: session.id };
-  }
 
   /** Asks for a change from the session, with its link and the notice to the current address; both queued. */
   async function asked(

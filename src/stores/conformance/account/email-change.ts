@@ -15,17 +15,8 @@ import {
 } from '../support';
 
 export function describeEmailChange(suite: ConformanceSuite): void {
-  const { registered, sessionFor, resetTokenFor } = suite;
+  const { registered, sessionFor, resetTokenFor, verifiedWithSession: verified } = suite;
   const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
-
-  /** A verified user with a session to ask from. */
-  async function verified(label: string): Promise<{ user: StoredUser; sessionHash: string; sessionId: string }> {
-    const { verificationHash } = await registered(label);
-    const user = await suite.store.verifyEmail(verificationHash, T0);
-    assert.ok(user, `verifying ${label} should succeed`);
-    const session = await sessionFor(user.id, label);
-    return { user, sessionHash: session.tokenHash, sessionId: session.id };
-  }
 
   function change(userId: string, label: string, overrides: Partial<StoredEmailChange> = {}): StoredEmailChange {
     return {
