@@ -1,40 +1,104 @@
-import type { AccountStore } from './account-store';
-import type { AdminStore } from './admin-store';
-import type { OutboxStore } from './outbox-store';
+import type { AccessReads, AccessRecords } from './store/access-records';
+import type { AdminReads } from './store/admin-reads';
+import type { AuditReads, AuditWriter } from './store/audit-records';
+import type { EmailChangeReads, EmailChangeRecords } from './store/email-change-records';
+import type { OutboxQueue, OutboxWriter } from './store/outbox-records';
+import type { PasswordRecords, TokenReads, TokenRecords } from './store/password-records';
+import type {
+  LoginChallengeReads,
+  LoginChallengeRecords,
+  SecondFactorReads,
+  SecondFactorRecords,
+} from './store/second-factor-records';
+import type { SessionReads, SessionRecords } from './store/session-records';
+import type { UserReads, UserRecords } from './store/user-records';
 
-// The store contract, split by concern: `account-store.ts` (users, sessions, tokens, addresses, roles),
-// `outbox-store.ts` (email waiting for delivery) and `admin-store.ts` (administration and the audit trail). Gatehouse needs both from one database, so that an account change
-// and the message it causes commit together.
+// The store contract: small stores by aggregate (one file each in `store/`), reached through one unit of work. The
+// core composes a change and the effects it causes (an outbox message, an audit event) in one transaction; the store
+// keeps each aggregate's own invariants (uniqueness, single use, the row locks of a user) inside it. Its conformance
+// suite is `stores/conformance/`.
 
-/** The whole store Gatehouse needs: the account store and the outbox, in one database so they share transactions. */
-export interface UserStore extends AccountStore, OutboxStore, AdminStore {}
+/** How a transaction commits. */
+export interface TransactionOptions {
+  /**
+   * Default true: the commit returns once it is on disk. False: only a crash of the machine (or of the database
+   * server), never of the process, may undo it; for work whose loss only repeats work (a new session and its sign-in
+   * record: the person signs in again), where a flush each costs more than the work it records.
+   */
+  durable?: boolean;
+}
 
-export type {
-  AccessAnswer,
-  AccessQuery,
-  AccessChangeRefusal,
-  AccountStore,
-  Authorisation,
-  CreateUserOptions,
-  CreateUserResult,
-  EmailChangeMessages,
-  EmailChangeRequestResult,
-  EmailChangeResult,
-  ExpiryCutoffs,
-  GrantResult,
-  NewUser,
-  RevokeRoleResult,
-  RoleSummary,
-  SecondFactorEnabling,
-} from './account-store';
-export type {
-  AdminStore,
-  MarkVerifiedResult,
-  ProtectedChangeResult,
-  UserCursor,
-  UserDetails,
-  UserListQuery,
-} from './admin-store';
+/** The aggregates as one transaction sees them: reads and writes, committed together or not at all. */
+export interface UserStoreTransaction {
+  readonly users: UserRecords;
+  readonly passwords: PasswordRecords;
+  readonly tokens: TokenRecords;
+  readonly emailChanges: EmailChangeRecords;
+  readonly sessions: SessionRecords;
+  readonly secondFactors: SecondFactorRecords;
+  readonly loginChallenges: LoginChallengeRecords;
+  readonly access: AccessRecords;
+  readonly outbox: OutboxWriter;
+  readonly audit: AuditWriter;
+}
+
+/** The cut-offs of `deleteExpired`: rows at or before them go. */
+export interface ExpiryCutoffs {
+  /** Sessions, tokens, pending email changes and login challenges whose `expiresAt` is at or before it. */
+  now: Date;
+  /** Sessions last seen at or before it (the idle timeout). */
+  sessionIdleBefore: Date;
+  /** Unverified users created at or before it, with everything of theirs (registrations that were never confirmed). */
+  unverifiedCreatedBefore?: Date;
+  /** Sent and failed outbox messages last changed at or before it; pending ones never go. */
+  outboxChangedBefore?: Date;
+  /** Audit events at or before it (the retention, `auditRetentionMs`). */
+  auditBefore?: Date;
+}
+
+/**
+ * Storage of users, their credentials, sessions, emailed links, access grants, the outbox and the audit trail, in one
+ * database so that a change and the messages and events it causes commit together.
+ *
+ * Contract every implementation keeps (the conformance suite in `stores/conformance/` checks it):
+ * - `transaction` runs `work` as one transaction: all of its writes happen, or none. Writes to one user are
+ *   serialised inside it (PostgreSQL: the user's row lock, taken before its sessions and tokens, one lock order;
+ *   SQLite: one write transaction at a time), and every decision a race could change is a conditional write.
+ *   `work` may be run again when the database aborted it only to resolve a conflict (a PostgreSQL deadlock), so it
+ *   must do nothing but calls on `tx` and pure computation.
+ * - Expected absence is `null`/`false`, never an exception; exceptions mean the store itself failed (and undo the
+ *   transaction). Token arguments are always keyed hashes; a store never sees a raw token or password.
+ * - Instants are exclusive ends: a token or session whose expiry equals `now` is dead. Methods that change a user set
+ *   its `updatedAt` to their `now`. Returned objects are the caller's own: changing them changes nothing stored.
+ * - The reads outside a transaction (`users`, `sessions`...) each see only committed data.
+ */
+export interface UserStore {
+  transaction<T>(work: (tx: UserStoreTransaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  readonly users: UserReads;
+  readonly tokens: TokenReads;
+  readonly emailChanges: EmailChangeReads;
+  readonly sessions: SessionReads;
+  readonly secondFactors: SecondFactorReads;
+  readonly loginChallenges: LoginChallengeReads;
+  readonly access: AccessReads;
+  readonly admin: AdminReads;
+  readonly audit: AuditReads;
+  readonly outbox: OutboxQueue;
+  /** Removes what `cutoffs` says has expired (see `ExpiryCutoffs`), in batches; returns how many rows went. */
+  deleteExpired(cutoffs: ExpiryCutoffs): Promise<number>;
+  /** Releases connections; the store is unusable afterwards. */
+  close(): Promise<void>;
+}
+
+export type * from './store/access-records';
+export type * from './store/admin-reads';
+export type * from './store/audit-records';
+export type * from './store/email-change-records';
+export type * from './store/outbox-records';
+export type * from './store/password-records';
+export type * from './store/second-factor-records';
+export type * from './store/session-records';
+export type * from './store/user-records';
 export type {
   AuditActorType,
   AuditCursor,
@@ -44,8 +108,9 @@ export type {
   AuditQuery,
   NewAuditEvent,
 } from './audit-event';
-export type { OutboxStore } from './outbox-store';
 export type {
+  AccessAnswer,
+  AccessQuery,
   SessionCheck,
   SessionClient,
   SessionView,
