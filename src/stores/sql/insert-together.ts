@@ -8,7 +8,7 @@ import type { SqlCapabilities } from './sql-capabilities';
 export type PendingInsert = InsertQueryBuilder<Database, any, InsertResult>;
 
 /**
- * Runs the inserts of one transaction, skipping those left undefined (an optional audit event or message). Where the
+ * Runs the inserts of one transaction, skipping those left undefined. Where the
  * database allows (`SqlCapabilities.insertsTogether`) they go as one statement, each but the last in a data-modifying
  * WITH, and prepared (`runPrepared`): on PostgreSQL each statement is a round trip, which costs the event loop and the
  * server more than the insert. The rows are the same either way: PostgreSQL checks foreign keys at the end of the
@@ -16,7 +16,7 @@ export type PendingInsert = InsertQueryBuilder<Database, any, InsertResult>;
  * transaction.
  *
  * @example
- * await insertTogether(trx, capabilities, [trx.insertInto('users').values(row), auditInsert(trx, event)]);
+ * await insertTogether(trx, capabilities, [trx.insertInto('users').values(row), trx.insertInto('tokens').values(token)]);
  */
 export async function insertTogether(
   trx: Kysely<Database>,

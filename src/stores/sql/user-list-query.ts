@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { UserListQuery } from '../../services/admin-store';
+import type { UserListQuery } from '../../services/store/admin-reads';
 import type { StoredUser } from '../../services/types';
 import { fromUserRow } from './rows';
 import { USER_COLUMNS, type Database } from './schema';
