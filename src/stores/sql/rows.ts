@@ -190,7 +190,7 @@ export function toTokenRow(token: StoredToken): Insertable<TokensTable> {
   };
 }
 
-/** A factor is stored waiting for its first code: enabling it is `enableSecondFactor`'s alone. */
+/** A factor is stored waiting for its first code: enabling it is `SecondFactorRecords.enable`'s alone. */
 export function toSecondFactorRow(factor: StoredSecondFactor): Insertable<SecondFactorsTable> {
   return {
     user_id: factor.userId,

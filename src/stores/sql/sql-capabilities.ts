@@ -8,7 +8,7 @@ export interface WriteOptions {
    * mode: `synchronous = NORMAL` for that commit; PostgreSQL: `SET LOCAL synchronous_commit = off`). Either way it is
    * atomic, ordered before every later commit, and survives the process being killed; only a crash of the machine (or
    * of the PostgreSQL server) may lose it, with whatever committed after it and was not yet on disk. For writes whose
-   * loss only repeats work (`UNFLUSHED` in sql-user-store.ts: the outbox's bookkeeping, a new session), a flush each
+   * loss only repeats work (`UNFLUSHED` in records/unflushed.ts: the outbox's bookkeeping, a new session), a flush each
    * costs more than the work it records (about 1.5 ms of the event loop per commit on the bench VM, with the loop
    * blocked meanwhile on SQLite).
    */
