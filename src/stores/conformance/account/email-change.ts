@@ -49,7 +49,7 @@ export function describeEmailChange(suite: ConformanceSuite): void {
   }
 
   describe('email change: a link to the new address', () => {
-    it('requestEmailChange stores the change, sends the link to the new address and a notice to the current one', async () => {
+    it('emailChanges.request stores the change, sends the link to the new address and a notice to the current one', async () => {
       const alice = await verified('alice');
       const asked = change(alice.user.id, 'fresh', { keepSessionId: alice.sessionId });
       const sent = messages();
@@ -80,7 +80,7 @@ export function describeEmailChange(suite: ConformanceSuite): void {
       assert.equal(await suite.store.emailChanges.find('unknown', T0), null);
     });
 
-    it('requestEmailChange stores nothing when the asking session has ended, is another’s, or the user is gone', async () => {
+    it('emailChanges.request stores nothing when the asking session has ended, is another’s, or the user is gone', async () => {
       const alice = await verified('alice');
       const bob = await verified('bob');
       const refused = async (asked: StoredEmailChange, sessionHash: string) => {
@@ -167,7 +167,7 @@ export function describeEmailChange(suite: ConformanceSuite): void {
       assert.deepEqual([held?.status, held?.claimed], ['pending', true]);
     });
 
-    it('confirmEmailChange makes the new address the user’s, ends the other sessions and tells the old address', async () => {
+    it('emailChanges.confirm makes the new address the user’s, ends the other sessions and tells the old address', async () => {
       const alice = await verified('alice');
       const other = await sessionFor(alice.user.id, 'alice-elsewhere');
       const bob = await verified('bob');
@@ -213,7 +213,7 @@ export function describeEmailChange(suite: ConformanceSuite): void {
       assert.ok(await transaction((tx) => tx.users.confirmAddress(next.verificationHash, at(6))));
     });
 
-    it('confirmEmailChange ends the other sessions only when asked, and all of them when none is kept', async () => {
+    it('emailChanges.confirm ends the other sessions only when asked, and all of them when none is kept', async () => {
       const alice = await verified('alice');
       await sessionFor(alice.user.id, 'alice-2');
       const keepAll = change(alice.user.id, 'keep-all', { endOtherSessions: false, keepSessionId: alice.sessionId });
@@ -229,7 +229,7 @@ export function describeEmailChange(suite: ConformanceSuite): void {
       assert.deepEqual(await suite.store.sessions.list(alice.user.id), []);
     });
 
-    it('confirmEmailChange ends the unverified registrations of the new address, as a verification does', async () => {
+    it('emailChanges.confirm ends the unverified registrations of the new address, as a verification does', async () => {
       const alice = await verified('alice');
       const asked = change(alice.user.id, 'claimed');
       await requestEmailChange(asked, messages(), alice.sessionHash);
@@ -252,7 +252,7 @@ export function describeEmailChange(suite: ConformanceSuite): void {
       assert.ok(await suite.store.users.findById(elsewhere.user.id));
     });
 
-    it('confirmEmailChange refuses an unknown or expired change, and `taken` once another has proved the address', async () => {
+    it('emailChanges.confirm refuses an unknown or expired change, and `taken` once another has proved the address', async () => {
       const alice = await verified('alice');
       const late = change(alice.user.id, 'late');
       await requestEmailChange(late, {}, alice.sessionHash);
@@ -278,18 +278,18 @@ export function describeEmailChange(suite: ConformanceSuite): void {
 
     for (const [what, end] of [
       [
-        'resetPassword',
+        'passwords.reset',
         async (user: StoredUser) => {
           const resetHash = await resetTokenFor(user.id, 'r');
           assert.ok(await transaction((tx) => tx.passwords.reset(resetHash, 'new-hash', at(1))));
         },
       ],
       [
-        'changePassword',
+        'passwords.change',
         async (user: StoredUser) =>
           assert.ok(await transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', at(1)))),
       ],
-      ['deleteUser', async (user: StoredUser) => assert.equal((await deleteUser(user.id)).outcome, 'deleted')],
+      ['users.delete', async (user: StoredUser) => assert.equal((await deleteUser(user.id)).outcome, 'deleted')],
     ] as const) {
       it(`${what} drops the pending change`, async () => {
         const alice = await verified('alice');

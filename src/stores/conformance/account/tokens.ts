@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { describe, it, T0, HOUR_LATER, DAY_LATER, token, type ConformanceSuite } from '../support';
+import { SUPERSEDED_ERROR } from '../../../services/outbox-message';
+import { describe, it, T0, HOUR_LATER, DAY_LATER, message, newUser, token, type ConformanceSuite } from '../support';
 
 export function describeTokens(suite: ConformanceSuite): void {
-  const { registered, sessionFor, resetTokenFor, replaceToken, transaction } = suite;
+  const { registered, sessionFor, resetTokenFor, replaceToken, createUser, transaction, entry } = suite;
   describe('single-use tokens', () => {
     it('tokens.findUser finds the owner of a live token of that purpose without consuming it', async () => {
       const { user, verificationHash } = await registered('alice');
@@ -74,13 +75,28 @@ export function describeTokens(suite: ConformanceSuite): void {
       );
     });
 
-    it('tokens.replace works for verification tokens too (resend)', async () => {
-      const { user, verificationHash } = await registered('alice');
+    it('tokens.replace works for verification tokens too (resend), failing the unsent link it supersedes', async () => {
+      const user = newUser('alice');
+      const first = message('verification');
+      assert.ok(
+        (await createUser(user, token(user.id, 'verify_email', HOUR_LATER, 'verify-alice'), { link: first })).ok,
+      );
       const resent = token(user.id, 'verify_email', HOUR_LATER, 'verify-alice-again');
-      assert.equal((await replaceToken(resent))?.id, user.id);
+      const again = message('verification', { createdAt: new Date(T0.getTime() + 1000) });
+      assert.equal((await replaceToken(resent, again))?.id, user.id);
 
-      assert.equal(await transaction((tx) => tx.users.confirmAddress(verificationHash, T0)), null);
+      assert.equal(await transaction((tx) => tx.users.confirmAddress('verify-alice', T0)), null);
       assert.ok(await transaction((tx) => tx.users.confirmAddress(resent.tokenHash, T0)));
+      const [dead, live] = [await entry(first), await entry(again)];
+      assert.deepEqual([dead?.status, dead?.lastError, dead?.hasToken], ['failed', SUPERSEDED_ERROR, false]);
+      assert.deepEqual([live?.status, live?.hasToken], ['pending', true]);
+    });
+
+    it('tokens.replace answers null, and stores nothing, for a user that does not exist', async () => {
+      const orphan = token('no-such-id', 'reset_password', HOUR_LATER, 'reset-orphan');
+      assert.equal(await transaction((tx) => tx.tokens.replace(orphan, { kind: 'passwordReset', at: T0 })), null);
+      assert.equal(await suite.store.tokens.findUser(orphan.tokenHash, 'reset_password', T0), null);
+      assert.equal(await transaction((tx) => tx.passwords.reset(orphan.tokenHash, 'new-hash', T0)), null);
     });
 
     it('passwords.reset replaces the hash, ends every session and reset token, keeps verification tokens', async () => {
