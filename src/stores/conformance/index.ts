@@ -5,8 +5,10 @@ import { ConformanceSuite, describe } from './support';
 
 /**
  * Declares a mocha `describe` block that checks a `UserStore` against every contract of the interface, races
- * included: the account store's (`account/`, a file per area) and the outbox store's (`outbox/`). Run it once per
- * implementation, from a mocha test file:
+ * included: the unit of work (`store.transaction`, `wrapStore`) and the aggregates of the account (`account/`, a file
+ * per area), and the outbox (`outbox/`). Each area writes as the core does, through `store.transaction`, composing a
+ * change with the messages and events it causes, and reads through the read sides (`store.users`...). Run it once
+ * per implementation, from a mocha test file:
  *
  * @example
  * import { describeUserStoreConformance } from 'gatehouse/testing';
@@ -29,7 +31,10 @@ export function describeUserStoreConformance<S extends UserStore>(
   });
 }
 
-/** The account store's contract alone (users, sessions, tokens, addresses, roles); see `describeUserStoreConformance`. */
+/**
+ * The account's areas alone (the unit of work, users, sessions, tokens, addresses, roles, the audit trail); see
+ * `describeUserStoreConformance`.
+ */
 export function describeAccountStoreConformance<S extends UserStore>(
   name: string,
   makeStore: () => Promise<S>,
@@ -40,8 +45,8 @@ export function describeAccountStoreConformance<S extends UserStore>(
 }
 
 /**
- * The outbox store's contract alone. Its messages are addressed to users, so the store under test creates users as
- * an account store does.
+ * The outbox's areas alone: queueing with account changes in one transaction, claims under a lease, outcomes,
+ * listing, retries. Its messages are addressed to users, so the store under test creates users too.
  */
 export function describeOutboxStoreConformance<S extends UserStore>(
   name: string,

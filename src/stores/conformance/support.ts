@@ -3,12 +3,20 @@ import { randomUUID } from 'node:crypto';
 import type { AuditEvent, AuditEventType, NewAuditEvent } from '../../services/audit-event';
 import { carriesLink, type NewOutboxMessage, type OutboxEntry, type OutboxKind } from '../../services/outbox-message';
 import type {
+  CreateUserResult,
+  DeleteConditions,
+  DeleteUserResult,
+  EmailChangeRequestResult,
+  EmailChangeResult,
   NewUser,
+  StoredEmailChange,
   StoredSession,
   StoredToken,
   StoredUser,
   TokenPurpose,
+  TransactionOptions,
   UserStore,
+  UserStoreTransaction,
 } from '../../services/user-store';
 
 // The suites run under mocha and use its globals, read when a suite is declared: the package compiles and ships
@@ -41,11 +49,15 @@ export class ConformanceSuite<S extends UserStore = UserStore> {
     });
   }
 
+  /** Runs `work` as one transaction of the store under test: the only way the core writes. */
+  transaction = <T>(work: (tx: UserStoreTransaction) => Promise<T>, options?: TransactionOptions): Promise<T> =>
+    this.store.transaction(work, options);
+
   /** Registers a user with its verification token; fails the test if the store refuses. */
   registered = async (label: string, overrides: Partial<NewUser> = {}): Promise<Registered> => {
     const user = newUser(label, overrides);
     const verification = token(user.id, 'verify_email', HOUR_LATER, `verify-${label}`);
-    const result = await this.store.createUser(user, verification);
+    const result = await this.transaction((tx) => tx.users.create(user, verification));
     assert.ok(result.ok, `registering ${label} should succeed`);
     return { user: result.user, verificationHash: verification.tokenHash };
   };
@@ -64,32 +76,162 @@ export class ConformanceSuite<S extends UserStore = UserStore> {
     ...overrides,
   });
 
+  /** Signs in as the core does: a session made in a transaction of its own, not flushed (`durable: false`). */
   sessionFor = async (
     userId: string,
     label: string,
     overrides: Partial<StoredSession> = {},
   ): Promise<StoredSession> => {
     const session = this.sessionRow(userId, label, overrides);
-    const user = await this.store.findUserById(userId);
+    const user = await this.store.users.findById(userId);
     assert.ok(user, `sessionFor(${label}) needs an existing user`);
-    assert.equal(await this.store.createSession(session, user.passwordHash), true);
+    const created = await this.transaction((tx) => tx.sessions.create(session, user.passwordHash), { durable: false });
+    assert.equal(created, true);
     return session;
   };
 
   /** A verified user with a session, as the email-change areas ask from one. */
   verifiedWithSession = async (label: string): Promise<VerifiedWithSession> => {
     const { verificationHash } = await this.registered(label);
-    const user = await this.store.verifyEmail(verificationHash, T0);
+    const user = await this.transaction((tx) => tx.users.confirmAddress(verificationHash, T0));
     assert.ok(user, `verifying ${label} should succeed`);
     const session = await this.sessionFor(user.id, label);
     return { user, sessionHash: session.tokenHash, sessionId: session.id };
   };
 
+  /**
+   * Registers as the core does, in one transaction: the user and its verification token, the link to the user or,
+   * when a verified account owns the address, the notice to that owner instead, and the `register` event.
+   */
+  createUser = (
+    user: NewUser,
+    verification: StoredToken,
+    effects: RegistrationEffects = {},
+  ): Promise<CreateUserResult> =>
+    this.transaction(async (tx) => {
+      const result = await tx.users.create(user, verification, effects.expiredUnverifiedBefore);
+      if (!result.ok) return result;
+      const sent = result.owner ? effects.ownerNotice : effects.link;
+      if (sent) await tx.outbox.add(sent, result.owner ?? result.user);
+      if (effects.audit) await tx.audit.add(effects.audit);
+      return result;
+    });
+
+  /**
+   * Deletes as the core does, in one transaction: the user, unless the conditions refuse it, then the notice to the
+   * address it had and the event. The links it fails are stamped with `at`, else the event's instant, else the
+   * notice's, else T0.
+   */
+  deleteUser = (userId: string, effects: DeletionEffects = {}): Promise<DeleteUserResult> =>
+    this.transaction(async (tx) => {
+      const { authorisation, keepLastHolderOf, message: notice, audit } = effects;
+      const at = new Date(effects.at ?? audit?.at ?? notice?.createdAt ?? T0);
+      const result = await tx.users.delete(userId, at, { authorisation, keepLastHolderOf });
+      if (result.outcome !== 'deleted') return result;
+      if (notice) await tx.outbox.add(notice, result.user);
+      if (audit) await tx.audit.add(audit);
+      return result;
+    });
+
+  /** A reset token of the user (superseding its earlier ones), with no message; a disabled or gone user gets none. */
   resetTokenFor = async (userId: string, label: string, expiresAt = HOUR_LATER): Promise<string> => {
     const reset = token(userId, 'reset_password', expiresAt, `reset-${label}`);
-    await this.store.replaceToken(reset);
+    await this.transaction((tx) => tx.tokens.replace(reset, { kind: 'passwordReset', at: new Date(T0) }));
     return reset.tokenHash;
   };
+
+  /**
+   * A new token and the link that carries it, composed as the core does: the token supersedes the user's earlier
+   * ones of its purpose (their pending links failing, stamped with the link's `createdAt`), and the link is queued
+   * only when the token was stored. The user, or null when the store refused (disabled or gone).
+   */
+  replaceToken = (stored: StoredToken, link?: NewOutboxMessage): Promise<StoredUser | null> =>
+    this.transaction(async (tx) => {
+      const supersede = { kind: link?.kind ?? linkKind(stored.purpose), at: new Date(link?.createdAt ?? T0) };
+      const user = await tx.tokens.replace(stored, supersede);
+      if (user && link) await tx.outbox.add(link, user);
+      return user;
+    });
+
+  /** Queues a message to the user in a transaction of its own; false, and nothing queued, when there is no user. */
+  enqueue = (userId: string, queued: NewOutboxMessage): Promise<boolean> =>
+    this.transaction(async (tx) => {
+      const user = await tx.users.findById(userId);
+      if (!user) return false;
+      await tx.outbox.add(queued, user);
+      return true;
+    });
+
+  /**
+   * Asks for a change of address from the session, composed as the core does: the link goes to the new address
+   * when no verified account owns it, else the owner is told; the notice goes to the current address either way.
+   */
+  requestEmailChange = (
+    change: StoredEmailChange,
+    sent: EmailChangeMessages,
+    sessionTokenHash: string,
+  ): Promise<EmailChangeRequestResult> =>
+    this.transaction(async (tx) => {
+      const result = await tx.emailChanges.request(change, sessionTokenHash);
+      if (!result.ok) return result;
+      const { user, owner } = result;
+      if (owner) {
+        if (sent.ownerNotice) await tx.outbox.add(sent.ownerNotice, owner);
+      } else if (sent.link) {
+        await tx.outbox.add(sent.link, { id: user.id, username: user.username, email: change.newEmail });
+      }
+      if (sent.requestedNotice) await tx.outbox.add(sent.requestedNotice, user);
+      return result;
+    });
+
+  /**
+   * Confirms a change of address as the core does, in one transaction: the change, then the notice to the address
+   * the user had, only when the address changed.
+   */
+  confirmEmailChange = (tokenHash: string, now: Date, notice?: NewOutboxMessage): Promise<EmailChangeResult> =>
+    this.transaction(async (tx) => {
+      const result = await tx.emailChanges.confirm(tokenHash, now);
+      if (result.outcome === 'changed' && notice) {
+        const { user, previousEmail } = result;
+        await tx.outbox.add(notice, { id: user.id, username: user.username, email: previousEmail });
+      }
+      return result;
+    });
+
+  /** The stored message of that id, or undefined: the outbox as its operator lists it. */
+  entry = async (sent: { id: string } | undefined): Promise<OutboxEntry | undefined> =>
+    (await this.store.outbox.list()).find((candidate) => candidate.id === sent?.id);
+}
+
+/** What a registration causes besides its rows (`ConformanceSuite.createUser`). */
+export interface RegistrationEffects {
+  link?: NewOutboxMessage;
+  ownerNotice?: NewOutboxMessage;
+  /** Passed on to `users.create`: an unverified holder of the username created at or before it has expired. */
+  expiredUnverifiedBefore?: Date;
+  audit?: AuditInput;
+}
+
+/** What a deletion checks and causes (`ConformanceSuite.deleteUser`). */
+export interface DeletionEffects extends DeleteConditions {
+  at?: Date;
+  message?: NewOutboxMessage;
+  audit?: AuditInput;
+}
+
+/** The messages a change of address may cause; each is queued only on the path that sends it. */
+export interface EmailChangeMessages {
+  /** To the new address, when no verified account owns it. */
+  link?: NewOutboxMessage;
+  /** To the verified account that owns the new address, when one does. */
+  ownerNotice?: NewOutboxMessage;
+  /** To the current address, on both paths. */
+  requestedNotice?: NewOutboxMessage;
+}
+
+/** The kind of the link that carries a token of this purpose. */
+export function linkKind(purpose: TokenPurpose): OutboxKind {
+  return purpose === 'verify_email' ? 'verification' : 'passwordReset';
 }
 
 export interface VerifiedWithSession {
@@ -136,8 +278,11 @@ export function message(kind: OutboxKind, overrides: Partial<NewOutboxMessage> =
   };
 }
 
-/** An event as the core would hand it to a store: a user acting on their own account, at T0 unless told. */
-export function auditEvent(type: AuditEventType, overrides: Partial<NewAuditEvent> = {}): NewAuditEvent {
+/** An event as the core adds it (`tx.audit.add`): its subject decided by the caller. */
+export type AuditInput = NewAuditEvent & { subjectId: string | null };
+
+/** An event as the core would add it: a user acting on their own account, at T0 unless told, no subject unless told. */
+export function auditEvent(type: AuditEventType, overrides: Partial<NewAuditEvent> = {}): AuditInput {
   return {
     id: randomUUID(),
     at: new Date(T0),
@@ -145,11 +290,11 @@ export function auditEvent(type: AuditEventType, overrides: Partial<NewAuditEven
     outcome: 'success',
     actorType: 'user',
     actorId: null,
-    subjectId: null,
     ip: '192.0.2.10',
     requestId: `request-${type}`,
     details: null,
     ...overrides,
+    subjectId: overrides.subjectId ?? null,
   };
 }
 

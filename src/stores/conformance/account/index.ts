@@ -13,14 +13,16 @@ import { describeSecondFactor } from './second-factor';
 import { describeSessionDetails } from './session-details';
 import { describeSessions } from './sessions';
 import { describeTokens } from './tokens';
+import { describeTransactions } from './transactions';
 import { describeUsers } from './users';
 
 /**
- * Every area of the account store contract: users, tokens, addresses, passwords, deletion, sessions (and what a person
+ * Every area of the account store contract: the unit of work itself (transactions), users, tokens, addresses, passwords, deletion, sessions (and what a person
  * sees and ends of them), email changes, the second factor (its recovery codes and login challenges), roles, and
  * administration (disabled accounts, the user list, protected roles) with the audit trail.
  */
 export function describeAccountStoreAreas(suite: ConformanceSuite): void {
+  describeTransactions(suite);
   describeUsers(suite);
   describeTokens(suite);
   describeAddresses(suite);

@@ -2,39 +2,37 @@ import assert from 'node:assert/strict';
 import { describe, it, T0, DAY_LATER, type ConformanceSuite } from '../support';
 
 export function describePasswords(suite: ConformanceSuite): void {
-  const { registered, sessionRow, sessionFor, resetTokenFor } = suite;
+  const { registered, sessionRow, sessionFor, resetTokenFor, transaction } = suite;
+  const change = (userId: string, expected: string, next: string, now: Date, sessionHash?: string) =>
+    transaction((tx) => tx.passwords.change(userId, expected, next, now, sessionHash));
   describe('passwords', () => {
-    it('changePassword with a session hash changes only while that session of the user exists', async () => {
+    it('passwords.change with a session hash changes only while that session of the user exists', async () => {
       const { user } = await registered('alice');
       const other = await registered('bob');
       await sessionFor(other.user.id, 'bob');
-      assert.equal(
-        await suite.store.changePassword(user.id, user.passwordHash, 'h2', T0, undefined, 'session-bob'),
-        false,
-      );
-      assert.equal(await suite.store.changePassword(user.id, user.passwordHash, 'h2', T0, undefined, 'unknown'), false);
+      assert.equal(await change(user.id, user.passwordHash, 'h2', T0, 'session-bob'), null);
+      assert.equal(await change(user.id, user.passwordHash, 'h2', T0, 'unknown'), null);
       await sessionFor(user.id, 'alice');
-      await suite.store.deleteUserSessions(user.id); // a logout-all that committed while the new password was hashed
-      assert.equal(
-        await suite.store.changePassword(user.id, user.passwordHash, 'h2', T0, undefined, 'session-alice'),
-        false,
-      );
-      assert.equal((await suite.store.findUserById(user.id))?.passwordHash, user.passwordHash, 'nothing changed');
+      // A logout-all that committed while the new password was hashed.
+      assert.equal(await transaction((tx) => tx.sessions.deleteAll(user.id, T0)), 1);
+      assert.equal(await change(user.id, user.passwordHash, 'h2', T0, 'session-alice'), null);
+      assert.equal((await suite.store.users.findById(user.id))?.passwordHash, user.passwordHash, 'nothing changed');
 
       await sessionFor(user.id, 'alice');
+      assert.deepEqual(await change(user.id, user.passwordHash, 'h2', T0, 'session-alice'), {
+        ...user,
+        passwordHash: 'h2',
+        updatedAt: T0,
+      });
+      assert.equal((await suite.store.users.findById(user.id))?.passwordHash, 'h2');
       assert.equal(
-        await suite.store.changePassword(user.id, user.passwordHash, 'h2', T0, undefined, 'session-alice'),
-        true,
-      );
-      assert.equal((await suite.store.findUserById(user.id))?.passwordHash, 'h2');
-      assert.equal(
-        await suite.store.getSessionAndUser('session-alice'),
+        await suite.store.sessions.findWithUser('session-alice'),
         null,
         'and it ended the session with the rest',
       );
     });
 
-    it('changePassword replaces the hash, ends sessions and reset tokens, keeps verification tokens', async () => {
+    it('passwords.change replaces the hash, ends sessions and reset tokens, keeps verification tokens', async () => {
       const alice = await registered('alice');
       const bob = await registered('bob');
       await sessionFor(alice.user.id, 'alice-1');
@@ -43,64 +41,79 @@ export function describePasswords(suite: ConformanceSuite): void {
       const resetHash = await resetTokenFor(alice.user.id, 'alice');
       const now = new Date(T0.getTime() + 1000);
 
-      assert.equal(await suite.store.changePassword(alice.user.id, alice.user.passwordHash, 'new-hash', now), true);
-      assert.deepEqual(await suite.store.findUserById(alice.user.id), {
-        ...alice.user,
-        passwordHash: 'new-hash',
-        updatedAt: now,
-      });
-      assert.equal(await suite.store.getSessionAndUser('session-alice-1'), null);
-      assert.equal(await suite.store.getSessionAndUser('session-alice-2'), null);
-      assert.equal(await suite.store.resetPassword(resetHash, 'other-hash', now), null, 'outstanding reset ended');
-      assert.ok(await suite.store.getSessionAndUser('session-bob'));
-      assert.ok(await suite.store.verifyEmail(alice.verificationHash, now));
+      const changed = { ...alice.user, passwordHash: 'new-hash', updatedAt: now };
+      assert.deepEqual(await change(alice.user.id, alice.user.passwordHash, 'new-hash', now), changed);
+      assert.deepEqual(await suite.store.users.findById(alice.user.id), changed);
+      assert.equal(await suite.store.sessions.findWithUser('session-alice-1'), null);
+      assert.equal(await suite.store.sessions.findWithUser('session-alice-2'), null);
+      assert.equal(
+        await transaction((tx) => tx.passwords.reset(resetHash, 'other-hash', now)),
+        null,
+        'outstanding reset ended',
+      );
+      assert.ok(await suite.store.sessions.findWithUser('session-bob'));
+      assert.ok(await transaction((tx) => tx.users.confirmAddress(alice.verificationHash, now)));
     });
 
-    it('changePassword with a stale expected hash returns false and changes nothing', async () => {
+    it('passwords.change with a stale expected hash returns null and changes nothing', async () => {
       const { user } = await registered('alice');
       await sessionFor(user.id, 'alice');
       const resetHash = await resetTokenFor(user.id, 'alice');
 
-      assert.equal(await suite.store.changePassword(user.id, 'stale-hash', 'new-hash', DAY_LATER), false);
-      assert.deepEqual(await suite.store.findUserById(user.id), user);
-      assert.ok(await suite.store.getSessionAndUser('session-alice'));
-      assert.ok(await suite.store.findUserByToken(resetHash, 'reset_password', T0));
+      assert.equal(await change(user.id, 'stale-hash', 'new-hash', DAY_LATER), null);
+      assert.deepEqual(await suite.store.users.findById(user.id), user);
+      assert.ok(await suite.store.sessions.findWithUser('session-alice'));
+      assert.ok(await suite.store.tokens.findUser(resetHash, 'reset_password', T0));
     });
 
-    it('changePassword and rehashPassword return false for an unknown user', async () => {
-      assert.equal(await suite.store.changePassword('no-such-id', 'hash', 'new-hash', T0), false);
-      assert.equal(await suite.store.rehashPassword('no-such-id', 'hash', 'new-hash', T0), false);
+    it('passwords.change and passwords.rehash refuse an unknown user', async () => {
+      assert.equal(await change('no-such-id', 'hash', 'new-hash', T0), null);
+      assert.equal(await transaction((tx) => tx.passwords.rehash('no-such-id', 'hash', 'new-hash', T0)), false);
     });
 
-    it('rehashPassword replaces an unchanged hash and leaves sessions and tokens alone', async () => {
+    it('passwords.rehash replaces an unchanged hash and leaves sessions and tokens alone', async () => {
       const { user } = await registered('alice');
       await sessionFor(user.id, 'alice');
       const resetHash = await resetTokenFor(user.id, 'alice');
       const now = new Date(T0.getTime() + 1000);
 
-      assert.equal(await suite.store.rehashPassword(user.id, user.passwordHash, 'stronger-hash', now), true);
-      assert.deepEqual(await suite.store.findUserById(user.id), {
+      assert.equal(
+        await transaction((tx) => tx.passwords.rehash(user.id, user.passwordHash, 'stronger-hash', now)),
+        true,
+      );
+      assert.deepEqual(await suite.store.users.findById(user.id), {
         ...user,
         passwordHash: 'stronger-hash',
         updatedAt: now,
       });
-      assert.ok(await suite.store.getSessionAndUser('session-alice'));
-      assert.ok(await suite.store.findUserByToken(resetHash, 'reset_password', T0));
+      assert.ok(await suite.store.sessions.findWithUser('session-alice'));
+      assert.ok(await suite.store.tokens.findUser(resetHash, 'reset_password', T0));
     });
 
-    it('createSession refuses a stale password hash and a deleted user, inserting nothing', async () => {
+    it('sessions.create refuses a stale password hash and a deleted user, inserting nothing', async () => {
       const { user } = await registered('alice');
-      assert.equal(await suite.store.createSession(sessionRow(user.id, 'stale'), 'not-the-hash'), false);
-      assert.equal(await suite.store.getSessionAndUser('session-stale'), null);
-      assert.equal(await suite.store.deleteUser(user.id), true);
-      assert.equal(await suite.store.createSession(sessionRow(user.id, 'gone'), user.passwordHash), false);
-      assert.equal(await suite.store.getSessionAndUser('session-gone'), null);
+      assert.equal(
+        await transaction((tx) => tx.sessions.create(sessionRow(user.id, 'stale'), 'not-the-hash'), { durable: false }),
+        false,
+      );
+      assert.equal(await suite.store.sessions.findWithUser('session-stale'), null);
+      assert.equal((await transaction((tx) => tx.users.delete(user.id, T0))).outcome, 'deleted');
+      assert.equal(
+        await transaction((tx) => tx.sessions.create(sessionRow(user.id, 'gone'), user.passwordHash), {
+          durable: false,
+        }),
+        false,
+      );
+      assert.equal(await suite.store.sessions.findWithUser('session-gone'), null);
     });
 
-    it('rehashPassword with a stale expected hash returns false and changes nothing', async () => {
+    it('passwords.rehash with a stale expected hash returns false and changes nothing', async () => {
       const { user } = await registered('alice');
-      assert.equal(await suite.store.rehashPassword(user.id, 'stale-hash', 'stronger-hash', DAY_LATER), false);
-      assert.deepEqual(await suite.store.findUserById(user.id), user);
+      assert.equal(
+        await transaction((tx) => tx.passwords.rehash(user.id, 'stale-hash', 'stronger-hash', DAY_LATER)),
+        false,
+      );
+      assert.deepEqual(await suite.store.users.findById(user.id), user);
     });
 
     it('after a password replacement resolves, no session of the user is left (reset and change alike)', async () => {
@@ -109,17 +122,19 @@ export function describePasswords(suite: ConformanceSuite): void {
       const resetHash = await resetTokenFor(user.id, 'alice');
       // Started with the old hash: each lands before the reset (and is ended by it) or is refused.
       const before = Array.from({ length: 5 }, (_, i) =>
-        suite.store.createSession(sessionRow(user.id, `before-${i}`), user.passwordHash),
+        transaction((tx) => tx.sessions.create(sessionRow(user.id, `before-${i}`), user.passwordHash), {
+          durable: false,
+        }),
       );
-      const reset = suite.store.resetPassword(resetHash, 'hash-2', T0);
+      const reset = transaction((tx) => tx.passwords.reset(resetHash, 'hash-2', T0));
       await Promise.all(before);
       assert.ok(await reset);
-      for (let i = 0; i < 5; i++) assert.equal(await suite.store.getSessionAndUser(`session-before-${i}`), null);
+      for (let i = 0; i < 5; i++) assert.equal(await suite.store.sessions.findWithUser(`session-before-${i}`), null);
 
       await Promise.all(Array.from({ length: 5 }, (_, i) => sessionFor(user.id, `again-${i}`)));
-      assert.equal(await suite.store.changePassword(user.id, 'hash-2', 'hash-3', T0), true);
-      for (let i = 0; i < 5; i++) assert.equal(await suite.store.getSessionAndUser(`session-again-${i}`), null);
-      assert.equal((await suite.store.findUserById(user.id))?.passwordHash, 'hash-3');
+      assert.ok(await change(user.id, 'hash-2', 'hash-3', T0));
+      for (let i = 0; i < 5; i++) assert.equal(await suite.store.sessions.findWithUser(`session-again-${i}`), null);
+      assert.equal((await suite.store.users.findById(user.id))?.passwordHash, 'hash-3');
     });
   });
 }
