@@ -112,8 +112,11 @@ async function enrol(
     secret: Secret.fromBase32(secret),
   });
   const lastStep = await confirmWithEarlierCode(accounts, session, app);
-  const user = await store.findUserByUsernameKey(usernameKeyOf(username));
-  if (!user || !(await store.rehashPassword(user.id, user.passwordHash, fullCostHash, new Date()))) {
+  const user = await store.users.findByUsernameKey(usernameKeyOf(username));
+  if (
+    !user ||
+    !(await store.transaction((tx) => tx.passwords.rehash(user.id, user.passwordHash, fullCostHash, new Date())))
+  ) {
     throw new Error(`seeding: could not give ${username} its password hash`);
   }
   return { username, app, lastStep };

@@ -123,7 +123,7 @@ for (const kind of TEST_STORES) {
         .send({ username: 'frank2', email: 'Frank@Example.com', password: PASSWORD });
       expect(second.status).to.equal(201);
       expect(second.text).to.equal(first.text);
-      expect((await t.store.findUserByUsernameKey('frank2'))?.verified).to.equal(false);
+      expect((await t.store.users.findByUsernameKey('frank2'))?.verified).to.equal(false);
       await t.accounts.drain();
       expect(t.sender.of('sendVerification').map((mail) => mail.username)).to.deep.equal(['frank', 'frank2']);
       expect(t.sender.of('sendRegistrationAttempt')).to.have.length(0);
@@ -155,7 +155,7 @@ for (const kind of TEST_STORES) {
         expect(response.body.detail.code).to.equal(code);
         expect(response.body.detail.detail).to.be.a('string').and.not.empty;
       }
-      expect(await t.store.findUserByUsernameKey('gina')).to.equal(null);
+      expect(await t.store.users.findByUsernameKey('gina')).to.equal(null);
     });
 
     it('verify-email with an unknown token is 400 invalid_verification_token and leaves the user unverified', async () => {
@@ -163,7 +163,7 @@ for (const kind of TEST_STORES) {
       const response = await t.http.post(`${PREFIX}/verify-email`).send({ token: 'A'.repeat(43) });
       expect(response.status).to.equal(400);
       expect(response.body.detail.code).to.equal('invalid_verification_token');
-      expect((await t.store.findUserByUsernameKey('hank'))?.verified).to.equal(false);
+      expect((await t.store.users.findByUsernameKey('hank'))?.verified).to.equal(false);
     });
 
     it('a verification token works once', async () => {
@@ -201,9 +201,9 @@ for (const kind of TEST_STORES) {
         .post(`${PREFIX}/register`)
         .send({ username: 'lee', email: 'lee@example.com', password: PASSWORD, role: 'admin', verified: true });
       expect(response.status).to.equal(201);
-      const user = await t.store.findUserByUsernameKey('lee');
+      const user = await t.store.users.findByUsernameKey('lee');
       expect(user?.verified).to.equal(false);
-      expect(await t.store.listUserRoles(user!.id)).to.deep.equal([]);
+      expect(await t.store.access.listUserRoles(user!.id)).to.deep.equal([]);
     });
   });
 }

@@ -50,7 +50,7 @@ for (const driver of DRIVERS)
         .post(`${PREFIX}/register`)
         .send({ username: 'alice', email: 'alice.person@example.com', password: PASSWORD });
       await expectEvent(register, 'register', 'created');
-      const userId = (await t.store.findUserByUsernameKey('alice'))!.id;
+      const userId = (await t.store.users.findByUsernameKey('alice'))!.id;
       const verificationToken = t.sender.lastToken('sendVerification', 'alice.person@example.com');
       await expectEvent(
         await t.http.post(`${PREFIX}/verify-email`).send({ token: 'x'.repeat(43) }),

@@ -79,7 +79,7 @@ for (const [name, openStore, service] of STORES)
       t.http.post(`${PREFIX}/email-change`).set(bearer(token)).send({ new_email: newEmail });
 
     async function linkTo(address: string): Promise<OutboxEntry | undefined> {
-      return (await t.store.listMessages()).find((entry) => entry.kind === 'emailChange' && entry.email === address);
+      return (await t.store.outbox.list()).find((entry) => entry.kind === 'emailChange' && entry.email === address);
     }
 
     /** Registers, verifies and signs in the user over HTTP, reading the mail from the SMTP server. */
@@ -143,7 +143,7 @@ for (const [name, openStore, service] of STORES)
       const root = await signUp('root');
       expect(await t.accounts().admin.makeAdministrator('root')).to.equal(true);
       await askForTheDoomedChange(session);
-      const { id } = (await t.store.findUserByUsernameKey('alice'))!;
+      const { id } = (await t.store.users.findByUsernameKey('alice'))!;
       await t.http.post(`${PREFIX}/admin/users/${id}/sessions/end`).set(bearer(root)).expect(200);
       await expectOnlyTheNewLink(await t.login('alice'));
     });

@@ -278,7 +278,7 @@ for (const driver of DRIVERS)
         ]);
         expect(response.text).to.not.include('S3cret');
         expect(response.text).to.not.include('uuuu');
-        expect(await t.store.findUserByUsernameKey('u'.repeat(65))).to.equal(null);
+        expect(await t.store.users.findByUsernameKey('u'.repeat(65))).to.equal(null);
       });
 
       it('a wrong-typed password is not echoed', async () => {

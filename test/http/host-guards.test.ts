@@ -142,7 +142,7 @@ function describeHostGuards(driver: Driver, kind: TestStoreKind): void {
       it('the injected user carries no secret: a route that sends it as it is leaks no hash, key or token', async () => {
         const response = await t.http.get('/posts/me-as-injected').set(bearer(alice)).expect(200);
         expect(Object.keys(response.body).sort()).to.deep.equal(ACCOUNT_USER_KEYS);
-        const stored = (await t.store.findUserByUsernameKey('alice'))!;
+        const stored = (await t.store.users.findByUsernameKey('alice'))!;
         expect(response.text).to.not.include(stored.passwordHash);
         expect(response.text).to.not.match(/argon2|passwordHash|usernameKey|emailKey/);
         expect(response.text).to.not.include(alice);

@@ -87,7 +87,7 @@ describe('resolveAccountService / resolveSerializer', () => {
     resolveAccountService(container);
     container.set(USER_STORE, store);
     await resolveAccountService(container).createRole('fresh');
-    expect(await store.listRoles()).to.deep.equal([{ name: 'fresh', permissions: [] }]);
+    expect(await store.access.listRoles()).to.deep.equal([{ name: 'fresh', permissions: [] }]);
   });
 
   it('defaults the sender to one console sender (kept across calls), so the service stays memoized', async () => {

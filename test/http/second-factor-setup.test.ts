@@ -141,7 +141,7 @@ for (const kind of TEST_STORES) {
       expectStatus(replaced, 200);
       const status = await t.http.get(`${PREFIX}/second-factor`).set(bearer(session));
       expect(status.body).to.include({ enabled: false, pending: true });
-      expect(await store.listMessages()).to.satisfy((messages: { kind: string }[]) =>
+      expect(await store.outbox.list()).to.satisfy((messages: { kind: string }[]) =>
         messages.every((message) => message.kind !== 'secondFactorEnabled'),
       );
 

@@ -171,7 +171,7 @@ for (const kind of TEST_STORES) {
         const response = await t.http.delete(`${PREFIX}/account`).set(bearer(token)).send({ password: OTHER_PASSWORD });
         expect(response.status).to.equal(401);
         expect(response.body.detail.code).to.equal('invalid_credentials');
-        expect(await t.store.findUserByUsernameKey('alice')).to.not.equal(null);
+        expect(await t.store.users.findByUsernameKey('alice')).to.not.equal(null);
       });
 
       it('without a body it is 400 validation_error, not a deletion', async () => {
@@ -179,7 +179,7 @@ for (const kind of TEST_STORES) {
         const response = await t.http.delete(`${PREFIX}/account`).set(bearer(token));
         expect(response.status).to.equal(400);
         expect(response.body.detail.code).to.equal('validation_error');
-        expect(await t.store.findUserByUsernameKey('alice')).to.not.equal(null);
+        expect(await t.store.users.findByUsernameKey('alice')).to.not.equal(null);
       });
     });
   });

@@ -17,7 +17,7 @@ describe('Input rules: emails', () => {
 
   const register = (username: string, email: string) =>
     t.http.post(`${PREFIX}/register`).send({ username, email, password: PASSWORD });
-  const stored = async (username: string) => (await t.store.findUserByUsernameKey(username))?.email;
+  const stored = async (username: string) => (await t.store.users.findByUsernameKey(username))?.email;
   const mailed = async () => {
     await t.accounts.drain();
     return t.sender.sent.map((mail) => `${mail.operation} ${mail.email}`);
@@ -27,7 +27,7 @@ describe('Input rules: emails', () => {
     expect((await register('alice', '  Alice@EXAMPLE.com ')).status).to.equal(201);
     expect(await stored('alice')).to.equal('Alice@example.com');
     expect((await register('alice2', 'aLiCe@example.COM')).status).to.equal(201);
-    const keys = await Promise.all(['alice', 'alice2'].map((name) => t.store.findUserByUsernameKey(name)));
+    const keys = await Promise.all(['alice', 'alice2'].map((name) => t.store.users.findByUsernameKey(name)));
     expect(keys.map((user) => user?.emailKey)).to.deep.equal(['alice@example.com', 'alice@example.com']);
   });
 
@@ -110,7 +110,9 @@ describe('Input rules: emails', () => {
       'carl@bücher。example',
     ].entries()) {
       expect((await register(`carl${i}`, twin)).status).to.equal(201);
-      expect((await t.store.findUserByUsernameKey(`carl${i}`))?.emailKey, twin).to.equal('carl@xn--bcher-kva.example');
+      expect((await t.store.users.findByUsernameKey(`carl${i}`))?.emailKey, twin).to.equal(
+        'carl@xn--bcher-kva.example',
+      );
     }
     await t.accounts.drain();
     const links = t.sender.of('sendVerification').map((mail) => mail.email);

@@ -44,7 +44,7 @@ describe('Input rules: usernames', () => {
 
   it('reads fullwidth letters and ligatures as their ASCII twins (NFKC): one name for uniqueness and for login', async () => {
     expect((await register('ａｌｉｃｅ', 'alice@example.com')).status).to.equal(201);
-    expect((await t.store.findUserByUsernameKey('alice'))?.username).to.equal('alice');
+    expect((await t.store.users.findByUsernameKey('alice'))?.username).to.equal('alice');
     expect((await register('ALICE')).status).to.equal(409);
     await t.accounts.drain();
     const token = t.sender.lastToken('sendVerification', 'alice@example.com');

@@ -81,7 +81,7 @@ describe('per-account and per-address limits over HTTP, with the defaults (L1, L
     expectRateLimited(await change(PASSWORD), 1);
     expectRateLimited(await login('alice', PASSWORD), 1);
     const refused = events(t, 'rate_limited');
-    const userId = (await t.store.findUserByUsernameKey('alice'))!.id;
+    const userId = (await t.store.users.findByUsernameKey('alice'))!.id;
     expect(refused[0]).to.deep.include({ limit: 'login.account', userId });
     expect(refused[1]).to.deep.include({ limit: 'login.account' }).and.not.have.property('userId');
   });

@@ -7,6 +7,7 @@ import { TokenSealer } from '../../src/services/token-sealer';
 import type { StoredUser } from '../../src/services/user-store';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
 import { HOUR, ManualClock } from '../support/manual-clock';
+import { enqueue } from '../support/store-writes';
 
 const SECRET = 'outbox-worker-test-secret-0123456789-abcdef';
 const TOKEN = 'Zx3_kP9-qLm2Vb7nR4tY8wE1uI6oA5sD0fG2hJ4kL6c';
@@ -38,17 +39,19 @@ function baseSender(): EmailSender {
 async function setUp(sender: EmailSender) {
   const store = new MemoryUserStore();
   const clock = new ManualClock();
-  const created = await store.createUser(
-    {
-      id: 'user-1',
-      username: 'alice',
-      usernameKey: 'alice',
-      email: 'alice@example.com',
-      emailKey: 'alice@example.com',
-      passwordHash: 'x',
-      createdAt: clock.now(),
-    },
-    { tokenHash: 'h', userId: 'user-1', purpose: 'verify_email', expiresAt: new Date(clock.now().getTime() + HOUR) },
+  const created = await store.transaction((tx) =>
+    tx.users.create(
+      {
+        id: 'user-1',
+        username: 'alice',
+        usernameKey: 'alice',
+        email: 'alice@example.com',
+        emailKey: 'alice@example.com',
+        passwordHash: 'x',
+        createdAt: clock.now(),
+      },
+      { tokenHash: 'h', userId: 'user-1', purpose: 'verify_email', expiresAt: new Date(clock.now().getTime() + HOUR) },
+    ),
   );
   const user = (created as { user: StoredUser }).user;
   const worker = new OutboxWorker({ store, sender, secretKey: SECRET, clock, random: () => 0.5 });
@@ -59,11 +62,11 @@ async function setUp(sender: EmailSender) {
       kind === 'emailChange'
         ? composer.link(kind, now, TOKEN, new Date(now.getTime() + HOUR))
         : composer.notice(kind, now);
-    expect(await store.enqueueMessage(user.id, message)).to.equal(true);
+    expect(await enqueue(store, user.id, message)).to.equal(true);
     clock.advance(1);
     return message;
   };
-  const lastErrorOf = async (id: string) => (await store.listMessages()).find((entry) => entry.id === id)!.lastError;
+  const lastErrorOf = async (id: string) => (await store.outbox.list()).find((entry) => entry.id === id)!.lastError;
   return { worker, queue, lastErrorOf };
 }
 

@@ -10,6 +10,7 @@ import { systemClock } from '../../src/services/clock';
 import { CapturingLogger } from '../support/capturing-logger';
 import { HOUR, ManualClock } from '../support/manual-clock';
 import { RecordingEmailSender } from '../support/recording-email-sender';
+import { enqueue } from '../support/store-writes';
 
 const SECRET = 'outbox-worker-test-secret-0123456789-abcdef';
 const TOKEN = 'Zx3_kP9-qLm2Vb7nR4tY8wE1uI6oA5sD0fG2hJ4kL6c';
@@ -23,17 +24,19 @@ async function setUp(options: Partial<OutboxWorkerDeps> = {}) {
   const contexts: EmailContext[] = [];
   sender.onSend = (_message, context) => void contexts.push(context ?? {});
   const logger = new CapturingLogger();
-  const created = await store.createUser(
-    {
-      id: 'user-1',
-      username: 'alice',
-      usernameKey: 'alice',
-      email: 'alice@example.com',
-      emailKey: 'alice@example.com',
-      passwordHash: 'x',
-      createdAt: clock.now(),
-    },
-    { tokenHash: 'h', userId: 'user-1', purpose: 'verify_email', expiresAt: new Date(clock.now().getTime() + HOUR) },
+  const created = await store.transaction((tx) =>
+    tx.users.create(
+      {
+        id: 'user-1',
+        username: 'alice',
+        usernameKey: 'alice',
+        email: 'alice@example.com',
+        emailKey: 'alice@example.com',
+        passwordHash: 'x',
+        createdAt: clock.now(),
+      },
+      { tokenHash: 'h', userId: 'user-1', purpose: 'verify_email', expiresAt: new Date(clock.now().getTime() + HOUR) },
+    ),
   );
   const user = (created as { user: StoredUser }).user;
   const worker = new OutboxWorker({ store, sender, secretKey: SECRET, clock, logger, random: () => 0.5, ...options });
@@ -44,10 +47,10 @@ async function setUp(options: Partial<OutboxWorkerDeps> = {}) {
       kind === 'verification' || kind === 'passwordReset'
         ? composer.link(kind, now, TOKEN, new Date(now.getTime() + tokenTtlMs))
         : composer.notice(kind, now);
-    expect(await store.enqueueMessage(user.id, message)).to.equal(true);
+    expect(await enqueue(store, user.id, message)).to.equal(true);
     return message;
   };
-  const statusOf = async (id: string) => (await store.listMessages()).find((entry) => entry.id === id)!;
+  const statusOf = async (id: string) => (await store.outbox.list()).find((entry) => entry.id === id)!;
   const events = (outcome: string) =>
     logger.lines.filter((line) => (line.fields as { outcome?: string }).outcome === outcome);
   return { store, clock, sender, contexts, logger, worker, queue, statusOf, events };
@@ -169,7 +172,7 @@ describe('OutboxWorker', () => {
     const t = await setUp();
     const other = new MessageComposer(new TokenSealer(`${SECRET}-old`), HOUR);
     const message = other.link('verification', t.clock.now(), TOKEN, new Date(t.clock.now().getTime() + HOUR));
-    await t.store.enqueueMessage('user-1', message);
+    await enqueue(t.store, 'user-1', message);
     await t.worker.drain();
     expect(t.sender.sent).to.deep.equal([]);
     expect((await t.statusOf(message.id)).lastError).to.equal('SealError:ESEAL');
@@ -238,7 +241,7 @@ describe('OutboxWorker', () => {
     expect((await t.statusOf(held.id)).status).to.equal('sent');
     await t.worker.drain();
     expect(t.sender.sent.map((mail) => mail.operation)).to.deep.equal(['sendEmailVerified']);
-    expect((await t.store.listMessages({ status: 'pending' })).map((entry) => entry.kind)).to.deep.equal([
+    expect((await t.store.outbox.list({ status: 'pending' })).map((entry) => entry.kind)).to.deep.equal([
       'passwordChanged',
     ]);
   });
@@ -319,6 +322,6 @@ describe('OutboxWorker', () => {
     t.sender.onSend = () => new Promise((resolve) => setTimeout(resolve, 1));
     await Promise.all([t.worker, ...others].map((worker) => worker.drain()));
     expect(t.sender.sent).to.have.length(30);
-    expect((await t.store.listMessages({ status: 'sent' })).length).to.equal(30);
+    expect((await t.store.outbox.list({ status: 'sent' })).length).to.equal(30);
   });
 });

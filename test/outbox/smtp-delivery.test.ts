@@ -87,20 +87,20 @@ describe('email delivery through a real SMTP server on loopback', function () {
     // Every message fails a few times while the server refuses, and nothing is received.
     const store = t.store;
     await waitFor(async () => {
-      const entries = await store.listMessages();
+      const entries = await store.outbox.list();
       // Not claimed: the third attempt is over, not under way.
       return entries.length === 6 && entries.every((entry) => entry.attempts >= 3 && !entry.claimed);
     }, 'three refused attempts of each of the six messages');
     expect(smtp.received).to.deep.equal([]);
     expect(
-      (await store.listMessages()).every(
+      (await store.outbox.list()).every(
         (entry) => entry.status === 'pending' && entry.lastError === 'EmailDeliveryError:EMESSAGE:451',
       ),
     ).to.equal(true);
 
     refusing = false;
-    await waitFor(async () => (await store.listMessages({ status: 'pending' })).length === 0, 'the outbox to empty');
-    const entries = await store.listMessages();
+    await waitFor(async () => (await store.outbox.list({ status: 'pending' })).length === 0, 'the outbox to empty');
+    const entries = await store.outbox.list();
     expect(entries.map((entry) => entry.status)).to.deep.equal(Array(6).fill('sent'));
     expect(
       entries.every((entry) => !entry.hasToken),

@@ -14,6 +14,7 @@ import { makeTempFolder } from '../stores/temp-folder';
 import { createTestDatabase, type TestDatabase } from '../support/postgres-database';
 import { describeWithService } from '../support/services';
 import { CHEAP_HASHING } from '../support/fixtures';
+import { enqueue } from '../support/store-writes';
 
 const CLI = join(__dirname, '../../src/cli/main.js');
 const SECRET = 'worker-process-test-secret-0123456789-abcdef';
@@ -89,7 +90,7 @@ describe('gatehouse worker processes', function () {
           logger: silentLogger,
         });
         await accounts.register({ username: 'alice', email: 'alice@example.com', password: PASSWORD });
-        const [queued] = await store.listMessages();
+        const [queued] = await store.outbox.list();
         expect(queued.status).to.equal('pending');
 
         const env = {
@@ -108,17 +109,16 @@ describe('gatehouse worker processes', function () {
         release();
 
         // Still claimed by the dead worker: nothing happens until its lease runs out, then the next worker sends it.
-        expect((await store.listMessages())[0]).to.include({ status: 'pending', claimed: true, attempts: 1 });
+        expect((await store.outbox.list())[0]).to.include({ status: 'pending', claimed: true, attempts: 1 });
         workers.push(WorkerProcess.start(env));
-        await waitFor(
-          async () => (await store.listMessages())[0].status === 'sent',
-          'the next worker to send it',
-        ).catch((error) => {
-          throw new Error(`${error.message}\n${workers[1].stderr}`);
-        });
+        await waitFor(async () => (await store.outbox.list())[0].status === 'sent', 'the next worker to send it').catch(
+          (error) => {
+            throw new Error(`${error.message}\n${workers[1].stderr}`);
+          },
+        );
         await new Promise((resolve) => setTimeout(resolve, 300));
 
-        const [entry] = await store.listMessages();
+        const [entry] = await store.outbox.list();
         expect([entry.attempts, entry.hasToken]).to.deep.equal([2, false]);
         expect(smtp.received).to.have.length(copies);
         expect(smtp.received.map(messageIdOf)).to.deep.equal(Array(copies).fill(`<${queued.id}@example.com>`));
@@ -166,17 +166,19 @@ describeWithService('postgres', 'two workers on one PostgreSQL database', functi
       return store;
     };
     const [first, second, queueing] = [await open(), await open(), await open()];
-    const created = await queueing.createUser(
-      {
-        id: 'user-1',
-        username: 'alice',
-        usernameKey: 'alice',
-        email: 'alice@example.com',
-        emailKey: 'alice@example.com',
-        passwordHash: 'x',
-        createdAt: new Date(),
-      },
-      { tokenHash: 'h', userId: 'user-1', purpose: 'verify_email', expiresAt: new Date(Date.now() + 3_600_000) },
+    const created = await queueing.transaction((tx) =>
+      tx.users.create(
+        {
+          id: 'user-1',
+          username: 'alice',
+          usernameKey: 'alice',
+          email: 'alice@example.com',
+          emailKey: 'alice@example.com',
+          passwordHash: 'x',
+          createdAt: new Date(),
+        },
+        { tokenHash: 'h', userId: 'user-1', purpose: 'verify_email', expiresAt: new Date(Date.now() + 3_600_000) },
+      ),
     );
     expect(created.ok).to.equal(true);
     const composer = new MessageComposer(new TokenSealer(SECRET), 3_600_000);
@@ -186,7 +188,7 @@ describeWithService('postgres', 'two workers on one PostgreSQL database', functi
         i % 3 === 0
           ? composer.link('passwordReset', new Date(), `token-${i}`.padEnd(43, 'x'), new Date(Date.now() + 3_600_000))
           : composer.notice('passwordChanged', new Date());
-      await queueing.enqueueMessage('user-1', message);
+      await enqueue(queueing, 'user-1', message);
       ids.push(message.id);
     }
 
@@ -218,7 +220,7 @@ describeWithService('postgres', 'two workers on one PostgreSQL database', functi
     for (const worker of workers) worker.start();
     try {
       await waitFor(
-        async () => (await queueing.listMessages({ status: 'pending' })).length === 0,
+        async () => (await queueing.outbox.list({ status: 'pending' })).length === 0,
         'the outbox to empty',
         30_000,
       );
@@ -229,7 +231,7 @@ describeWithService('postgres', 'two workers on one PostgreSQL database', functi
 
     expect(smtp.received).to.have.length(60);
     expect(smtp.received.map(messageIdOf).sort()).to.deep.equal(ids.map((id) => `<${id}@example.com>`).sort());
-    const entries = await queueing.listMessages({ limit: 100 });
+    const entries = await queueing.outbox.list({ limit: 100 });
     expect(entries.every((entry) => entry.status === 'sent' && entry.attempts === 1)).to.equal(true);
     expect([...delivered.values()].reduce((a, b) => a + b, 0)).to.equal(60);
     expect(delivered.size, `both workers sent some: ${JSON.stringify([...delivered])}`).to.equal(2);

@@ -324,18 +324,20 @@ describe('admin CLI: gatehouse admin grant, users, audit list', () => {
       ['00000000-0000-4000-8000-000000000040', 40 * DAY],
       ['00000000-0000-4000-8000-000000000020', 20 * DAY],
     ] as const) {
-      await store.appendAuditEvent({
-        id,
-        at: new Date(Date.now() - age),
-        type: 'logout',
-        outcome: 'success',
-        actorType: 'anonymous',
-        actorId: null,
-        subjectId: null,
-        ip: null,
-        requestId: null,
-        details: null,
-      });
+      await store.transaction((tx) =>
+        tx.audit.add({
+          id,
+          at: new Date(Date.now() - age),
+          type: 'logout',
+          outcome: 'success',
+          actorType: 'anonymous',
+          actorId: null,
+          subjectId: null,
+          ip: null,
+          requestId: null,
+          details: null,
+        }),
+      );
     }
     await store.close();
     const old = async () => events(await run('audit', 'list', '--type', 'logout')).map((row) => row.at);

@@ -8,6 +8,7 @@ import { createAccountService } from '../../src/di/create-account-service';
 import { silentLogger } from '../../src/services/logger';
 import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
 import { RecordingEmailSender } from '../support/recording-email-sender';
+import { enqueue } from '../support/store-writes';
 
 const SECRET = 'cli-test-secret-key-0123456789-abcdefghij';
 
@@ -103,7 +104,7 @@ describe('admin CLI (gatehouse <command>)', () => {
 
   it('cleanup removes expired sessions and tokens, and keeps live ones', async () => {
     const store = await SqliteUserStore.open({ filename: join(dir, 'accounts.db') });
-    const alice = (await store.findUserByUsernameKey('alice'))!;
+    const alice = (await store.users.findByUsernameKey('alice'))!;
     const longAgo = new Date(Date.now() - 40 * 86_400_000);
     const session = (tokenHash: string, createdAt: Date) => ({
       tokenHash,
@@ -117,25 +118,27 @@ describe('admin CLI (gatehouse <command>)', () => {
       userAgent: null,
       secondFactor: false,
     });
-    await store.createSession(session('expired', longAgo), alice.passwordHash);
-    await store.createSession(session('live', new Date()), alice.passwordHash);
-    await store.replaceToken({
-      tokenHash: 'old-reset',
-      userId: alice.id,
-      purpose: 'reset_password',
-      expiresAt: longAgo,
-    });
+    await store.transaction((tx) => tx.sessions.create(session('expired', longAgo), alice.passwordHash));
+    await store.transaction((tx) => tx.sessions.create(session('live', new Date()), alice.passwordHash));
+    await store.transaction((tx) =>
+      tx.tokens.replace({
+        tokenHash: 'old-reset',
+        userId: alice.id,
+        purpose: 'reset_password',
+        expiresAt: longAgo,
+      }),
+    );
     // An email sent two days ago: kept for the default 7 days, gone with GATEHOUSE_OUTBOX_RETENTION=1d.
     const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
     const id = randomUUID();
-    await store.enqueueMessage(alice.id, {
+    await enqueue(store, alice.id, {
       id,
       kind: 'passwordChanged',
       sealedToken: null,
       createdAt: twoDaysAgo,
       giveUpAt: new Date(),
     });
-    await store.markMessageSent(id, twoDaysAgo);
+    await store.outbox.markSent(id, twoDaysAgo);
     await store.close();
 
     expect(await cli('cleanup')).to.equal(0);
@@ -176,15 +179,15 @@ describe('admin CLI (gatehouse <command>)', () => {
 
   it('outbox retry brings back a failed notice, not a failed link, and --failed brings back every failed notice', async () => {
     const store = await SqliteUserStore.open({ filename: join(dir, 'accounts.db') });
-    const alice = (await store.findUserByUsernameKey('alice'))!;
+    const alice = (await store.users.findByUsernameKey('alice'))!;
     const now = new Date();
     const later = new Date(now.getTime() + 3_600_000);
     const failed = async (kind: 'passwordChanged' | 'passwordReset' | 'accountDeleted') => {
       const id = randomUUID();
       const sealedToken = kind === 'passwordReset' ? 'v1.sealed' : null;
-      await store.enqueueMessage(alice.id, { id, kind, sealedToken, createdAt: now, giveUpAt: later });
-      const [claim] = await store.claimDueMessages(now, later, 1);
-      await store.markMessageFailed(claim.id, claim.claimId, 'EmailDeliveryError:ESOCKET', now);
+      await enqueue(store, alice.id, { id, kind, sealedToken, createdAt: now, giveUpAt: later });
+      const [claim] = await store.outbox.claimDue(now, later, 1);
+      await store.outbox.markFailed(claim.id, claim.claimId, 'EmailDeliveryError:ESOCKET', now);
       return id;
     };
     const notice = await failed('passwordChanged');

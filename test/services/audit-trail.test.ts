@@ -100,7 +100,7 @@ describe('AccountService: the audit trail', () => {
     )!;
     expect(operatorGrant).to.include({ actorType: 'operator', actorId: null, subjectId: rootId });
 
-    const bobUser = (await h.store.findUserById(bobId))!;
+    const bobUser = (await h.store.users.findById(bobId))!;
     const everything = JSON.stringify(await trail(h));
     for (const secret of [token, STRONG_PASSWORD, bobUser.passwordHash, 'bob.secret@example.com', 'bob.secret']) {
       expect(everything).to.not.include(secret);

@@ -41,7 +41,7 @@ function describeCredentialRaces(kind: TestStoreKind): void {
       return () => h.accounts.drain();
     });
 
-    const stillThere = async () => expect(await h.store.findUserByUsernameKey('alice')).to.not.equal(null);
+    const stillThere = async () => expect(await h.store.users.findByUsernameKey('alice')).to.not.equal(null);
 
     it('a deletion in flight loses to a reset that locked its holder out', async () => {
       await h.accounts.requestPasswordReset('alice@example.com');
@@ -60,7 +60,7 @@ function describeCredentialRaces(kind: TestStoreKind): void {
       expect(h.logger.lines.map((line) => line.fields)).to.deep.include({
         event: 'account_deleted',
         outcome: 'credentials_changed',
-        userId: (await h.store.findUserByUsernameKey('alice'))!.id,
+        userId: (await h.store.users.findByUsernameKey('alice'))!.id,
       });
     });
 
@@ -96,7 +96,7 @@ function describeCredentialRaces(kind: TestStoreKind): void {
       await h.accounts.changePassword(attacker, STRONG_PASSWORD, NEW_PASSWORD);
       const session = await h.accounts.login('alice', NEW_PASSWORD);
       await h.accounts.deleteAccount(session, NEW_PASSWORD);
-      expect(await h.store.findUserByUsernameKey('alice')).to.equal(null);
+      expect(await h.store.users.findByUsernameKey('alice')).to.equal(null);
     });
   });
 }

@@ -138,7 +138,7 @@ describe('AccountService: email change', () => {
     await h.accounts.drain();
     await h.accounts.confirmEmailChange(h.sender.lastToken('sendEmailChange'));
     await expectAccountError(h.accounts.verifyEmail(squattersLink), 'invalid_verification_token');
-    expect(await h.store.findUserByUsernameKey('squatter')).to.equal(null);
+    expect(await h.store.users.findByUsernameKey('squatter')).to.equal(null);
   });
 
   it('two confirmations of one link: exactly one changes the address', async () => {

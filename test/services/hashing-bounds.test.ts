@@ -85,12 +85,14 @@ describe('bounded password hashing (C6)', () => {
   it('refuses, without verifying, a stored hash whose argon2 parameters would cost absurd memory or time', async () => {
     const h = makeHarness({ options: { hashing: CHEAP_HASHING } });
     await h.createVerifiedUser('alice');
-    const user = (await h.store.findUserByUsernameKey('alice'))!;
+    const user = (await h.store.users.findByUsernameKey('alice'))!;
     const [, , , , salt, digest] = user.passwordHash.split('$');
     for (const params of ['m=4194304,t=1,p=1', 'm=1024,t=100000,p=1', 'm=1024,t=1,p=255']) {
-      const current = (await h.store.findUserByUsernameKey('alice'))!.passwordHash;
+      const current = (await h.store.users.findByUsernameKey('alice'))!.passwordHash;
       const planted = `$argon2id$v=19$${params}$${salt}$${digest}`;
-      expect(await h.store.rehashPassword(user.id, current, planted, h.clock.now())).to.equal(true);
+      expect(await h.store.transaction((tx) => tx.passwords.rehash(user.id, current, planted, h.clock.now()))).to.equal(
+        true,
+      );
       // 4 GiB or 100,000 passes would take seconds at least: it is refused without being verified.
       const argon2 = watchArgon2();
       try {

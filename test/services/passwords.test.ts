@@ -110,7 +110,7 @@ describe('AccountService: password policy and hashing', () => {
     await h.createVerifiedUser('alice');
     const stronger = makeHarness({ store: h.store, options: { hashing: { memoryCost: 24_576 } } });
     await stronger.accounts.login('alice', STRONG_PASSWORD);
-    const user = await h.store.findUserByUsernameKey('alice');
+    const user = await h.store.users.findByUsernameKey('alice');
     expect(user!.passwordHash).to.match(/^\$argon2id\$v=19\$m=24576,p=1,t=2\$/);
     await stronger.accounts.login('alice', STRONG_PASSWORD);
   });

@@ -165,7 +165,7 @@ describe('AccountService: password reset, change and account deletion', () => {
 
     let userAtSendTime: unknown = 'not sent';
     h.sender.onSend = async (message) => {
-      if (message.operation === 'sendAccountDeleted') userAtSendTime = await h.store.findUserByUsernameKey('alice');
+      if (message.operation === 'sendAccountDeleted') userAtSendTime = await h.store.users.findByUsernameKey('alice');
     };
     await h.accounts.deleteAccount(session, STRONG_PASSWORD);
     await h.accounts.drain();

@@ -10,14 +10,14 @@ describe('AccountService: registration and email verification', () => {
     await h.accounts.register({ username: 'alice', email: 'alice@example.com', password: STRONG_PASSWORD });
     await h.accounts.drain();
 
-    const user = await h.store.findUserByUsernameKey('alice');
+    const user = await h.store.users.findByUsernameKey('alice');
     expect(user).to.include({ username: 'alice', email: 'alice@example.com', verified: false });
     expect(user!.passwordHash).to.match(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
     const [mail] = h.sender.of('sendVerification');
     expect(mail).to.include({ username: 'alice', email: 'alice@example.com' });
     expect(mail.token).to.match(/^[A-Za-z0-9_-]{43}$/);
     // The raw token is not a key of the store: only its keyed hash is.
-    expect(await h.store.findUserByToken(mail.token!, 'verify_email', h.clock.now())).to.equal(null);
+    expect(await h.store.tokens.findUser(mail.token!, 'verify_email', h.clock.now())).to.equal(null);
   });
 
   it('verifies with the emailed token, once, and notifies the user', async () => {
@@ -28,7 +28,7 @@ describe('AccountService: registration and email verification', () => {
 
     await h.accounts.verifyEmail(token);
     await h.accounts.drain();
-    expect((await h.store.findUserByUsernameKey('alice'))!.verified).to.equal(true);
+    expect((await h.store.users.findByUsernameKey('alice'))!.verified).to.equal(true);
     expect(h.sender.of('sendEmailVerified')).to.have.length(1);
     await expectAccountError(h.accounts.verifyEmail(token), 'invalid_verification_token');
   });
@@ -46,7 +46,7 @@ describe('AccountService: registration and email verification', () => {
       h.accounts.verifyEmail(h.sender.lastToken('sendVerification')),
       'invalid_verification_token',
     );
-    expect((await h.store.findUserByUsernameKey('alice'))!.verified).to.equal(false);
+    expect((await h.store.users.findByUsernameKey('alice'))!.verified).to.equal(false);
   });
 
   it('does not accept a verification token as a reset token, nor the reverse (T3)', async () => {
@@ -90,7 +90,7 @@ describe('AccountService: registration and email verification', () => {
     });
     await h.accounts.drain();
     expect(result).to.equal(undefined);
-    expect((await h.store.findUserByUsernameKey('mallory'))?.verified).to.equal(false);
+    expect((await h.store.users.findByUsernameKey('mallory'))?.verified).to.equal(false);
     await expectAccountError(h.accounts.login('mallory', STRONG_PASSWORD), 'unverified_user');
     expect(h.sender.of('sendVerification')).to.have.length(1);
     expect(h.sender.of('sendRegistrationAttempt')).to.deep.equal([
@@ -130,7 +130,7 @@ describe('AccountService: registration and email verification', () => {
   it('canonicalizes emails with NFKC before validating them (fullwidth @)', async () => {
     const h = makeHarness();
     await h.accounts.register({ username: 'alice', email: 'Alice＠Example.com', password: STRONG_PASSWORD });
-    expect((await h.store.findUserByUsernameKey('alice'))!.email).to.equal('Alice@example.com');
+    expect((await h.store.users.findByUsernameKey('alice'))!.email).to.equal('Alice@example.com');
   });
 
   it('resends verification only to an unverified account, superseding the older token', async () => {
@@ -158,7 +158,7 @@ describe('AccountService: registration and email verification', () => {
     h.sender.failWith = new Error('SMTP is down');
     await h.accounts.register({ username: 'alice', email: 'alice@example.com', password: STRONG_PASSWORD });
     await h.accounts.drain();
-    expect(await h.store.findUserByUsernameKey('alice')).to.not.equal(null);
+    expect(await h.store.users.findByUsernameKey('alice')).to.not.equal(null);
     const token = h.sender.lastToken('sendVerification');
     const failure = h.logger.lines.find((line) => (line.fields as { outcome?: string }).outcome === 'retry');
     expect(failure?.level).to.equal('warn');

@@ -13,8 +13,8 @@ describe('AccountService: roles and permissions', () => {
     await h.accounts.createPermission('posts.delete');
     await h.accounts.grantPermission('editor', 'posts.write');
     await h.accounts.grantRole('alice', 'editor');
-    const alice = (await h.store.findUserByUsernameKey('alice'))!;
-    const bob = (await h.store.findUserByUsernameKey('bob'))!;
+    const alice = (await h.store.users.findByUsernameKey('alice'))!;
+    const bob = (await h.store.users.findByUsernameKey('bob'))!;
     return { h, alice, bob };
   }
 

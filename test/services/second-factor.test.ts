@@ -228,7 +228,7 @@ describe('AccountService: second factor', () => {
   it('never logs or stores the secret or a code in usable form', async () => {
     const h = makeHarness();
     const { secret, recoveryCodes } = await enrolled(h);
-    const factor = await h.store.getSecondFactor((await h.store.findUserByUsernameKey('alice'))!.id);
+    const factor = await h.store.secondFactors.get((await h.store.users.findByUsernameKey('alice'))!.id);
     expect(factor!.sealedSecret).to.not.include(secret);
     const text = h.logger.text();
     expect(text).to.not.include(secret);

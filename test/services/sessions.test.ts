@@ -8,7 +8,7 @@ describe('AccountService: login and sessions', () => {
   it('refuses an unverified user only after a correct password, creating no session', async () => {
     const h = makeHarness();
     await h.accounts.register({ username: 'alice', email: 'alice@example.com', password: STRONG_PASSWORD });
-    const user = await h.store.findUserByUsernameKey('alice');
+    const user = await h.store.users.findByUsernameKey('alice');
     await expectAccountError(h.accounts.login('alice', OTHER_PASSWORD), 'invalid_credentials');
     await expectAccountError(h.accounts.login('alice', STRONG_PASSWORD), 'unverified_user');
     // Expiring everything removes what exists: the verification token alone, so no session was created.
@@ -92,7 +92,7 @@ describe('AccountService: login and sessions', () => {
     const h = makeHarness();
     const token = await h.loginNewUser('alice');
     const tokenHash = new TokenHasher(Buffer.from(TEST_SECRET)).hash(token);
-    const lastSeen = async () => (await h.store.getSessionAndUser(tokenHash))!.session.lastSeenAt.getTime();
+    const lastSeen = async () => (await h.store.sessions.findWithUser(tokenHash))!.session.lastSeenAt.getTime();
     const start = await lastSeen();
     h.clock.advance(59 * MINUTE);
     await h.accounts.validateSession(token);

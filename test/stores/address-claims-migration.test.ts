@@ -89,31 +89,33 @@ async function migrateToPreviousRelease(db: Kysely<any>): Promise<void> {
 async function checkUpgraded(store: SqlUserStore, before: Record<string, unknown[]>): Promise<void> {
   // Later migrations add columns (sessions gained four in 2026-11-26); the columns this release knew are compared.
   assert.deepEqual(keepColumnsOf(await snapshot(store.db), before), before, 'every row kept as it was');
-  assert.equal((await store.findVerifiedUserByEmailKey('alice@example.com'))?.id, 'alice');
+  assert.equal((await store.users.findVerifiedByEmailKey('alice@example.com'))?.id, 'alice');
   assert.deepEqual(
-    (await store.findUnverifiedUsersByEmailKey('vera@example.com', new Date(0), 5)).map((u) => u.id),
+    (await store.users.findUnverifiedByEmailKey('vera@example.com', new Date(0), 5)).map((u) => u.id),
     ['vera'],
   );
-  assert.ok(await store.getSessionAndUser('s1'), 'sessions still join their users');
-  assert.deepEqual(await store.listUserRoles('alice'), ['admin']);
+  assert.ok(await store.sessions.findWithUser('s1'), 'sessions still join their users');
+  assert.deepEqual(await store.access.listUserRoles('alice'), ['admin']);
 
   // A second registration of alice's owned address is stored (and can never be verified); vera's claim can still be
   // confirmed with the token issued before the upgrade.
-  const claim = await store.createUser(
-    {
-      id: 'mallory',
-      username: 'mallory',
-      usernameKey: 'mallory',
-      email: 'alice@example.com',
-      emailKey: 'alice@example.com',
-      passwordHash: 'x',
-      createdAt: new Date(T),
-    },
-    { tokenHash: 't3', userId: 'mallory', purpose: 'verify_email', expiresAt: new Date(T + 9e9) },
+  const claim = await store.transaction((tx) =>
+    tx.users.create(
+      {
+        id: 'mallory',
+        username: 'mallory',
+        usernameKey: 'mallory',
+        email: 'alice@example.com',
+        emailKey: 'alice@example.com',
+        passwordHash: 'x',
+        createdAt: new Date(T),
+      },
+      { tokenHash: 't3', userId: 'mallory', purpose: 'verify_email', expiresAt: new Date(T + 9e9) },
+    ),
   );
   assert.ok(claim.ok && claim.addressOwned);
-  assert.equal(await store.verifyEmail('t3', new Date(T)), null);
-  assert.equal((await store.verifyEmail('t1', new Date(T)))?.id, 'vera');
+  assert.equal(await store.transaction((tx) => tx.users.confirmAddress('t3', new Date(T))), null);
+  assert.equal((await store.transaction((tx) => tx.users.confirmAddress('t1', new Date(T))))?.id, 'vera');
   // The database itself refuses a second verified owner and a taken username; foreign keys still cascade.
   await assert.rejects(store.db.updateTable('users').set({ verified: 1 }).where('id', '=', 'mallory').execute());
   const untyped = store.db as unknown as Kysely<any>;
@@ -124,7 +126,7 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, unknown
       .execute(),
   );
   await store.db.deleteFrom('users').where('id', '=', 'alice').execute();
-  assert.equal(await store.getSessionAndUser('s1'), null);
+  assert.equal(await store.sessions.findWithUser('s1'), null);
   assert.deepEqual(await store.db.selectFrom('user_roles').selectAll().execute(), []);
 }
 

@@ -65,12 +65,12 @@ async function migrateDown(db: Kysely<any>): Promise<void> {
 /** What the upgrade must keep and now allow, on a store opened over the upgraded schema. */
 async function checkUpgraded(store: SqlUserStore): Promise<void> {
   // Existing users are enabled and never signed in as far as the new columns know; their sessions still validate.
-  const alice = await store.findUserById('alice');
+  const alice = await store.users.findById('alice');
   assert.equal(alice?.disabledAt, null);
-  assert.equal((await store.getSessionAndUser('s1'))?.user.id, 'alice');
-  assert.equal((await store.getUserDetails('alice', new Date(T), new Date(T - 1)))?.lastSignInAt, null);
+  assert.equal((await store.sessions.findWithUser('s1'))?.user.id, 'alice');
+  assert.equal((await store.admin.userDetails('alice', new Date(T), new Date(T - 1)))?.lastSignInAt, null);
   assert.deepEqual(
-    (await store.listUsers({ limit: 10 })).map((user) => user.id),
+    (await store.admin.listUsers({ limit: 10 })).map((user) => user.id),
     ['bob', 'alice'],
   );
 
@@ -79,11 +79,11 @@ async function checkUpgraded(store: SqlUserStore): Promise<void> {
     updated_at) values ('carol', 'carol', 'carol', 'c@example.com', 'c@example.com', 'h', 0, ${T}, ${T})`.execute(
     store.db,
   );
-  assert.equal((await store.findUserById('carol'))?.disabledAt, null);
+  assert.equal((await store.users.findById('carol'))?.disabledAt, null);
 
   // The new columns and the trail work through the store.
-  assert.equal(await store.disableUser('alice', new Date(T + 5)), 'ok');
-  assert.equal(await store.getSessionAndUser('s1'), null);
+  assert.equal(await store.transaction((tx) => tx.users.disable('alice', new Date(T + 5))), 'ok');
+  assert.equal(await store.sessions.findWithUser('s1'), null);
   const event = {
     id: 'e1',
     at: new Date(T),
@@ -96,8 +96,8 @@ async function checkUpgraded(store: SqlUserStore): Promise<void> {
     requestId: null,
     details: { method: 'password' },
   };
-  await store.appendAuditEvent(event);
-  assert.deepEqual(await store.listAuditEvents({ limit: 10 }), [event]);
+  await store.transaction((tx) => tx.audit.add(event));
+  assert.deepEqual(await store.audit.list({ limit: 10 }), [event]);
 
   // Append-only: an UPDATE is refused by the database itself, a DELETE (the clean-up) is not.
   await assert.rejects(

@@ -68,14 +68,14 @@ describeWithService('postgres', 'PostgresUserStore when the database goes away a
 
     // A frozen host or a partitioned network: connections stay open, nothing comes back.
     proxy.freeze();
-    const { error, ms } = await failure(store.getSessionAndUser('s'));
+    const { error, ms } = await failure(store.sessions.findWithUser('s'));
     assert.ok(error instanceof StoreUnavailableError, `unavailable, not ${String(error)}`);
     assert.ok(ms < 2_000, `failed within the query timeout (took ${ms} ms)`);
 
     await proxy.restore();
     let found: unknown = null;
     for (let attempt = 0; attempt < 50 && !found; attempt++) {
-      found = await store.getSessionAndUser('s').catch(() => null);
+      found = await store.sessions.findWithUser('s').catch(() => null);
       if (!found) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     assert.ok(found, 'the session is read again once the database answers');
@@ -88,23 +88,25 @@ describeWithService('postgres', 'PostgresUserStore when the database goes away a
 
     await proxy.cut();
     for (const operation of [
-      store.getSessionAndUser('s'),
-      store.createSession(
-        {
-          tokenHash: 't',
-          id: 'id-of-t',
-          userId: user.id,
-          createdAt: T0,
-          expiresAt: T0,
-          lastSeenAt: T0,
-          authenticatedAt: T0,
-          ip: null,
-          userAgent: null,
-          secondFactor: false,
-        },
-        'h',
+      store.sessions.findWithUser('s'),
+      store.transaction((tx) =>
+        tx.sessions.create(
+          {
+            tokenHash: 't',
+            id: 'id-of-t',
+            userId: user.id,
+            createdAt: T0,
+            expiresAt: T0,
+            lastSeenAt: T0,
+            authenticatedAt: T0,
+            ip: null,
+            userAgent: null,
+            secondFactor: false,
+          },
+          'h',
+        ),
       ),
-      store.changePassword(user.id, user.passwordHash, 'new-hash', T0),
+      store.transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', T0)),
     ]) {
       const { error, ms } = await failure(operation);
       assert.ok(error instanceof StoreUnavailableError, `unavailable, not ${String(error)}`);
@@ -113,8 +115,11 @@ describeWithService('postgres', 'PostgresUserStore when the database goes away a
     }
 
     await proxy.restore();
-    assert.equal((await store.getSessionAndUser('s'))?.user.id, user.id);
-    assert.equal(await store.changePassword(user.id, user.passwordHash, 'new-hash', T0), true);
+    assert.equal((await store.sessions.findWithUser('s'))?.user.id, user.id);
+    assert.equal(
+      await store.transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', T0)),
+      true,
+    );
   });
 
   it('a connection cut in the middle of a transaction: unavailable, nothing committed, nothing crashed', async () => {
@@ -134,19 +139,19 @@ describeWithService('postgres', 'PostgresUserStore when the database goes away a
     assert.ok(error instanceof StoreUnavailableError, `unavailable, not ${String(error)}`);
 
     await proxy.restore();
-    assert.equal((await store.findUserById(user.id))?.passwordHash, user.passwordHash, 'nothing was committed');
-    assert.ok(await store.getSessionAndUser('s'));
+    assert.equal((await store.users.findById(user.id))?.passwordHash, user.passwordHash, 'nothing was committed');
+    assert.ok(await store.sessions.findWithUser('s'));
   });
 
   it('a database that accepts connections but never answers is unavailable after connectionTimeoutMillis', async () => {
     await proxy.hang();
     const store = open({ connectionTimeoutMillis: 300 });
-    const { error, ms } = await failure(store.findUserById('id-alice'));
+    const { error, ms } = await failure(store.users.findById('id-alice'));
     assert.ok(error instanceof StoreUnavailableError, `unavailable, not ${String(error)}`);
     assert.ok(ms >= 250 && ms < 2_000, `after the timeout (took ${ms} ms)`);
 
     await proxy.restore();
-    assert.equal(await store.findUserById('id-alice'), null, 'migrated and answering once the database is back');
+    assert.equal(await store.users.findById('id-alice'), null, 'migrated and answering once the database is back');
   });
 
   it('a server ending every connection (pg_terminate_backend, as a restart does): survived and reported', async () => {
@@ -157,7 +162,7 @@ describeWithService('postgres', 'PostgresUserStore when the database goes away a
       database.urlWith({ application_name: applicationName }),
     );
     const { user } = await register(store, 'alice');
-    await Promise.all(Array.from({ length: 5 }, () => store.findUserById(user.id)));
+    await Promise.all(Array.from({ length: 5 }, () => store.users.findById(user.id)));
     assert.ok(store.pool.idleCount > 0, 'the pool holds idle connections');
 
     const admin = new Client({ connectionString: serviceUrl('postgres') });
@@ -175,7 +180,7 @@ describeWithService('postgres', 'PostgresUserStore when the database goes away a
 
     assert.ok(reported.length > 0, 'the lost connections were reported');
     assert.ok(reported.every((error) => /terminating connection|Connection terminated/.test(error.message)));
-    assert.equal((await store.findUserById(user.id))?.username, 'alice', 'new connections serve at once');
+    assert.equal((await store.users.findById(user.id))?.username, 'alice', 'new connections serve at once');
   });
 
   it('migration waits for the database: the first query after it is back migrates and answers', async () => {
@@ -183,11 +188,11 @@ describeWithService('postgres', 'PostgresUserStore when the database goes away a
     const store = open();
     const { error } = await failure(store.migrate());
     assert.ok(error instanceof StoreUnavailableError);
-    await assert.rejects(store.findUserById('x'), StoreUnavailableError);
+    await assert.rejects(store.users.findById('x'), StoreUnavailableError);
 
     await proxy.restore();
     await register(store, 'alice');
-    assert.ok(await store.findUserByUsernameKey('alice'));
+    assert.ok(await store.users.findByUsernameKey('alice'));
   });
 });
 

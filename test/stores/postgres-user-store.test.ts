@@ -11,6 +11,7 @@ import { createTestDatabase, TestDatabase } from '../support/postgres-database';
 import { describeWithService } from '../support/services';
 import { attemptRegistration, DAY_LATER, openSession, register, sessionRow, T0 } from './sql-fixtures';
 import { describeSqlStore } from './sql-store-suite';
+import { enqueue } from '../support/store-writes';
 
 /** Children before parents. */
 const TABLES = [
@@ -108,7 +109,7 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
     it('new PostgresUserStore() migrates before its first query', async () => {
       const fresh = await freshDatabase();
       const store = track(new PostgresUserStore({ connectionString: fresh.url }));
-      assert.equal(await store.findUserByUsernameKey('nobody'), null);
+      assert.equal(await store.users.findByUsernameKey('nobody'), null);
       await register(store, 'alice');
     });
 
@@ -193,12 +194,12 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       const { store, statements } = await loggedStore();
       const { user } = await register(store, 'alice');
       const notice = { id: 'message-1', kind: 'passwordChanged' as const, sealedToken: null, createdAt: T0 };
-      assert.equal(await store.enqueueMessage(user.id, { ...notice, giveUpAt: DAY_LATER }), true);
+      assert.equal(await enqueue(store, user.id, { ...notice, giveUpAt: DAY_LATER }), true);
       assert.ok(!statements.some((text) => text.includes('synchronous_commit')), statements.join('\n'));
 
       // One statement each, outside a transaction: its own commit, flushed, costs less than BEGIN and COMMIT would.
       statements.length = 0;
-      const [claim] = await store.claimDueMessages(T0, DAY_LATER, 5);
+      const [claim] = await store.outbox.claimDue(T0, DAY_LATER, 5);
       assert.equal(claim.id, 'message-1');
       assert.equal(statements.length, 1, statements.join('\n'));
       assert.match(
@@ -206,7 +207,7 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
         /^with "picked" as materialized \(select "id" from "outbox" .* for update skip locked\) update "outbox"/,
       );
       statements.length = 0;
-      assert.equal(await store.markMessageSent(claim.id, T0), true);
+      assert.equal(await store.outbox.markSent(claim.id, T0), true);
       assert.equal(statements.length, 1, statements.join('\n'));
       assert.match(statements[0], /^update "outbox"/);
 
@@ -216,17 +217,17 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       assert.equal(statements[1], 'begin; set local synchronous_commit = off', statements.join('\n'));
       assert.equal(statements.at(-1), 'commit', statements.join('\n'));
       statements.length = 0;
-      await store.touchSession('session-1', DAY_LATER);
+      await store.sessions.touch('session-1', DAY_LATER);
       assert.equal(statements.length, 1, statements.join('\n'));
       assert.match(statements[0], /^update "sessions"/);
       // Ending a session waits for the flush: an undone sign-out would revive a token its owner meant to end.
       statements.length = 0;
-      await store.deleteSession('session-1');
+      await store.transaction((tx) => tx.sessions.delete('session-1'));
       assert.ok(!statements.some((text) => text.includes('synchronous_commit')), statements.join('\n'));
       // LOCAL ended with the transaction: the one pooled connection is back to the server's setting.
       const { rows } = await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(store.db);
       assert.equal(rows[0].synchronous_commit, 'on');
-      assert.equal((await store.listMessages())[0].status, 'sent');
+      assert.equal((await store.outbox.list())[0].status, 'sent');
     });
 
     it("writes a registration's rows outside a transaction, and a sign-in's session with its audit event, in one statement each", async () => {
@@ -265,7 +266,9 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       );
       statements.length = 0;
       assert.equal(
-        await store.createSession(sessionRow('id-alice', 's'), '$argon2id$fake$alice', audit('login', 'id-alice')),
+        await store.transaction((tx) =>
+          tx.sessions.create(sessionRow('id-alice', 's'), '$argon2id$fake$alice', audit('login', 'id-alice')),
+        ),
         true,
       );
       assert.ok(
@@ -289,8 +292,8 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       assert.ok(result.ok && result.user.id === 'id-new-alice');
       assert.equal(statements[1], 'begin', statements.join('\n'));
       assert.equal(statements.at(-1), 'commit', statements.join('\n'));
-      assert.equal((await store.findUserByUsernameKey('alice'))?.id, 'id-new-alice');
-      assert.equal(await store.findUserById('id-alice'), null);
+      assert.equal((await store.users.findByUsernameKey('alice'))?.id, 'id-new-alice');
+      assert.equal(await store.users.findById('id-alice'), null);
     });
 
     it('inserts together all or nothing: a row that breaks a foreign key fails the statement, and none of its rows stays', async () => {
@@ -314,8 +317,8 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       const { user } = await register(store, 'alice');
       await openSession(store, user.id, 's');
       for (let i = 0; i < 3; i++) {
-        assert.equal((await store.getSessionAndUser('s'))?.user.username, 'alice');
-        assert.equal((await store.findUserByUsernameKey('alice'))?.id, user.id);
+        assert.equal((await store.sessions.findWithUser('s'))?.user.username, 'alice');
+        assert.equal((await store.users.findByUsernameKey('alice'))?.id, user.id);
       }
       const prepared = await preparedOn(store);
       assert.ok(
@@ -331,8 +334,8 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       assert.ok(prepared.some((row) => row.statement.startsWith('update "users" set "last_sign_in_at"')));
       // Nothing else: transactions and one-off queries stay unnamed, and no named statement selects `*` (a column
       // added by a newer instance's migration would fail it with "cached plan must not change result type").
-      await store.listMessages();
-      await store.listUserRoles(user.id);
+      await store.outbox.list();
+      await store.access.listUserRoles(user.id);
       const after = await preparedOn(store);
       assert.deepEqual(after, prepared);
       assert.ok(
@@ -352,9 +355,9 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       const { user } = await register(store, 'alice');
       await openSession(store, user.id, 's');
       // The first run compiles the query through Kysely; the next one, node-postgres' own, learns the row shape.
-      const first = await store.checkSession('s');
+      const first = await store.sessions.check('s');
       assert.equal(first?.user.username, 'alice');
-      assert.deepEqual(await store.checkSession('s'), first);
+      assert.deepEqual(await store.sessions.check('s'), first);
       let described = 0;
       const describePortal = Connection.prototype.describe;
       Connection.prototype.describe = function (this: Connection, ...args) {
@@ -363,13 +366,13 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       };
       try {
         // At once, so that the pool opens connections that have not prepared the statement yet.
-        const again = await Promise.all(Array.from({ length: 6 }, () => store.checkSession('s')));
+        const again = await Promise.all(Array.from({ length: 6 }, () => store.sessions.check('s')));
         assert.equal(described, 0);
         for (const check of again) assert.deepEqual(check, first);
-        assert.equal(await store.checkSession('nobody'), null);
+        assert.equal(await store.sessions.check('nobody'), null);
         assert.deepEqual(
-          await store.checkSession('s', { kind: 'role', name: 'none' }),
-          await store.checkSession('s', { kind: 'role', name: 'none' }),
+          await store.sessions.check('s', { kind: 'role', name: 'none' }),
+          await store.sessions.check('s', { kind: 'role', name: 'none' }),
         );
       } finally {
         Connection.prototype.describe = describePortal;
@@ -385,7 +388,7 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       const oddPool = new Pool({ connectionString: database.url, types: { getTypeParser: integersPlusOne } });
       try {
         const store = track(new PostgresUserStore({ pool: oddPool }));
-        for (let i = 0; i < 3; i++) assert.equal((await store.checkSession('s'))?.user.verified, true, `read ${i}`);
+        for (let i = 0; i < 3; i++) assert.equal((await store.sessions.check('s'))?.user.verified, true, `read ${i}`);
       } finally {
         await oddPool.end();
       }
@@ -398,7 +401,7 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       const pipelined = new Pool({ connectionString: database.url, pipeline: true });
       try {
         const store = track(new PostgresUserStore({ pool: pipelined }));
-        for (let i = 0; i < 4; i++) assert.deepEqual(await store.checkSession('s'), expected, `read ${i}`);
+        for (let i = 0; i < 4; i++) assert.deepEqual(await store.sessions.check('s'), expected, `read ${i}`);
       } finally {
         await pipelined.end();
       }
@@ -408,12 +411,12 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       const store = track(await PostgresUserStore.open({ connectionString: database.url, maxConnections: 1 }));
       const { user } = await register(store, 'alice');
       await openSession(store, user.id, 's');
-      assert.equal((await store.getSessionAndUser('s'))?.user.id, user.id);
+      assert.equal((await store.sessions.findWithUser('s'))?.user.id, user.id);
       // A `select u.*` prepared before this would now fail with "cached plan must not change result type".
       await sql`alter table users add column added_later text`.execute(keeper.db);
       try {
-        assert.equal((await store.getSessionAndUser('s'))?.user.id, user.id);
-        assert.equal((await store.findUserById(user.id))?.username, 'alice');
+        assert.equal((await store.sessions.findWithUser('s'))?.user.id, user.id);
+        assert.equal((await store.users.findById(user.id))?.username, 'alice');
       } finally {
         await sql`alter table users drop column added_later`.execute(keeper.db);
       }

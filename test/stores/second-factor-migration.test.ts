@@ -150,13 +150,13 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, Record<
     ['s2', 'alice'],
     ['s3', 'bob'],
   ] as const) {
-    const found = await store.getSessionAndUser(tokenHash);
+    const found = await store.sessions.findWithUser(tokenHash);
     assert.equal(found?.user.id, userId, `${tokenHash} still joins its user`);
     assert.equal(found.session.secondFactor, false);
     assert.equal(found.session.id, `id-of-${tokenHash}`);
   }
   assert.deepEqual(
-    (await store.listSessions('alice')).map((session) => [session.tokenHash, session.secondFactor]),
+    (await store.sessions.list('alice')).map((session) => [session.tokenHash, session.secondFactor]),
     [
       ['s2', false],
       ['s1', false],
@@ -172,7 +172,7 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, Record<
     enabledAt: null,
     lastUsedStep: null,
   };
-  assert.equal(await store.startSecondFactor(factor), true);
+  assert.equal(await store.transaction((tx) => tx.secondFactors.start(factor)), true);
   const notice = (id: string, kind: 'secondFactorEnabled' | 'recoveryCodeUsed') => ({
     id,
     kind,
@@ -181,59 +181,73 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, Record<
     giveUpAt: new Date(T + 1),
   });
   assert.equal(
-    await store.enableSecondFactor(
-      {
-        userId: 'alice',
-        sealedSecret: 'v1.sealed',
-        step: 5,
-        recoveryCodeHashes: ['code-1', 'code-2'],
-        now: new Date(T),
-      },
-      notice('m4', 'secondFactorEnabled'),
+    await store.transaction((tx) =>
+      tx.secondFactors.enable(
+        {
+          userId: 'alice',
+          sealedSecret: 'v1.sealed',
+          step: 5,
+          recoveryCodeHashes: ['code-1', 'code-2'],
+          now: new Date(T),
+        },
+        notice('m4', 'secondFactorEnabled'),
+      ),
     ),
     true,
   );
-  assert.equal(await store.useTotpStep('alice', 6), true);
-  assert.equal(await store.consumeRecoveryCode('alice', 'code-1', notice('m5', 'recoveryCodeUsed')), true);
-  await store.createLoginChallenge({
-    tokenHash: 'challenge-1',
-    userId: 'alice',
-    passwordBinding: 'binding',
-    attempts: 0,
-    createdAt: new Date(T),
-    expiresAt: new Date(T + 300_000),
-    ip: null,
-    userAgent: null,
-  });
-  assert.equal((await store.takeLoginChallengeAttempt('challenge-1', new Date(T), 5))?.attempts, 1);
+  assert.equal(await store.transaction((tx) => tx.secondFactors.useTotpStep('alice', 6)), true);
+  assert.equal(
+    await store.transaction((tx) =>
+      tx.secondFactors.consumeRecoveryCode('alice', 'code-1', notice('m5', 'recoveryCodeUsed')),
+    ),
+    true,
+  );
+  await store.transaction((tx) =>
+    tx.loginChallenges.create({
+      tokenHash: 'challenge-1',
+      userId: 'alice',
+      passwordBinding: 'binding',
+      attempts: 0,
+      createdAt: new Date(T),
+      expiresAt: new Date(T + 300_000),
+      ip: null,
+      userAgent: null,
+    }),
+  );
+  assert.equal(
+    (await store.transaction((tx) => tx.loginChallenges.takeAttempt('challenge-1', new Date(T), 5)))?.attempts,
+    1,
+  );
   await assert.rejects(store.db.updateTable('outbox').set({ kind: 'somethingElse' }).where('id', '=', 'm4').execute());
 
   // A session made with a second factor says so.
   assert.equal(
-    await store.createSession(
-      {
-        tokenHash: 's-strong',
-        id: 'id-of-s-strong',
-        userId: 'alice',
-        createdAt: new Date(T),
-        expiresAt: new Date(T + 9e9),
-        lastSeenAt: new Date(T),
-        authenticatedAt: new Date(T),
-        ip: null,
-        userAgent: null,
-        secondFactor: true,
-      },
-      '$argon2id$fake$alice',
+    await store.transaction((tx) =>
+      tx.sessions.create(
+        {
+          tokenHash: 's-strong',
+          id: 'id-of-s-strong',
+          userId: 'alice',
+          createdAt: new Date(T),
+          expiresAt: new Date(T + 9e9),
+          lastSeenAt: new Date(T),
+          authenticatedAt: new Date(T),
+          ip: null,
+          userAgent: null,
+          secondFactor: true,
+        },
+        '$argon2id$fake$alice',
+      ),
     ),
     true,
   );
-  assert.equal((await store.getSessionAndUser('s-strong'))?.session.secondFactor, true);
+  assert.equal((await store.sessions.findWithUser('s-strong'))?.session.secondFactor, true);
 
   // An instance of the previous release, still running during the upgrade, names only the columns it knows: its
   // logins work, and their sessions count as made without a second factor.
   await sql`insert into sessions (token_hash, user_id, created_at, expires_at, last_seen_at, id, authenticated_at)
     values ('old-release', 'bob', ${T}, ${T + 9e9}, ${T}, 'id-of-old-release', ${T})`.execute(store.db);
-  assert.equal((await store.getSessionAndUser('old-release'))?.session.secondFactor, false);
+  assert.equal((await store.sessions.findWithUser('old-release'))?.session.secondFactor, false);
 }
 
 /** The rows of the new tables; with the user gone, none (the foreign keys cascade). */

@@ -123,7 +123,7 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, Record<
     ['s2', 'alice', T + 10],
     ['s3', 'bob', T + 20],
   ] as const) {
-    const found = await store.getSessionAndUser(tokenHash);
+    const found = await store.sessions.findWithUser(tokenHash);
     assert.equal(found?.user.id, userId, `${tokenHash} still joins its user`);
     assert.match(found.session.id, UUID);
     ids.add(found.session.id);
@@ -134,49 +134,53 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, Record<
   }
   assert.equal(ids.size, 3, 'each session got an id of its own');
 
-  const listed = await store.listSessions('alice');
+  const listed = await store.sessions.list('alice');
   assert.deepEqual(
     listed.map((session) => session.tokenHash),
     ['s2', 's1'],
   );
-  assert.equal(await store.deleteSessionById('bob', listed[0].id), false, 'not bob’s');
-  assert.equal(await store.deleteSessionById('alice', listed[0].id), true);
-  assert.equal(await store.getSessionAndUser('s2'), null);
+  assert.equal(await store.transaction((tx) => tx.sessions.deleteById('bob', listed[0].id)), false, 'not bob’s');
+  assert.equal(await store.transaction((tx) => tx.sessions.deleteById('alice', listed[0].id)), true);
+  assert.equal(await store.sessions.findWithUser('s2'), null);
 
   // The new kinds are accepted, an unknown one still refused; a change of address can be stored and confirmed.
-  const requested = await store.requestEmailChange(
-    {
-      tokenHash: 'change-1',
-      userId: 'alice',
-      newEmail: 'Alice@New.example',
-      newEmailKey: 'alice@new.example',
-      createdAt: new Date(T),
-      expiresAt: new Date(T + 3_600_000),
-      endOtherSessions: true,
-      keepSessionId: listed[1].id,
-    },
-    {
-      link: { id: 'm3', kind: 'emailChange', sealedToken: 'v1.x', createdAt: new Date(T), giveUpAt: new Date(T + 1) },
-      requestedNotice: {
-        id: 'm4',
-        kind: 'emailChangeRequested',
-        sealedToken: null,
+  const requested = await store.transaction((tx) =>
+    tx.emailChanges.request(
+      {
+        tokenHash: 'change-1',
+        userId: 'alice',
+        newEmail: 'Alice@New.example',
+        newEmailKey: 'alice@new.example',
         createdAt: new Date(T),
-        giveUpAt: new Date(T + 1),
+        expiresAt: new Date(T + 3_600_000),
+        endOtherSessions: true,
+        keepSessionId: listed[1].id,
       },
-    },
-    's1',
+      {
+        link: { id: 'm3', kind: 'emailChange', sealedToken: 'v1.x', createdAt: new Date(T), giveUpAt: new Date(T + 1) },
+        requestedNotice: {
+          id: 'm4',
+          kind: 'emailChangeRequested',
+          sealedToken: null,
+          createdAt: new Date(T),
+          giveUpAt: new Date(T + 1),
+        },
+      },
+      's1',
+    ),
   );
   assert.deepEqual(requested, { ok: true, addressOwned: false });
-  const confirmed = await store.confirmEmailChange('change-1', new Date(T + 1), {
-    id: 'm5',
-    kind: 'emailChanged',
-    sealedToken: null,
-    createdAt: new Date(T),
-    giveUpAt: new Date(T + 1),
-  });
+  const confirmed = await store.transaction((tx) =>
+    tx.emailChanges.confirm('change-1', new Date(T + 1), {
+      id: 'm5',
+      kind: 'emailChanged',
+      sealedToken: null,
+      createdAt: new Date(T),
+      giveUpAt: new Date(T + 1),
+    }),
+  );
   assert.equal(confirmed.outcome, 'changed');
-  assert.ok(await store.getSessionAndUser('s1'), 'the session that asked is kept');
+  assert.ok(await store.sessions.findWithUser('s1'), 'the session that asked is kept');
   await assert.rejects(store.db.updateTable('outbox').set({ kind: 'somethingElse' }).where('id', '=', 'm4').execute());
   await assert.rejects(
     sql`insert into sessions (token_hash, user_id, created_at, expires_at, last_seen_at, id, authenticated_at)
@@ -188,7 +192,7 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, Record<
   // work, and their sessions count as never re-authenticated.
   await sql`insert into sessions (token_hash, user_id, created_at, expires_at, last_seen_at)
     values ('old-release', 'bob', ${T}, ${T + 9e9}, ${T})`.execute(store.db);
-  const old = await store.getSessionAndUser('old-release');
+  const old = await store.sessions.findWithUser('old-release');
   assert.match(old?.session.id ?? '', UUID);
   assert.deepEqual(old?.session.authenticatedAt, new Date(0));
 }
@@ -240,7 +244,7 @@ describe(`migration ${THIS} (SQLite)`, () => {
       assert.deepEqual(broken.rows, []);
       // Foreign keys still cascade from users to sessions and to the new table.
       await store.db.deleteFrom('users').where('id', '=', 'alice').execute();
-      assert.equal(await store.getSessionAndUser('s1'), null);
+      assert.equal(await store.sessions.findWithUser('s1'), null);
       assert.deepEqual(await store.db.selectFrom('email_changes').selectAll().execute(), []);
     } finally {
       await store.close();

@@ -31,7 +31,7 @@ export function attemptRegistration(
     createdAt: T0,
     ...overrides,
   };
-  return store.createUser(user, token(user.id, 'verify_email', `verify-${label}`), options);
+  return store.transaction((tx) => tx.users.create(user, token(user.id, 'verify_email', `verify-${label}`), options));
 }
 
 export function sessionRow(userId: string, tokenHash: string, overrides: Partial<StoredSession> = {}): StoredSession {
@@ -52,8 +52,10 @@ export function sessionRow(userId: string, tokenHash: string, overrides: Partial
 
 /** Opens a session with the user's current password hash; fails the test if the store refuses. */
 export async function openSession(store: UserStore, userId: string, tokenHash: string): Promise<void> {
-  const user = await store.findUserById(userId);
-  const created = await store.createSession(sessionRow(userId, tokenHash), user!.passwordHash);
+  const user = await store.users.findById(userId);
+  const created = await store.transaction((tx) =>
+    tx.sessions.create(sessionRow(userId, tokenHash), user!.passwordHash),
+  );
   if (!created) throw new Error(`openSession: no session for ${userId}`);
 }
 

@@ -79,17 +79,17 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const first = await open();
         const { user, verification } = await register(first, 'alice');
         const session = sessionRow(user.id, 'session-1');
-        await first.createSession(session, user.passwordHash);
-        await first.createRole('admin');
-        await first.createPermission('posts:write');
-        await first.grantPermission('admin', 'posts:write');
-        await first.grantRole(user.id, 'admin');
+        await first.transaction((tx) => tx.sessions.create(session, user.passwordHash));
+        await first.transaction((tx) => tx.access.createRole('admin'));
+        await first.transaction((tx) => tx.access.createPermission('posts:write'));
+        await first.transaction((tx) => tx.access.grantPermission('admin', 'posts:write'));
+        await first.transaction((tx) => tx.access.grantRole(user.id, 'admin'));
         await first.close();
 
         const second = await open();
         assert.deepEqual(await second.getSessionAndUser('session-1'), { session, user });
         assert.equal(await second.checkPermission(user.id, 'posts:write'), 'granted');
-        assert.ok(await second.verifyEmail(verification.tokenHash, T0));
+        assert.ok(await second.transaction((tx) => tx.users.confirmAddress(verification.tokenHash, T0)));
       });
 
       it('enforces the unique keys in the database itself', async () => {
@@ -104,8 +104,8 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const store = await open();
         const { user } = await register(store, 'alice');
         await openSession(store, user.id, 's');
-        await store.createRole('admin');
-        await store.grantRole(user.id, 'admin');
+        await store.transaction((tx) => tx.access.createRole('admin'));
+        await store.transaction((tx) => tx.access.grantRole(user.id, 'admin'));
 
         await sql`delete from users where id = ${user.id}`.execute(store.db);
 
@@ -122,15 +122,21 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const { user } = await register(store, 'alice');
         await openSession(store, user.id, 's');
         const reset = token(user.id, 'reset_password', 'reset-1');
-        await store.replaceToken(reset);
+        await store.transaction((tx) => tx.tokens.replace(reset));
 
         const stopFailing = await harness.failOn(store, 'delete', 'sessions');
-        await assert.rejects(store.resetPassword(reset.tokenHash, 'new-hash', T0), /injected failure/);
+        await assert.rejects(
+          store.transaction((tx) => tx.passwords.reset(reset.tokenHash, 'new-hash', T0)),
+          /injected failure/,
+        );
         await stopFailing();
 
-        assert.equal((await store.findUserById(user.id))?.passwordHash, user.passwordHash);
-        assert.ok(await store.getSessionAndUser('s'));
-        assert.ok(await store.resetPassword(reset.tokenHash, 'new-hash', T0), 'the token was not consumed');
+        assert.equal((await store.users.findById(user.id))?.passwordHash, user.passwordHash);
+        assert.ok(await store.sessions.findWithUser('s'));
+        assert.ok(
+          await store.transaction((tx) => tx.passwords.reset(reset.tokenHash, 'new-hash', T0)),
+          'the token was not consumed',
+        );
       });
 
       it('changePassword: when ending the sessions fails, the password is untouched', async () => {
@@ -139,25 +145,31 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         await openSession(store, user.id, 's');
 
         const stopFailing = await harness.failOn(store, 'delete', 'sessions');
-        await assert.rejects(store.changePassword(user.id, user.passwordHash, 'new-hash', T0), /injected failure/);
+        await assert.rejects(
+          store.transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', T0)),
+          /injected failure/,
+        );
         await stopFailing();
 
-        assert.equal((await store.findUserById(user.id))?.passwordHash, user.passwordHash);
-        assert.ok(await store.getSessionAndUser('s'));
+        assert.equal((await store.users.findById(user.id))?.passwordHash, user.passwordHash);
+        assert.ok(await store.sessions.findWithUser('s'));
       });
 
       it('changePassword: when ending the pending resets fails, the password and sessions are untouched', async () => {
         const store = await open();
         const { user } = await register(store, 'alice');
         await openSession(store, user.id, 's');
-        await store.replaceToken(token(user.id, 'reset_password', 'reset-1'));
+        await store.transaction((tx) => tx.tokens.replace(token(user.id, 'reset_password', 'reset-1')));
 
         const stopFailing = await harness.failOn(store, 'delete', 'tokens');
-        await assert.rejects(store.changePassword(user.id, user.passwordHash, 'new-hash', T0), /injected failure/);
+        await assert.rejects(
+          store.transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', T0)),
+          /injected failure/,
+        );
         await stopFailing();
 
-        assert.equal((await store.findUserById(user.id))?.passwordHash, user.passwordHash);
-        assert.ok(await store.getSessionAndUser('s'));
+        assert.equal((await store.users.findById(user.id))?.passwordHash, user.passwordHash);
+        assert.ok(await store.sessions.findWithUser('s'));
       });
 
       it('verifyEmail: when marking the user fails, the token is not consumed', async () => {
@@ -165,11 +177,14 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const { user, verification } = await register(store, 'alice');
 
         const stopFailing = await harness.failOn(store, 'update', 'users');
-        await assert.rejects(store.verifyEmail(verification.tokenHash, T0), /injected failure/);
+        await assert.rejects(
+          store.transaction((tx) => tx.users.confirmAddress(verification.tokenHash, T0)),
+          /injected failure/,
+        );
         await stopFailing();
 
-        assert.equal((await store.findUserById(user.id))?.verified, false);
-        assert.ok(await store.verifyEmail(verification.tokenHash, T0));
+        assert.equal((await store.users.findById(user.id))?.verified, false);
+        assert.ok(await store.transaction((tx) => tx.users.confirmAddress(verification.tokenHash, T0)));
       });
 
       it('createUser: when storing the token fails, no user is created', async () => {
@@ -178,7 +193,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         await assert.rejects(register(store, 'alice'), /injected failure/);
         await stopFailing();
 
-        assert.equal(await store.findUserByUsernameKey('alice'), null);
+        assert.equal(await store.users.findByUsernameKey('alice'), null);
         await register(store, 'alice');
       });
 
@@ -186,18 +201,21 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const store = await open();
         const { user, verification } = await register(store, 'alice');
         await openSession(store, user.id, 's');
-        await store.createRole('admin');
-        await store.grantRole(user.id, 'admin');
+        await store.transaction((tx) => tx.access.createRole('admin'));
+        await store.transaction((tx) => tx.access.grantRole(user.id, 'admin'));
 
         const stopFailing = await harness.failOn(store, 'delete', 'user_roles');
-        await assert.rejects(store.deleteUser(user.id), /injected failure/);
+        await assert.rejects(
+          store.transaction((tx) => tx.users.delete(user.id)),
+          /injected failure/,
+        );
         await stopFailing();
 
-        assert.ok(await store.findUserById(user.id));
-        assert.ok(await store.getSessionAndUser('s'));
-        assert.ok(await store.findUserByToken(verification.tokenHash, 'verify_email', T0));
-        assert.equal(await store.checkRole(user.id, 'admin'), 'granted');
-        assert.equal(await store.deleteUser(user.id), true);
+        assert.ok(await store.users.findById(user.id));
+        assert.ok(await store.sessions.findWithUser('s'));
+        assert.ok(await store.tokens.findUser(verification.tokenHash, 'verify_email', T0));
+        assert.equal(await store.access.checkRole(user.id, 'admin'), 'granted');
+        assert.equal(await store.transaction((tx) => tx.users.delete(user.id)), true);
       });
 
       it('disableUser: when writing its audit event fails, the user stays enabled with its sessions', async () => {
@@ -206,12 +224,15 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         await openSession(store, user.id, 's');
 
         const stopFailing = await harness.failOn(store, 'insert', 'audit_events');
-        await assert.rejects(store.disableUser(user.id, T0, auditEventOf(user.id)), /injected failure/);
+        await assert.rejects(
+          store.transaction((tx) => tx.users.disable(user.id, T0, auditEventOf(user.id))),
+          /injected failure/,
+        );
         await stopFailing();
 
-        assert.equal((await store.findUserById(user.id))?.disabledAt, null);
-        assert.ok(await store.getSessionAndUser('s'));
-        assert.deepEqual(await store.listAuditEvents({ limit: 10 }), []);
+        assert.equal((await store.users.findById(user.id))?.disabledAt, null);
+        assert.ok(await store.sessions.findWithUser('s'));
+        assert.deepEqual(await store.audit.list({ limit: 10 }), []);
       });
 
       it('createSession: when writing its audit event fails, no session and no last sign-in remain', async () => {
@@ -220,21 +241,23 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
 
         const stopFailing = await harness.failOn(store, 'insert', 'audit_events');
         await assert.rejects(
-          store.createSession(sessionRow(user.id, 's'), user.passwordHash, auditEventOf(user.id)),
+          store.transaction((tx) =>
+            tx.sessions.create(sessionRow(user.id, 's'), user.passwordHash, auditEventOf(user.id)),
+          ),
           /injected failure/,
         );
         await stopFailing();
 
-        assert.equal(await store.getSessionAndUser('s'), null);
-        assert.equal((await store.getUserDetails(user.id, T0, T0))?.lastSignInAt, null);
+        assert.equal(await store.sessions.findWithUser('s'), null);
+        assert.equal((await store.admin.userDetails(user.id, T0, T0))?.lastSignInAt, null);
       });
 
       it('the store keeps working after a failed transaction', async () => {
         const store = await open();
         const stopFailing = await harness.failOn(store, 'insert', 'roles');
-        await assert.rejects(store.createRole('admin'));
+        await assert.rejects(store.transaction((tx) => tx.access.createRole('admin')));
         await stopFailing();
-        assert.equal(await store.createRole('admin'), true);
+        assert.equal(await store.transaction((tx) => tx.access.createRole('admin')), true);
       });
     });
 
@@ -248,21 +271,32 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           'changePassword',
           'tokens',
           1,
-          (s: SqlUserStore, u: StoredUser) => s.changePassword(u.id, u.passwordHash, 'new-hash', T0),
+          (s: SqlUserStore, u: StoredUser) =>
+            s.transaction((tx) => tx.passwords.change(u.id, u.passwordHash, 'new-hash', T0)),
         ],
-        ['resetPassword', 'tokens', 2, (s: SqlUserStore) => s.resetPassword('reset-1', 'new-hash', T0)],
-        ['deleteUser', 'user_roles', 1, (s: SqlUserStore, u: StoredUser) => s.deleteUser(u.id)],
+        [
+          'resetPassword',
+          'tokens',
+          2,
+          (s: SqlUserStore) => s.transaction((tx) => tx.passwords.reset('reset-1', 'new-hash', T0)),
+        ],
+        [
+          'deleteUser',
+          'user_roles',
+          1,
+          (s: SqlUserStore, u: StoredUser) => s.transaction((tx) => tx.users.delete(u.id)),
+        ],
       ] as const) {
         it(`${operation}: the login waits for it, then creates no session (and does not fail)`, async () => {
           const store = await open();
           const other = await open();
           const { user } = await register(store, 'alice');
-          await store.replaceToken(token(user.id, 'reset_password', 'reset-1'));
+          await store.transaction((tx) => tx.tokens.replace(token(user.id, 'reset_password', 'reset-1')));
           const pause = new PauseAfterQuery(deletesFrom(lastTable), occurrence);
 
           const change = act(pausing(store, pause), user);
           await pause.reached;
-          const login = other.createSession(sessionRow(user.id, 'late'), user.passwordHash);
+          const login = other.transaction((tx) => tx.sessions.create(sessionRow(user.id, 'late'), user.passwordHash));
           const waited = await stillPendingAfter(login, 200);
           pause.resume();
 
@@ -304,7 +338,9 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
 
         const confirmed = fulfilled(
           await Promise.allSettled(
-            Array.from({ length: 20 }, (_, i) => stores[i % 2].verifyEmail(`verify-racer-${i}`, T0)),
+            Array.from({ length: 20 }, (_, i) =>
+              stores[i % 2].transaction((tx) => tx.users.confirmAddress(`verify-racer-${i}`, T0)),
+            ),
           ),
         );
         const owners = confirmed.filter((user) => user !== null);
@@ -316,11 +352,13 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
       it('20 concurrent uses of one reset token across both: exactly one succeeds', async () => {
         const stores = [await open(), await open()];
         const { user } = await register(stores[0], 'alice');
-        await stores[0].replaceToken(token(user.id, 'reset_password', 'reset-1'));
+        await stores[0].transaction((tx) => tx.tokens.replace(token(user.id, 'reset_password', 'reset-1')));
 
         const results = fulfilled(
           await Promise.allSettled(
-            Array.from({ length: 20 }, (_, i) => stores[i % 2].resetPassword('reset-1', `hash-${i}`, T0)),
+            Array.from({ length: 20 }, (_, i) =>
+              stores[i % 2].transaction((tx) => tx.passwords.reset('reset-1', `hash-${i}`, T0)),
+            ),
           ),
         );
         const winners = results.filter((result) => result !== null);
@@ -333,7 +371,9 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const { verification } = await register(stores[0], 'alice');
         const results = fulfilled(
           await Promise.allSettled(
-            Array.from({ length: 20 }, (_, i) => stores[i % 2].verifyEmail(verification.tokenHash, T0)),
+            Array.from({ length: 20 }, (_, i) =>
+              stores[i % 2].transaction((tx) => tx.users.confirmAddress(verification.tokenHash, T0)),
+            ),
           ),
         );
         assert.equal(results.filter((result) => result !== null).length, 1);
@@ -344,7 +384,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const { user } = await register(a, 'alice');
         await openSession(b, user.id, 's');
         assert.equal((await a.getSessionAndUser('s'))?.user.id, user.id);
-        await b.deleteSession('s');
+        await b.transaction((tx) => tx.sessions.delete('s'));
         assert.equal(await a.getSessionAndUser('s'), null);
       });
 
@@ -354,20 +394,20 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const stores = [await open(), await open()];
         for (let round = 0; round < 8; round++) {
           const { user, verification } = await register(stores[0], `alice-${round}`);
-          await stores[0].replaceToken(token(user.id, 'reset_password', `reset-${round}`));
+          await stores[0].transaction((tx) => tx.tokens.replace(token(user.id, 'reset_password', `reset-${round}`)));
           await openSession(stores[0], user.id, `s-${round}`);
           const on = (i: number) => stores[(i + round) % 2];
 
           fulfilled(
             await Promise.allSettled<unknown>([
-              on(0).resetPassword(`reset-${round}`, 'hash-reset', T0),
-              on(1).changePassword(user.id, user.passwordHash, 'hash-change', T0),
-              on(2).verifyEmail(verification.tokenHash, T0),
-              on(3).createSession(sessionRow(user.id, `late-${round}`), user.passwordHash),
+              on(0).transaction((tx) => tx.passwords.reset(`reset-${round}`, 'hash-reset', T0)),
+              on(1).transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'hash-change', T0)),
+              on(2).transaction((tx) => tx.users.confirmAddress(verification.tokenHash, T0)),
+              on(3).transaction((tx) => tx.sessions.create(sessionRow(user.id, `late-${round}`), user.passwordHash)),
               on(4)
                 .replaceToken(token(user.id, 'reset_password', `reset-again-${round}`))
                 .catch(ignoreUnknownUser),
-              on(5).deleteUser(user.id),
+              on(5).transaction((tx) => tx.users.delete(user.id)),
               on(6).touchSession(`s-${round}`, DAY_LATER),
             ]),
           );
@@ -384,22 +424,24 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
       /** A verified user with session `s-<label>`, asking for a change to `address` (token `change-<label>`). */
       async function asking(store: SqlUserStore, label: string, address: string): Promise<StoredUser> {
         const { verification } = await register(store, label);
-        const user = await store.verifyEmail(verification.tokenHash, T0);
+        const user = await store.transaction((tx) => tx.users.confirmAddress(verification.tokenHash, T0));
         assert.ok(user);
         await openSession(store, user.id, `s-${label}`);
-        const requested = await store.requestEmailChange(
-          {
-            tokenHash: `change-${label}`,
-            userId: user.id,
-            newEmail: address,
-            newEmailKey: address.toLowerCase(),
-            createdAt: T0,
-            expiresAt: DAY_LATER,
-            endOtherSessions: true,
-            keepSessionId: `id-of-s-${label}`,
-          },
-          {},
-          `s-${label}`,
+        const requested = await store.transaction((tx) =>
+          tx.emailChanges.request(
+            {
+              tokenHash: `change-${label}`,
+              userId: user.id,
+              newEmail: address,
+              newEmailKey: address.toLowerCase(),
+              createdAt: T0,
+              expiresAt: DAY_LATER,
+              endOtherSessions: true,
+              keepSessionId: `id-of-s-${label}`,
+            },
+            {},
+            `s-${label}`,
+          ),
         );
         assert.deepEqual(requested, { ok: true, addressOwned: false });
         return user;
@@ -410,7 +452,9 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         await asking(stores[0], 'alice', 'Alice@New.example');
         const results = fulfilled(
           await Promise.allSettled(
-            Array.from({ length: 20 }, (_, i) => stores[i % 2].confirmEmailChange('change-alice', T0)),
+            Array.from({ length: 20 }, (_, i) =>
+              stores[i % 2].transaction((tx) => tx.emailChanges.confirm('change-alice', T0)),
+            ),
           ),
         );
         assert.deepEqual(results.map((result) => result.outcome).sort(), [
@@ -432,9 +476,9 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
 
           const [hers, his, verified] = fulfilled(
             await Promise.allSettled<unknown>([
-              on(0).confirmEmailChange(`change-alice-${round}`, T0),
-              on(1).confirmEmailChange(`change-bob-${round}`, T0),
-              on(round).verifyEmail(`verify-carol-${round}`, T0),
+              on(0).transaction((tx) => tx.emailChanges.confirm(`change-alice-${round}`, T0)),
+              on(1).transaction((tx) => tx.emailChanges.confirm(`change-bob-${round}`, T0)),
+              on(round).transaction((tx) => tx.users.confirmAddress(`verify-carol-${round}`, T0)),
             ]),
           ) as [EmailChangeResult, EmailChangeResult, StoredUser | null];
           const winners = [
@@ -452,32 +496,34 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const stores = [await open(), await open()];
         for (let round = 0; round < 8; round++) {
           const user = await asking(stores[0], `alice-${round}`, `moved-${round}@new.example`);
-          await stores[0].replaceToken(token(user.id, 'reset_password', `reset-${round}`));
+          await stores[0].transaction((tx) => tx.tokens.replace(token(user.id, 'reset_password', `reset-${round}`)));
           const on = (i: number) => stores[(i + round) % 2];
 
           fulfilled(
             await Promise.allSettled<unknown>([
-              on(0).confirmEmailChange(`change-alice-${round}`, T0),
-              on(1).resetPassword(`reset-${round}`, 'hash-reset', T0),
-              on(2).changePassword(user.id, user.passwordHash, 'hash-change', T0),
-              on(3).createSession(sessionRow(user.id, `late-${round}`), user.passwordHash),
-              on(4).requestEmailChange(
-                {
-                  tokenHash: `change-again-${round}`,
-                  userId: user.id,
-                  newEmail: `again-${round}@new.example`,
-                  newEmailKey: `again-${round}@new.example`,
-                  createdAt: T0,
-                  expiresAt: DAY_LATER,
-                  endOtherSessions: false,
-                  keepSessionId: null,
-                },
-                {},
-                `s-alice-${round}`,
+              on(0).transaction((tx) => tx.emailChanges.confirm(`change-alice-${round}`, T0)),
+              on(1).transaction((tx) => tx.passwords.reset(`reset-${round}`, 'hash-reset', T0)),
+              on(2).transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'hash-change', T0)),
+              on(3).transaction((tx) => tx.sessions.create(sessionRow(user.id, `late-${round}`), user.passwordHash)),
+              on(4).transaction((tx) =>
+                tx.emailChanges.request(
+                  {
+                    tokenHash: `change-again-${round}`,
+                    userId: user.id,
+                    newEmail: `again-${round}@new.example`,
+                    newEmailKey: `again-${round}@new.example`,
+                    createdAt: T0,
+                    expiresAt: DAY_LATER,
+                    endOtherSessions: false,
+                    keepSessionId: null,
+                  },
+                  {},
+                  `s-alice-${round}`,
+                ),
               ),
-              on(5).markSessionAuthenticated(`s-alice-${round}`, user.passwordHash, T0),
-              on(6).deleteOtherSessions(user.id, `s-alice-${round}`),
-              on(7).deleteUser(user.id),
+              on(5).transaction((tx) => tx.sessions.markAuthenticated(`s-alice-${round}`, user.passwordHash, T0)),
+              on(6).transaction((tx) => tx.sessions.deleteOthers(user.id, `s-alice-${round}`)),
+              on(7).transaction((tx) => tx.users.delete(user.id)),
             ]),
           );
           assert.equal(await stores[1].findUserById(user.id), null);
@@ -501,18 +547,25 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           enabledAt: null,
           lastUsedStep: null,
         };
-        assert.equal(await store.startSecondFactor(factor), true);
-        assert.equal(await store.enableSecondFactor(enablingOf(user.id, 100, ['code-1', 'code-2', 'code-3'])), true);
-        await store.createLoginChallenge({
-          tokenHash: 'challenge',
-          userId: user.id,
-          passwordBinding: 'binding',
-          attempts: 0,
-          createdAt: T0,
-          expiresAt: DAY_LATER,
-          ip: null,
-          userAgent: null,
-        });
+        assert.equal(await store.transaction((tx) => tx.secondFactors.start(factor)), true);
+        assert.equal(
+          await store.transaction((tx) =>
+            tx.secondFactors.enable(enablingOf(user.id, 100, ['code-1', 'code-2', 'code-3'])),
+          ),
+          true,
+        );
+        await store.transaction((tx) =>
+          tx.loginChallenges.create({
+            tokenHash: 'challenge',
+            userId: user.id,
+            passwordBinding: 'binding',
+            attempts: 0,
+            createdAt: T0,
+            expiresAt: DAY_LATER,
+            ip: null,
+            userAgent: null,
+          }),
+        );
         return user;
       }
 
@@ -520,7 +573,11 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const stores = [await open(), await open()];
         const user = await enrolled(stores[0], 'alice');
         const results = fulfilled(
-          await Promise.allSettled(Array.from({ length: 20 }, (_, i) => stores[i % 2].useTotpStep(user.id, 101))),
+          await Promise.allSettled(
+            Array.from({ length: 20 }, (_, i) =>
+              stores[i % 2].transaction((tx) => tx.secondFactors.useTotpStep(user.id, 101)),
+            ),
+          ),
         );
         assert.equal(results.filter(Boolean).length, 1);
         assert.equal((await stores[1].getSecondFactor(user.id))?.lastUsedStep, 101);
@@ -532,7 +589,9 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const results = fulfilled(
           await Promise.allSettled(
             Array.from({ length: 20 }, (_, i) =>
-              stores[i % 2].consumeRecoveryCode(user.id, 'code-2', notice('recoveryCodeUsed', i)),
+              stores[i % 2].transaction((tx) =>
+                tx.secondFactors.consumeRecoveryCode(user.id, 'code-2', notice('recoveryCodeUsed', i)),
+              ),
             ),
           ),
         );
@@ -546,7 +605,9 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         await enrolled(stores[0], 'alice');
         const results = fulfilled(
           await Promise.allSettled(
-            Array.from({ length: 20 }, (_, i) => stores[i % 2].takeLoginChallengeAttempt('challenge', T0, 5)),
+            Array.from({ length: 20 }, (_, i) =>
+              stores[i % 2].transaction((tx) => tx.loginChallenges.takeAttempt('challenge', T0, 5)),
+            ),
           ),
         );
         const counted = results.filter((result) => result !== null);
@@ -558,7 +619,9 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         await enrolled(stores[0], 'alice');
         const results = fulfilled(
           await Promise.allSettled(
-            Array.from({ length: 20 }, (_, i) => stores[i % 2].consumeLoginChallenge('challenge')),
+            Array.from({ length: 20 }, (_, i) =>
+              stores[i % 2].transaction((tx) => tx.loginChallenges.consume('challenge')),
+            ),
           ),
         );
         assert.equal(results.filter(Boolean).length, 1);
@@ -576,14 +639,21 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         });
         for (let round = 0; round < 8; round++) {
           const { user } = await register(stores[round % 2], `racer-${round}`);
-          assert.equal(await stores[0].startSecondFactor(waiting(user.id, `v1.proved-${round}`)), true);
+          assert.equal(
+            await stores[0].transaction((tx) => tx.secondFactors.start(waiting(user.id, `v1.proved-${round}`))),
+            true,
+          );
           const [enabled, ...started] = fulfilled(
             await Promise.allSettled<boolean>([
-              stores[0].enableSecondFactor(
-                { ...enablingOf(user.id, 7, [`race-${round}`]), sealedSecret: `v1.proved-${round}` },
-                notice('secondFactorEnabled', round),
+              stores[0].transaction((tx) =>
+                tx.secondFactors.enable(
+                  { ...enablingOf(user.id, 7, [`race-${round}`]), sealedSecret: `v1.proved-${round}` },
+                  notice('secondFactorEnabled', round),
+                ),
               ),
-              ...[0, 1, 2, 3].map((i) => stores[1].startSecondFactor(waiting(user.id, `v1.started-${round}-${i}`))),
+              ...[0, 1, 2, 3].map((i) =>
+                stores[1].transaction((tx) => tx.secondFactors.start(waiting(user.id, `v1.started-${round}-${i}`))),
+              ),
             ]),
           );
           const factor = await stores[1].getSecondFactor(user.id);
@@ -603,26 +673,37 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const stores = [await open(), await open()];
         for (let round = 0; round < 8; round++) {
           const user = await enrolled(stores[round % 2], `alice-${round}`);
-          await stores[0].replaceToken(token(user.id, 'reset_password', `reset-${round}`));
+          await stores[0].transaction((tx) => tx.tokens.replace(token(user.id, 'reset_password', `reset-${round}`)));
           const on = (i: number) => stores[(i + round) % 2];
 
           const [disabled, used] = fulfilled(
             await Promise.allSettled<unknown>([
-              on(0).disableSecondFactor(user.id, T0, notice('secondFactorDisabled', round)),
-              on(1).consumeRecoveryCode(user.id, 'code-1', notice('recoveryCodeUsed', round)),
-              on(2).useTotpStep(user.id, 101),
-              on(3).replaceRecoveryCodes(user.id, [`new-${round}`], T0, notice('recoveryCodesRegenerated', round)),
-              on(4).resetPassword(`reset-${round}`, 'hash-reset', T0),
-              on(5).takeLoginChallengeAttempt('challenge', T0, 5),
-              on(6).startSecondFactor({
-                userId: user.id,
-                sealedSecret: 'v1.again',
-                enabled: false,
-                createdAt: T0,
-                enabledAt: null,
-                lastUsedStep: null,
-              }),
-              on(7).deleteUser(user.id),
+              on(0).transaction((tx) => tx.secondFactors.disable(user.id, T0, notice('secondFactorDisabled', round))),
+              on(1).transaction((tx) =>
+                tx.secondFactors.consumeRecoveryCode(user.id, 'code-1', notice('recoveryCodeUsed', round)),
+              ),
+              on(2).transaction((tx) => tx.secondFactors.useTotpStep(user.id, 101)),
+              on(3).transaction((tx) =>
+                tx.secondFactors.replaceRecoveryCodes(
+                  user.id,
+                  [`new-${round}`],
+                  T0,
+                  notice('recoveryCodesRegenerated', round),
+                ),
+              ),
+              on(4).transaction((tx) => tx.passwords.reset(`reset-${round}`, 'hash-reset', T0)),
+              on(5).transaction((tx) => tx.loginChallenges.takeAttempt('challenge', T0, 5)),
+              on(6).transaction((tx) =>
+                tx.secondFactors.start({
+                  userId: user.id,
+                  sealedSecret: 'v1.again',
+                  enabled: false,
+                  createdAt: T0,
+                  enabledAt: null,
+                  lastUsedStep: null,
+                }),
+              ),
+              on(7).transaction((tx) => tx.users.delete(user.id)),
             ]),
           );
           assert.equal(typeof disabled, 'boolean');
@@ -642,49 +723,55 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
       it('enableSecondFactor: when queuing the notice fails, the factor stays waiting and no code is stored', async () => {
         const store = await open();
         const { user } = await register(store, 'alice');
-        await store.startSecondFactor({
-          userId: user.id,
-          sealedSecret: 'v1.sealed',
-          enabled: false,
-          createdAt: T0,
-          enabledAt: null,
-          lastUsedStep: null,
-        });
+        await store.transaction((tx) =>
+          tx.secondFactors.start({
+            userId: user.id,
+            sealedSecret: 'v1.sealed',
+            enabled: false,
+            createdAt: T0,
+            enabledAt: null,
+            lastUsedStep: null,
+          }),
+        );
 
         const stopFailing = await harness.failOn(store, 'insert', 'outbox');
         await assert.rejects(
-          store.enableSecondFactor(enablingOf(user.id, 7, ['c1']), notice('secondFactorEnabled', 0)),
+          store.transaction((tx) =>
+            tx.secondFactors.enable(enablingOf(user.id, 7, ['c1']), notice('secondFactorEnabled', 0)),
+          ),
           /injected failure/,
         );
         await stopFailing();
 
-        assert.equal((await store.getSecondFactor(user.id))?.enabled, false);
-        assert.equal(await store.countRecoveryCodes(user.id), 0);
-        assert.equal(await store.enableSecondFactor(enablingOf(user.id, 7, ['c1'])), true);
+        assert.equal((await store.secondFactors.get(user.id))?.enabled, false);
+        assert.equal(await store.secondFactors.countRecoveryCodes(user.id), 0);
+        assert.equal(await store.transaction((tx) => tx.secondFactors.enable(enablingOf(user.id, 7, ['c1']))), true);
       });
 
       it('consumeRecoveryCode: when queuing the notice fails, the code is not used up', async () => {
         const store = await open();
         const { user } = await register(store, 'alice');
-        await store.startSecondFactor({
-          userId: user.id,
-          sealedSecret: 'v1.sealed',
-          enabled: false,
-          createdAt: T0,
-          enabledAt: null,
-          lastUsedStep: null,
-        });
-        await store.enableSecondFactor(enablingOf(user.id, 7, ['c1']));
+        await store.transaction((tx) =>
+          tx.secondFactors.start({
+            userId: user.id,
+            sealedSecret: 'v1.sealed',
+            enabled: false,
+            createdAt: T0,
+            enabledAt: null,
+            lastUsedStep: null,
+          }),
+        );
+        await store.transaction((tx) => tx.secondFactors.enable(enablingOf(user.id, 7, ['c1'])));
 
         const stopFailing = await harness.failOn(store, 'insert', 'outbox');
         await assert.rejects(
-          store.consumeRecoveryCode(user.id, 'c1', notice('recoveryCodeUsed', 0)),
+          store.transaction((tx) => tx.secondFactors.consumeRecoveryCode(user.id, 'c1', notice('recoveryCodeUsed', 0))),
           /injected failure/,
         );
         await stopFailing();
 
-        assert.equal(await store.countRecoveryCodes(user.id), 1);
-        assert.equal(await store.consumeRecoveryCode(user.id, 'c1'), true);
+        assert.equal(await store.secondFactors.countRecoveryCodes(user.id), 1);
+        assert.equal(await store.transaction((tx) => tx.secondFactors.consumeRecoveryCode(user.id, 'c1')), true);
       });
     });
 
@@ -716,11 +803,11 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         await store.db.insertInto('sessions').values(expiredSessions).execute();
         await store.db.insertInto('tokens').values(expiredTokens).execute();
         await openSession(store, user.id, 'live');
-        await store.touchSession('live', now);
+        await store.sessions.touch('live', now);
 
         assert.equal(await store.deleteExpired({ now, sessionIdleBefore: idleCutoff }), 2_500 + 1_200);
-        assert.ok(await store.getSessionAndUser('live'));
-        assert.ok(await store.findUserByToken(verification.tokenHash, 'verify_email', now));
+        assert.ok(await store.sessions.findWithUser('live'));
+        assert.ok(await store.tokens.findUser(verification.tokenHash, 'verify_email', now));
         assert.deepEqual([await count(store, 'sessions'), await count(store, 'tokens')], [1, 1]);
       });
     });

@@ -114,8 +114,12 @@ describe('SqliteUserStore across processes', function () {
     assert.equal((outcome as CreateUserResult).ok, true, 'the worker acknowledged the registration');
     const store = await SqliteUserStore.open({ filename });
     try {
-      assert.equal((await store.findUserById('id-survivor'))?.username, 'survivor');
-      assert.ok(await store.verifyEmail('verify-survivor', new Date('2030-01-01T00:00:00.000Z')));
+      assert.equal((await store.users.findById('id-survivor'))?.username, 'survivor');
+      assert.ok(
+        await store.transaction((tx) =>
+          tx.users.confirmAddress('verify-survivor', new Date('2030-01-01T00:00:00.000Z')),
+        ),
+      );
     } finally {
       await store.close();
     }

@@ -12,6 +12,7 @@ import { isSelect, PauseAfterQuery } from './pause-plugin';
 import { DAY_LATER, register, sessionRow, T0, token } from './sql-fixtures';
 import { describeSqlStore } from './sql-store-suite';
 import { makeTempFolder } from './temp-folder';
+import { enqueue } from '../support/store-writes';
 
 const folders = new WeakMap<SqliteUserStore, { remove(): void }>();
 
@@ -80,7 +81,7 @@ describe('SqliteUserStore on a real file', () => {
       opened.push(store);
       const { user } = await register(store, 'alice');
       const notice = { id: 'message-1', kind: 'passwordChanged' as const, sealedToken: null, createdAt: T0 };
-      assert.equal(await store.enqueueMessage(user.id, { ...notice, giveUpAt: DAY_LATER }), true);
+      assert.equal(await enqueue(store, user.id, { ...notice, giveUpAt: DAY_LATER }), true);
       assert.ok(!statements.some((text) => text.includes('synchronous')), statements.join('\n'));
 
       const bookkeeping = async (step: () => Promise<unknown>) => {
@@ -90,22 +91,24 @@ describe('SqliteUserStore on a real file', () => {
       };
       const claimed: { id: string }[] = [];
       for (const run of [
-        await bookkeeping(async () => claimed.push(...(await store.claimDueMessages(T0, DAY_LATER, 5)))),
-        await bookkeeping(() => store.markMessageSent(claimed[0].id, T0)),
-        await bookkeeping(() => store.createSession(sessionRow(user.id, 'session-1'), user.passwordHash)),
-        await bookkeeping(() => store.touchSession('session-1', DAY_LATER)),
+        await bookkeeping(async () => claimed.push(...(await store.outbox.claimDue(T0, DAY_LATER, 5)))),
+        await bookkeeping(() => store.outbox.markSent(claimed[0].id, T0)),
+        await bookkeeping(() =>
+          store.transaction((tx) => tx.sessions.create(sessionRow(user.id, 'session-1'), user.passwordHash)),
+        ),
+        await bookkeeping(() => store.sessions.touch('session-1', DAY_LATER)),
       ]) {
         assert.deepEqual(run.slice(0, 2), ['pragma synchronous = normal', 'begin immediate'], run.join('\n'));
         assert.deepEqual(run.slice(-2), ['commit', 'pragma synchronous = full'], run.join('\n'));
       }
       assert.equal(claimed.length, 1);
       // Ending a session waits for the disk: an undone sign-out would revive a token its owner meant to end.
-      const signOut = await bookkeeping(() => store.deleteSession('session-1'));
+      const signOut = await bookkeeping(() => store.transaction((tx) => tx.sessions.delete('session-1')));
       assert.ok(!signOut.some((text) => text.includes('synchronous')), signOut.join('\n'));
-      assert.equal(await store.getSessionAndUser('session-1'), null);
+      assert.equal(await store.sessions.findWithUser('session-1'), null);
       const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(store.db);
       assert.equal(rows[0].synchronous, 2);
-      assert.equal((await store.listMessages())[0].status, 'sent');
+      assert.equal((await store.outbox.list())[0].status, 'sent');
     });
 
     it('set FULL back after a bookkeeping transaction that failed', async () => {
@@ -114,8 +117,8 @@ describe('SqliteUserStore on a real file', () => {
         begin select raise(abort, 'injected failure'); end`.execute(store.db);
       const { user } = await register(store, 'alice');
       const notice = { id: 'message-1', kind: 'passwordChanged' as const, sealedToken: null, createdAt: T0 };
-      await store.enqueueMessage(user.id, { ...notice, giveUpAt: DAY_LATER });
-      await assert.rejects(store.claimDueMessages(T0, DAY_LATER, 5), /injected failure/);
+      await enqueue(store, user.id, { ...notice, giveUpAt: DAY_LATER });
+      await assert.rejects(store.outbox.claimDue(T0, DAY_LATER, 5), /injected failure/);
       const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(store.db);
       assert.equal(rows[0].synchronous, 2);
     });
