@@ -1,4 +1,19 @@
-import type { ExpiryCutoffs, TransactionOptions, UserStore, UserStoreTransaction } from '../services/user-store';
+import type {
+  AccessReads,
+  AdminReads,
+  AuditReads,
+  EmailChangeReads,
+  ExpiryCutoffs,
+  LoginChallengeReads,
+  OutboxQueue,
+  SecondFactorReads,
+  SessionReads,
+  TokenReads,
+  TransactionOptions,
+  UserReads,
+  UserStore,
+  UserStoreTransaction,
+} from '../services/user-store';
 import { MemoryAccessRecords } from './memory/memory-access-records';
 import { MemoryAdminReads } from './memory/memory-admin-reads';
 import { MemoryAuditRecords } from './memory/memory-audit-records';
@@ -34,16 +49,16 @@ export class MemoryUserStore implements UserStore {
   /** The aggregates as transactions see them: built once, handed to each transaction in a new plain object. */
   private readonly records: UserStoreTransaction;
 
-  readonly users: MemoryUserRecords;
-  readonly tokens: MemoryTokenRecords;
-  readonly emailChanges: MemoryEmailChangeRecords;
-  readonly sessions: MemorySessionReads;
-  readonly secondFactors: MemorySecondFactorRecords;
-  readonly loginChallenges: MemoryLoginChallengeRecords;
-  readonly access: MemoryAccessRecords;
-  readonly admin: MemoryAdminReads;
-  readonly audit: MemoryAuditRecords;
-  readonly outbox: MemoryOutboxQueue;
+  readonly users: UserReads;
+  readonly tokens: TokenReads;
+  readonly emailChanges: EmailChangeReads;
+  readonly sessions: SessionReads;
+  readonly secondFactors: SecondFactorReads;
+  readonly loginChallenges: LoginChallengeReads;
+  readonly access: AccessReads;
+  readonly admin: AdminReads;
+  readonly audit: AuditReads;
+  readonly outbox: OutboxQueue;
 
   constructor() {
     const { live, committed } = this.state;

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AuditEvent } from '../../services/audit-event';
 import type {
   StoredEmailChange,
@@ -69,6 +70,12 @@ export class MemoryState {
   readonly live: MemoryData;
   readonly committed: MemoryData;
   private tail: Promise<void> = Promise.resolve();
+  /**
+   * The transaction whose work (and every continuation of it) is running. Something that work started and that
+   * outlives it still carries its mark, so a mark counts only while it is the current transaction's.
+   */
+  private readonly running = new AsyncLocalStorage<object>();
+  private current: object | undefined;
 
   constructor() {
     const table = <K, V>(name: string, options: Omit<ConstructorParameters<typeof Table<K, V>>[1], 'name'> = {}) =>
@@ -115,19 +122,26 @@ export class MemoryState {
    * it throws) none does.
    */
   async exclusive<T>(work: () => Promise<T> | T): Promise<T> {
+    // One asked for from inside a transaction would wait for that transaction, which waits for it: never silently.
+    const outer = this.running.getStore();
+    if (outer !== undefined && outer === this.current) {
+      throw new Error('MemoryUserStore: a transaction (or a queue write) inside a transaction');
+    }
     const previous = this.tail;
     let release!: () => void;
     this.tail = new Promise((resolve) => (release = resolve));
     await previous;
     this.journal.begin();
     try {
-      const result = await work();
+      const run = (this.current = {});
+      const result = await this.running.run(run, work);
       this.journal.commit();
       return result;
     } catch (error) {
       this.journal.rollback();
       throw error;
     } finally {
+      this.current = undefined;
       release();
     }
   }
