@@ -1,0 +1,122 @@
+import type { SessionReads, SessionRecords } from '../../services/store/session-records';
+import {
+  accountView,
+  type AccessQuery,
+  type SessionCheck,
+  type StoredSession,
+  type StoredUser,
+} from '../../services/types';
+import { copySession, copyUser, newestFirst } from './copies';
+import { permissionAnswer, roleAnswer } from './memory-access-records';
+import { dropEmailChange } from './memory-email-change-records';
+import type { MemoryData, MemoryState } from './memory-state';
+
+/** Sessions as the request path reads them: the committed ones, without waiting for a running transaction. */
+export class MemorySessionReads implements SessionReads {
+  private readonly data: MemoryData;
+
+  constructor(private readonly state: MemoryState) {
+    this.data = state.committed;
+  }
+
+  async check(tokenHash: string, access?: AccessQuery): Promise<SessionCheck | null> {
+    const session = this.data.sessions.get(tokenHash);
+    const user = session && this.data.users.get(session.userId);
+    if (!session || !user) return null;
+    return {
+      user: accountView(user),
+      disabled: user.disabledAt !== null,
+      expiresAt: new Date(session.expiresAt),
+      lastSeenAt: new Date(session.lastSeenAt),
+      secondFactor: session.secondFactor,
+      ...(access && {
+        access:
+          access.kind === 'role'
+            ? roleAnswer(this.data, user.id, access.name)
+            : permissionAnswer(this.data, user.id, access.name),
+      }),
+    };
+  }
+
+  async findWithUser(tokenHash: string): Promise<{ session: StoredSession; user: StoredUser } | null> {
+    const session = this.data.sessions.get(tokenHash);
+    const user = session && this.data.users.get(session.userId);
+    if (!session || !user) return null;
+    return { session: copySession(session), user: copyUser(user) };
+  }
+
+  async list(userId: string): Promise<StoredSession[]> {
+    return this.data.sessions
+      .ownedBy(userId)
+      .map(([, session]) => session)
+      .sort(newestFirst)
+      .map(copySession);
+  }
+
+  /** No transaction writes `lastSeenAt`, so this commutes with a running one and need not wait for it. */
+  async touch(tokenHash: string, lastSeenAt: Date): Promise<void> {
+    this.state.changeSession(tokenHash, (session) => ({ ...session, lastSeenAt: new Date(lastSeenAt) }));
+  }
+}
+
+/** Sessions inside a transaction. */
+export class MemorySessionRecords implements SessionRecords {
+  constructor(private readonly data: MemoryData) {}
+
+  async create(session: StoredSession, passwordHash: string): Promise<boolean> {
+    const user = this.data.users.get(session.userId);
+    if (user?.passwordHash !== passwordHash || user.disabledAt !== null) return false;
+    if (this.data.sessions.has(session.tokenHash)) throw new Error('MemoryUserStore: duplicate session token hash');
+    // The unique index on `id` throws for a duplicate public name.
+    this.data.sessions.set(session.tokenHash, copySession(session));
+    this.data.lastSignIns.set(user.id, new Date(session.createdAt));
+    return true;
+  }
+
+  async delete(tokenHash: string): Promise<boolean> {
+    return this.data.sessions.delete(tokenHash);
+  }
+
+  async deleteById(userId: string, sessionId: string): Promise<boolean> {
+    const session = this.data.sessions.lookup('id', sessionId);
+    if (session?.userId !== userId) return false;
+    return this.data.sessions.delete(session.tokenHash);
+  }
+
+  async deleteAll(userId: string, at: Date): Promise<number | null> {
+    if (!this.data.users.has(userId)) return null;
+    const ended = deleteSessionsOf(this.data, userId);
+    dropEmailChange(this.data, userId, at);
+    return ended;
+  }
+
+  async deleteOthers(userId: string, keepTokenHash: string, at: Date): Promise<number | null> {
+    if (!this.data.users.has(userId)) return null;
+    const ended = deleteSessionsOf(this.data, userId, (session) => session.tokenHash !== keepTokenHash);
+    const kept = this.data.sessions.get(keepTokenHash);
+    dropEmailChange(this.data, userId, at, kept?.userId === userId ? kept.id : null);
+    return ended;
+  }
+
+  async markAuthenticated(tokenHash: string, passwordHash: string, at: Date): Promise<boolean> {
+    const session = this.data.sessions.get(tokenHash);
+    if (!session || this.data.users.get(session.userId)?.passwordHash !== passwordHash) return false;
+    this.data.sessions.set(tokenHash, { ...session, authenticatedAt: new Date(at) });
+    return true;
+  }
+}
+
+/** Deletes the user's sessions (those `which` picks, or all); returns how many went. */
+export function deleteSessionsOf(
+  data: MemoryData,
+  userId: string,
+  which: (session: StoredSession) => boolean = () => true,
+): number {
+  let deleted = 0;
+  for (const [tokenHash, session] of data.sessions.ownedBy(userId)) {
+    if (!which(session)) continue;
+    data.sessions.delete(tokenHash);
+    deleted++;
+  }
+  return deleted;
+}

@@ -1,0 +1,159 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AuditEvent } from '../../services/audit-event';
+import type {
+  StoredEmailChange,
+  StoredLoginChallenge,
+  StoredSecondFactor,
+  StoredSession,
+  StoredToken,
+  StoredUser,
+} from '../../services/types';
+import type { OutboxRow } from './copies';
+import { Journal, Table, type TableAccess } from './table';
+
+/**
+ * The tables of the memory store, as one side sees them: a transaction (`MemoryState.live`, its writes journaled) or
+ * the reads outside one (`MemoryState.committed`). The aggregates (`memory-*-records.ts`) work on this, whichever.
+ */
+export interface MemoryData {
+  /** Unique indexes: `usernameKey`, and `emailKey` among verified users only (the owner of an address). */
+  users: TableAccess<string, StoredUser>;
+  /** Token hash -> session; unique index `id` (its public name). */
+  sessions: TableAccess<string, StoredSession>;
+  /** Token hash -> the pending change of address; at most one per user. */
+  emailChanges: TableAccess<string, StoredEmailChange>;
+  /** Token hash -> emailed token. */
+  tokens: TableAccess<string, StoredToken>;
+  /** Role name -> names of the permissions it carries. */
+  roles: TableAccess<string, ReadonlySet<string>>;
+  /** Permission name -> true. */
+  permissions: TableAccess<string, true>;
+  /** User id -> names of the roles granted to the user. */
+  userRoles: TableAccess<string, ReadonlySet<string>>;
+  /** Message id -> message, in insertion order; messages outlive their user (they are not the user's rows). */
+  outbox: TableAccess<string, OutboxRow>;
+  /** User id -> the user's second factor, enabled or waiting. */
+  secondFactors: TableAccess<string, StoredSecondFactor>;
+  /** Code hash -> the recovery code's user (the hash is unique, as a primary key keeps it). */
+  recoveryCodes: TableAccess<string, string>;
+  /** Token hash -> login challenge. */
+  loginChallenges: TableAccess<string, StoredLoginChallenge>;
+  /** User id -> the creation of the user's latest session. */
+  lastSignIns: TableAccess<string, Date>;
+  /** Event id -> event, in insertion order (the trail; nothing changes an event). */
+  auditEvents: TableAccess<string, AuditEvent>;
+  /**
+   * The registry of what hangs off a user: every table whose rows have an owner (`TableOptions.ownerOf`), found
+   * from the tables themselves, so a new table of the user's is removed with the user by declaring its owner.
+   */
+  userOwned: readonly TableAccess<unknown, unknown>[];
+}
+
+type Tables = {
+  [K in keyof Omit<MemoryData, 'userOwned'>]: MemoryData[K] extends TableAccess<infer Key, infer V>
+    ? Table<Key, V>
+    : never;
+};
+
+/**
+ * The whole state of a `MemoryUserStore`, and its one writer at a time.
+ *
+ * Transactions run one after the other (`exclusive`), each writing in place under a `Journal` that a failure rolls
+ * back. Reads outside a transaction never wait for it: they read `committed`, where every key the running
+ * transaction has written reads as it was before, so they see neither its writes in progress nor, after a rollback,
+ * anything it undid. (Waiting would hang for good a read made while a transaction awaits something that waits for
+ * that read.)
+ */
+export class MemoryState {
+  private readonly journal = new Journal();
+  private readonly tables: Tables;
+  readonly live: MemoryData;
+  readonly committed: MemoryData;
+  private tail: Promise<void> = Promise.resolve();
+  /**
+   * The transaction whose work (and every continuation of it) is running. Something that work started and that
+   * outlives it still carries its mark, so a mark counts only while it is the current transaction's.
+   */
+  private readonly running = new AsyncLocalStorage<object>();
+  private current: object | undefined;
+
+  constructor() {
+    const table = <K, V>(name: string, options: Omit<ConstructorParameters<typeof Table<K, V>>[1], 'name'> = {}) =>
+      new Table<K, V>(this.journal, { name, ...options });
+    const byUser = { ownerOf: (row: { userId: string }) => row.userId };
+    const byKey = { ownerOf: (_value: unknown, userId: string) => userId };
+    this.tables = {
+      users: table<string, StoredUser>('users', {
+        unique: {
+          usernameKey: (user: StoredUser) => user.usernameKey,
+          emailKey: (user: StoredUser) => (user.verified ? user.emailKey : undefined),
+        },
+      }),
+      sessions: table<string, StoredSession>('sessions', {
+        ...byUser,
+        unique: { id: (session: StoredSession) => session.id },
+      }),
+      emailChanges: table<string, StoredEmailChange>('emailChanges', byUser),
+      tokens: table<string, StoredToken>('tokens', byUser),
+      roles: table<string, ReadonlySet<string>>('roles'),
+      permissions: table<string, true>('permissions'),
+      userRoles: table<string, ReadonlySet<string>>('userRoles', byKey),
+      outbox: table<string, OutboxRow>('outbox'),
+      secondFactors: table<string, StoredSecondFactor>('secondFactors', byKey),
+      recoveryCodes: table<string, string>('recoveryCodes', { ownerOf: (userId: string) => userId }),
+      loginChallenges: table<string, StoredLoginChallenge>('loginChallenges', byUser),
+      lastSignIns: table<string, Date>('lastSignIns', byKey),
+      auditEvents: table<string, AuditEvent>('auditEvents'),
+    };
+    const all = Object.values(this.tables) as Table<unknown, unknown>[];
+    const owned = all.filter((one) => one.isUserOwned);
+    this.live = { ...this.tables, userOwned: owned };
+    this.committed = {
+      ...(Object.fromEntries(Object.entries(this.tables).map(([name, one]) => [name, one.committed])) as Omit<
+        MemoryData,
+        'userOwned'
+      >),
+      userOwned: owned.map((one) => one.committed),
+    };
+  }
+
+  /**
+   * Runs `work` as the one transaction of the moment, after those queued before it: all its writes stay, or (when
+   * it throws) none does.
+   */
+  async exclusive<T>(work: () => Promise<T> | T): Promise<T> {
+    // One asked for from inside a transaction would wait for that transaction, which waits for it: never silently.
+    const outer = this.running.getStore();
+    if (outer !== undefined && outer === this.current) {
+      throw new Error('MemoryUserStore: a transaction (or a queue write) inside a transaction');
+    }
+    const previous = this.tail;
+    let release!: () => void;
+    this.tail = new Promise((resolve) => (release = resolve));
+    await previous;
+    this.journal.begin();
+    try {
+      const run = (this.current = {});
+      const result = await this.running.run(run, work);
+      this.journal.commit();
+      return result;
+    } catch (error) {
+      this.journal.rollback();
+      throw error;
+    } finally {
+      this.current = undefined;
+      release();
+    }
+  }
+
+  /** See `Table.changeCommitted`: a write that commutes with any transaction, made without waiting for it. */
+  changeSession(tokenHash: string, change: (session: StoredSession) => StoredSession): void {
+    this.tables.sessions.changeCommitted(tokenHash, change);
+  }
+}
+
+/** Removes the user and every row of the registry's tables that hangs off it; messages to the user stay. */
+export function removeUser(data: MemoryData, user: StoredUser): void {
+  for (const table of data.userOwned) table.deleteOwnedBy(user.id);
+  data.users.delete(user.id);
+}
