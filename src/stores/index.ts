@@ -5,6 +5,7 @@
 export type * from '../services/user-store';
 export { AUDIT_EVENT_TYPES } from '../services/audit-event';
 export { MemoryUserStore } from './memory-user-store';
+export { wrapStore, type StoreWrapper, type StoreWrappers } from '../services/store/wrap-store';
 export { StoreUnavailableError, isStoreUnavailable } from '../errors/store-unavailable-error';
 // The SQL stores have entries of their own, so that only the driver a host uses is loaded: `gatehouse/sqlite` and
 // `gatehouse/postgres`.
