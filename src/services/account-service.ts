@@ -147,7 +147,7 @@ export class AccountService {
     const address = canonicalEmail(input.email);
     const password = this.core.policy.check(input.password, { username: name.username, email: address.email });
     // Checked before hashing so a taken name costs no argon2 work; the store's unique key still decides races.
-    const holder = await this.core.store.findUserByUsernameKey(name.usernameKey);
+    const holder = await this.core.store.users.findByUsernameKey(name.usernameKey);
     if (holder && !this.core.hasExpired(holder, this.core.clock.now())) throw usernameTakenError();
 
     const passwordHash = await this.core.passwords.hash(password);
@@ -158,21 +158,25 @@ export class AccountService {
     const verificationToken = this.core.tokens.generate();
     const verification = this.core.tokenRow(verificationToken, { id, createdAt: now }, 'verify_email', now);
     const canNotify = canSend(this.core.sender, 'registrationAttempt');
-    const result = await this.core.store.createUser(
-      { id, ...name, ...address, passwordHash, createdAt: now },
-      verification,
-      {
-        link: mayMail
-          ? this.core.messages.link('verification', now, verificationToken, verification.expiresAt)
-          : undefined,
-        ownerNotice: mayMail && canNotify ? this.core.messages.notice('registrationAttempt', now) : undefined,
-        expiredUnverifiedBefore: unverifiedCreatedBefore(now, this.core.options.unverifiedRegistrationTtlMs),
-        // The same event whoever holds the address; the store writes it only with the registration.
-        audit: this.core.audit.event('register', 'success', anonymous(id)),
-      },
-    );
+    const user = { id, ...name, ...address, passwordHash, createdAt: now };
+    const expiredBefore = unverifiedCreatedBefore(now, this.core.options.unverifiedRegistrationTtlMs);
+    const link = mayMail
+      ? this.core.messages.link('verification', now, verificationToken, verification.expiresAt)
+      : undefined;
+    const ownerNotice = mayMail && canNotify ? this.core.messages.notice('registrationAttempt', now) : undefined;
+    // The same event whoever holds the address, written only with the registration.
+    const audit = this.core.audit.event('register', 'success', anonymous(id));
+    const result = await this.core.store.transaction(async (tx) => {
+      const created = await tx.users.create(user, verification, expiredBefore);
+      if (!created.ok) return created;
+      // The link to the address, or, when a verified account owns it, the notice to that owner instead.
+      const message = created.owner ? ownerNotice : link;
+      if (message) await tx.outbox.add(message, created.owner ?? created.user);
+      await tx.audit.add(audit);
+      return created;
+    });
     if (!result.ok) throw usernameTakenError();
-    const outcome = result.addressOwned ? 'address_owned' : 'created';
+    const outcome = result.owner ? 'address_owned' : 'created';
     this.core.logger.info({ event: 'register', outcome, userId: id }, 'registration stored');
     this.core.delivery?.nudge();
   }
@@ -185,11 +189,12 @@ export class AccountService {
   async verifyEmail(token: string): Promise<void> {
     if (!isRawToken(token)) throw invalidVerificationToken();
     const now = this.core.clock.now();
-    const user = await this.core.store.verifyEmail(
-      this.core.tokens.hash(token),
-      now,
+    const tokenHash = this.core.tokens.hash(token);
+    const user = await this.core.changeOfUser(
+      (tx) => tx.users.confirmAddress(tokenHash, now),
       this.core.messages.notice('emailVerified', now),
-      this.core.audit.event('verify_email', 'success', anonymous(undefined)),
+      // About the account the token names, known once the store finds it.
+      this.core.audit.event('verify_email', 'success', anonymous(null)),
     );
     if (!user) {
       this.core.logger.info({ event: 'verify_email', outcome: 'invalid_token' }, 'email verification refused');
@@ -207,7 +212,7 @@ export class AccountService {
   async pendingVerification(token: string): Promise<{ username: string } | null> {
     if (!isRawToken(token)) return null;
     const now = this.core.clock.now();
-    const user = await this.core.store.findUserByToken(this.core.tokens.hash(token), 'verify_email', now);
+    const user = await this.core.store.tokens.findUser(this.core.tokens.hash(token), 'verify_email', now);
     return user && !user.verified && !this.core.hasExpired(user, now) ? { username: user.username } : null;
   }
 
@@ -223,10 +228,10 @@ export class AccountService {
     this.core.background.run('resend_verification', {}, async () => {
       if (!(await this.core.mayMail('resend-verification.email', emailKey))) return;
       await this.core.background.retryWhileUnavailable(async () => {
-        if (await this.core.store.findVerifiedUserByEmailKey(emailKey)) return;
+        if (await this.core.store.users.findVerifiedByEmailKey(emailKey)) return;
         const now = this.core.clock.now();
         const createdAfter = unverifiedCreatedBefore(now, this.core.options.unverifiedRegistrationTtlMs);
-        for (const user of await this.core.store.findUnverifiedUsersByEmailKey(emailKey, createdAfter, RESEND_LIMIT)) {
+        for (const user of await this.core.store.users.findUnverifiedByEmailKey(emailKey, createdAfter, RESEND_LIMIT)) {
           if (user.disabledAt === null) await this.core.replaceTokenAndQueueLink(user, 'verify_email');
         }
       });
@@ -258,7 +263,7 @@ export class AccountService {
     const usernameKey = usernameKeyOf(username);
     // Keyed by the name asked for, not the user: unknown and existing names are throttled alike.
     await this.core.takePasswordGuess(usernameKey);
-    const user = await this.core.store.findUserByUsernameKey(usernameKey);
+    const user = await this.core.store.users.findByUsernameKey(usernameKey);
     if (!user || this.core.hasExpired(user, this.core.clock.now())) {
       await this.core.passwords.verifyDummy(candidate);
       this.core.logger.info({ event: 'login', outcome: 'unknown_user' }, 'login failed');
@@ -301,7 +306,7 @@ export class AccountService {
     );
     // Conditional on the hash just verified: a reset, change or deletion that committed meanwhile wins.
     const audit = this.core.audit.event('login', 'success', self(user.id));
-    if (!(await this.core.store.createSession(session, passwordHash, audit))) throw invalidCredentials();
+    if (!(await this.core.createSession(session, passwordHash, audit))) throw invalidCredentials();
     this.core.logger.info({ event: 'login', outcome: 'success', userId: user.id }, 'login succeeded');
     return { kind: 'session', token };
   }
@@ -350,17 +355,17 @@ export class AccountService {
   /** Ends the presented session only. */
   async logout(token: string): Promise<void> {
     const user = await this.core.requireSessionUser(token);
-    await this.core.store.deleteSession(
-      this.core.tokens.hash(token),
-      this.core.audit.event('logout', 'success', self(user.id)),
-    );
+    const tokenHash = this.core.tokens.hash(token);
+    const audit = this.core.audit.event('logout', 'success', self(user.id));
+    await this.core.audited(audit, (tx) => tx.sessions.delete(tokenHash));
     this.core.logger.info({ event: 'logout', outcome: 'success', userId: user.id }, 'session ended');
   }
 
   /** Ends every session of the token's user, and nobody else's. */
   async logoutAll(token: string): Promise<void> {
     const user = await this.core.requireSessionUser(token);
-    await this.core.store.deleteUserSessions(user.id, this.core.audit.event('logout_all', 'success', self(user.id)));
+    const audit = this.core.audit.event('logout_all', 'success', self(user.id));
+    await this.core.endAllSessions(user.id, audit);
     this.core.logger.info({ event: 'logout_all', outcome: 'success', userId: user.id }, 'all sessions ended');
   }
 
@@ -454,7 +459,7 @@ export class AccountService {
     this.core.background.run('request_password_reset', {}, async () => {
       if (!(await this.core.mayMail('reset-request.email', emailKey))) return;
       const user = await this.core.background.retryWhileUnavailable(async () => {
-        const found = await this.core.store.findVerifiedUserByEmailKey(emailKey);
+        const found = await this.core.store.users.findVerifiedByEmailKey(emailKey);
         // A disabled account gets no link: a reset must not be a way back in.
         if (found && found.disabledAt === null) {
           const audit = this.core.audit.event('password_reset_requested', 'sent', anonymous(found.id));
@@ -487,7 +492,7 @@ export class AccountService {
   async confirmPasswordReset(token: string, newPassword: string): Promise<void> {
     if (!isRawToken(token)) throw invalidResetToken();
     const tokenHash = this.core.tokens.hash(token);
-    const owner = await this.core.store.findUserByToken(tokenHash, 'reset_password', this.core.clock.now());
+    const owner = await this.core.store.tokens.findUser(tokenHash, 'reset_password', this.core.clock.now());
     if (!owner) {
       this.core.logger.info({ event: 'password_reset', outcome: 'invalid_token' }, 'password reset refused');
       await this.core.audit.record('password_reset', 'invalid_token', anonymous(null));
@@ -496,10 +501,8 @@ export class AccountService {
     const password = this.core.policy.check(newPassword, { username: owner.username, email: owner.email });
     const passwordHash = await this.core.passwords.hash(password);
     const now = this.core.clock.now();
-    const user = await this.core.store.resetPassword(
-      tokenHash,
-      passwordHash,
-      now,
+    const user = await this.core.changeOfUser(
+      (tx) => tx.passwords.reset(tokenHash, passwordHash, now),
       this.core.messages.notice('passwordChanged', now),
       this.core.audit.event('password_reset', 'success', anonymous(owner.id)),
     );
@@ -525,19 +528,12 @@ export class AccountService {
     const notice = this.core.messages.notice('passwordChanged', now);
     // Conditional on the hash we verified and on this session: a change, reset or logout-all that committed while
     // we hashed wins.
-    if (
-      !(await this.core.store.changePassword(
-        user.id,
-        user.passwordHash,
-        passwordHash,
-        now,
-        notice,
-        sessionTokenHash,
-        this.core.audit.event('password_change', 'success', self(user.id)),
-      ))
-    ) {
-      throw invalidSession();
-    }
+    const changed = await this.core.changeOfUser(
+      (tx) => tx.passwords.change(user.id, user.passwordHash, passwordHash, now, sessionTokenHash),
+      notice,
+      this.core.audit.event('password_change', 'success', self(user.id)),
+    );
+    if (!changed) throw invalidSession();
     this.core.logger.info({ event: 'password_change', outcome: 'success', userId: user.id }, 'password changed');
     this.core.delivery?.nudge();
   }
@@ -554,7 +550,16 @@ export class AccountService {
     const authorisation = { sessionTokenHash: this.core.tokens.hash(token), passwordHash: user.passwordHash };
     const notice = this.core.messages.notice('accountDeleted', this.core.clock.now());
     const audit = this.core.audit.event('account_deleted', 'success', self(user.id));
-    if (!(await this.core.store.deleteUser(user.id, notice, authorisation, audit))) {
+    const deleted = await this.core.store.transaction(async (tx) => {
+      // `audit.at` stamps the links that die with the account.
+      const result = await tx.users.delete(user.id, audit.at, { authorisation });
+      if (result.outcome !== 'deleted') return false;
+      // Addressed from the row as it was before it went.
+      await tx.outbox.add(notice, result.user);
+      await tx.audit.add(audit);
+      return true;
+    });
+    if (!deleted) {
       this.core.logger.info(
         { event: 'account_deleted', outcome: 'credentials_changed', userId: user.id },
         'account deletion refused',
@@ -599,13 +604,13 @@ export class AccountService {
 
   /** Whether the user holds the role, read from the store now (a demotion counts on the next request). */
   async hasRole(user: { id: string }, role: string): Promise<boolean> {
-    const answer = await this.core.store.checkRole(user.id, checkRoleName(role));
+    const answer = await this.core.store.access.checkRole(user.id, checkRoleName(role));
     return isGranted({ kind: 'role', name: role }, answer);
   }
 
   /** Whether any role of the user carries the permission. */
   async hasPermission(user: { id: string }, permission: string): Promise<boolean> {
-    const answer = await this.core.store.checkPermission(user.id, checkPermissionName(permission));
+    const answer = await this.core.store.access.checkPermission(user.id, checkPermissionName(permission));
     return isGranted({ kind: 'permission', name: permission }, answer);
   }
 
@@ -628,7 +633,7 @@ export class AccountService {
   }
 
   async listUserRoles(username: string): Promise<string[]> {
-    return this.core.store.listUserRoles((await this.core.requireUser(username)).id);
+    return this.core.store.access.listUserRoles((await this.core.requireUser(username)).id);
   }
 
   // --- Sessions, for an operator ---------------------------------------------------------------------------------
