@@ -1,6 +1,5 @@
 import { AccountError, invalidSession } from '../errors/account-error';
-import type { AccountServiceDeps } from './account-service';
-import { ResolvedAccountOptions, resolveAccountOptions } from './account-options';
+import { type AccountOptions, ResolvedAccountOptions, resolveAccountOptions } from './account-options';
 import { AccountLimit, AttemptLimiter, noAttemptLimits } from './attempt-limiter';
 import { AuditTrail, self, withDetails, type RequestOrigin } from './audit-trail';
 import type { AuditEvent } from './audit-event';
@@ -21,6 +20,29 @@ import { isRawToken, TokenHasher } from './token-hasher';
 import { TokenSealer } from './token-sealer';
 import type { AccessQuery, SessionCheck, StoredSession, StoredToken, StoredUser, TokenPurpose } from './types';
 import type { TransactionOptions, UserStore, UserStoreTransaction } from './user-store';
+
+/** What `AccountService` is made of (its parts share them through `AccountContext`). */
+export interface AccountServiceDeps {
+  store: UserStore;
+  sender: EmailSender;
+  options: AccountOptions;
+  clock?: Clock;
+  /** Security events are logged here; without one, nothing is. */
+  logger?: Logger;
+  /** Per-account and per-address limits (see `AttemptLimiter`); without one, nothing is counted. */
+  limiter?: AttemptLimiter;
+  /**
+   * Delivers the queued mail (see `MailDelivery`); without one, mail waits in the outbox for a worker elsewhere
+   * (`gatehouse worker`). `createAccountService` gives the service the in-process outbox worker.
+   */
+  delivery?: MailDelivery;
+  /**
+   * Where the service's own audit events come from (a request id and client address), read when one is written.
+   * Without one, they carry neither. The HTTP layer does not use it: each of its requests gets a view of the service
+   * with the request's origin fixed (`forRequest`).
+   */
+  origin?: () => RequestOrigin | undefined;
+}
 
 /** A live session and its user, as the core's own checks need them. */
 export interface LiveSession {

@@ -1,32 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { AccountError, invalidSession, usernameTakenError } from '../errors/account-error';
-import { AccountContext } from './account-context';
-import type { AccountOptions } from './account-options';
-import type { AttemptLimiter } from './attempt-limiter';
+import { AccessControl } from './access-control';
+import { AccountContext, type AccountServiceDeps } from './account-context';
 import { Administration } from './administration';
-import { OPERATOR } from './admin-views';
 import { anonymous, self, type RequestOrigin } from './audit-trail';
 import { type Awaitable, whenReady } from './awaitable';
-import type { Clock } from './clock';
 import { EmailChanges } from './email-changes';
-import type { EmailSender } from './email-sender';
 import { expiryCutoffs, expiryRulesOf, sessionExpiresAt, unverifiedCreatedBefore } from './expiry-rules';
-import {
-  canonicalEmail,
-  canonicalUsername,
-  checkPermissionName,
-  checkRoleName,
-  emailKeyOf,
-  usernameKeyOf,
-} from './identity';
-import type { Logger } from './logger';
+import { canonicalEmail, canonicalUsername, emailKeyOf, usernameKeyOf } from './identity';
 import type { MailDelivery } from './mail-delivery';
-import { SecondFactors, type SecondFactorProof, type SignInResult } from './second-factors';
+import { SecondFactors, type SignInResult } from './second-factors';
 import { canSend } from './sender-operations';
 import { SessionDirectory } from './session-directory';
 import { newSession } from './session-views';
 import { isRawToken } from './token-hasher';
-import type { AccessAnswer, AccessQuery, AccountUser, SessionCheck, SessionClient, SessionView } from './types';
+import type { AccessAnswer, AccessQuery, AccountUser, SessionCheck, SessionClient } from './types';
 
 /** A live session's user as the host sees it, its second-factor mark, and the access answer it was asked for. */
 export interface AuthenticatedSession {
@@ -35,29 +23,8 @@ export interface AuthenticatedSession {
   /** Present when `authenticateSession` was given an `AccessQuery`. */
   access?: AccessAnswer;
 }
-import type { RoleSummary, UserStore } from './user-store';
 
-export interface AccountServiceDeps {
-  store: UserStore;
-  sender: EmailSender;
-  options: AccountOptions;
-  clock?: Clock;
-  /** Security events are logged here; without one, nothing is. */
-  logger?: Logger;
-  /** Per-account and per-address limits (see `AttemptLimiter`); without one, nothing is counted. */
-  limiter?: AttemptLimiter;
-  /**
-   * Delivers the queued mail (see `MailDelivery`); without one, mail waits in the outbox for a worker elsewhere
-   * (`gatehouse worker`). `createAccountService` gives the service the in-process outbox worker.
-   */
-  delivery?: MailDelivery;
-  /**
-   * Where the service's own audit events come from (a request id and client address), read when one is written.
-   * Without one, they carry neither. The HTTP layer does not use it: each of its requests gets a view of the service
-   * with the request's origin fixed (`forRequest`).
-   */
-  origin?: () => RequestOrigin | undefined;
-}
+export type { AccountServiceDeps } from './account-context';
 
 export interface RegisterInput {
   username: string;
@@ -89,9 +56,20 @@ const invalidResetToken = () =>
  */
 export class AccountService {
   private readonly core: AccountContext;
-  private readonly sessions: SessionDirectory;
-  private readonly emailChanges: EmailChanges;
-  private readonly secondFactors: SecondFactors;
+  /**
+   * The sessions a person sees and ends, re-authentication (`reauthenticate`), and an operator's view of a user's
+   * sessions (`listOf`, `endOf`, `endAllOf`).
+   */
+  readonly sessions: SessionDirectory;
+  /** Changing the address of an account: `request`, `confirm`, `pending`. */
+  readonly emailChanges: EmailChanges;
+  /**
+   * The second factor: answering a sign-in's challenge (`completeSignIn`), enrolment, recovery codes, switching it
+   * off (and an operator's `disableFor`).
+   */
+  readonly secondFactors: SecondFactors;
+  /** Roles and permissions: whether a user holds one (`hasRole`, `requirePermission`...), and the operator's changes. */
+  readonly access: AccessControl;
   /** Administration of other accounts and the audit trail, each action checked against its permission. */
   readonly admin: Administration;
   /**
@@ -103,10 +81,11 @@ export class AccountService {
 
   constructor(deps: AccountServiceDeps) {
     this.core = new AccountContext(deps);
-    this.sessions = new SessionDirectory(this.core);
-    this.emailChanges = new EmailChanges(this.core);
     this.secondFactors = new SecondFactors(this.core);
+    this.sessions = new SessionDirectory(this.core, this.secondFactors);
+    this.emailChanges = new EmailChanges(this.core);
     this.admin = new Administration(this.core);
+    this.access = new AccessControl(this.core, this.admin);
     this.delivery = this.core.delivery;
   }
 
@@ -121,14 +100,19 @@ export class AccountService {
    */
   forRequest(origin: RequestOrigin): AccountService {
     const core = this.core.forOrigin(origin);
-    // Each part keeps its state (the second factor's sealer, say) and sees the request's context in place of this one.
-    const rebase = <Part extends object>(part: Part): Part => Object.create(part, { core: { value: core } }) as Part;
+    // Each part keeps its state (the second factor's sealer, say) and sees the request's context in place of this one,
+    // and the request's view of the parts it uses.
+    const rebase = <Part extends object>(part: Part, parts: PropertyDescriptorMap = {}): Part =>
+      Object.create(part, { core: { value: core }, ...parts }) as Part;
+    const secondFactors = rebase(this.secondFactors);
+    const admin = rebase(this.admin);
     return Object.create(this, {
       core: { value: core },
-      sessions: { value: rebase(this.sessions) },
+      sessions: { value: rebase(this.sessions, { factors: { value: secondFactors } }) },
       emailChanges: { value: rebase(this.emailChanges) },
-      secondFactors: { value: rebase(this.secondFactors) },
-      admin: { value: rebase(this.admin) },
+      secondFactors: { value: secondFactors },
+      admin: { value: admin },
+      access: { value: rebase(this.access, { admin: { value: admin } }) },
     }) as AccountService;
   }
 
@@ -254,7 +238,7 @@ export class AccountService {
 
   /**
    * `login` for every account: a session, or, for an account with a second factor, the challenge a code must
-   * answer (`completeSignIn`).
+   * answer (`secondFactors.completeSignIn`).
    */
   async signIn(username: string, password: string, client?: SessionClient): Promise<SignInResult> {
     // Nobody's password is this long, so refusing it without hashing reveals nothing and bounds the work.
@@ -311,11 +295,6 @@ export class AccountService {
     return { kind: 'session', token };
   }
 
-  /** Answers a login challenge with a TOTP code or a recovery code; the session token (see `SecondFactors`). */
-  completeSignIn(challengeToken: string, proof: SecondFactorProof, client?: SessionClient): Promise<string> {
-    return this.secondFactors.completeSignIn(challengeToken, proof, client);
-  }
-
   /**
    * The account of a live session (the host's view, `AccountUser`), or null for a token that is unknown, expired
    * (absolute or idle), removed or of a deleted user. One indexed read; a write only when the idle window is due to
@@ -334,7 +313,7 @@ export class AccountService {
 
   /**
    * `authenticate`, and whether the session was made with a second factor (`@Authorized('mfa')`). With `access`,
-   * the same read also answers whether the user holds that role or permission (`requireAccess` judges the answer):
+   * the same read also answers whether the user holds that role or permission (`requireAccess` in `access-control.ts` judges the answer):
    * a guard's whole check in one read.
    */
   async authenticateSession(token: string, access?: AccessQuery): Promise<AuthenticatedSession> {
@@ -367,82 +346,6 @@ export class AccountService {
     const audit = this.core.audit.event('logout_all', 'success', self(user.id));
     await this.core.endAllSessions(user.id, audit);
     this.core.logger.info({ event: 'logout_all', outcome: 'success', userId: user.id }, 'all sessions ended');
-  }
-
-  /** The live sessions of the token's user, newest first, with `current` on this one (see `SessionDirectory`). */
-  listSessions(token: string): Promise<SessionView[]> {
-    return this.sessions.list(token);
-  }
-
-  /** Ends one of the user's own sessions by its public id (see `SessionDirectory.end`). */
-  endSession(token: string, sessionId: string): Promise<void> {
-    return this.sessions.end(token, sessionId);
-  }
-
-  /** Ends every session of the user but this one; needs a recent password. Returns how many ended. */
-  endOtherSessions(token: string): Promise<number> {
-    return this.sessions.endOthers(token);
-  }
-
-  /**
-   * Proves the password again on this session, and a code (TOTP or recovery) when the account has a second factor
-   * on (see `SessionDirectory.reauthenticate`).
-   */
-  reauthenticate(token: string, password: string, code?: string): Promise<{ authenticatedUntil: Date }> {
-    return this.sessions.reauthenticate(token, password, code, this.secondFactors);
-  }
-
-  // --- Email change ----------------------------------------------------------------------------------------------
-
-  /** Asks to change the address; the new one must confirm it (see `EmailChanges.request`). */
-  requestEmailChange(token: string, newEmail: string, options: { endOtherSessions?: boolean } = {}): Promise<void> {
-    return this.emailChanges.request(token, newEmail, options);
-  }
-
-  /** Spends an email-change link and makes its address the account's (see `EmailChanges.confirm`). */
-  confirmEmailChange(token: string): Promise<void> {
-    return this.emailChanges.confirm(token);
-  }
-
-  /** The account and new address an email-change link would confirm, without spending it; null when dead. */
-  pendingEmailChange(token: string): Promise<{ username: string; newEmail: string } | null> {
-    return this.emailChanges.pending(token);
-  }
-
-  // --- Second factor ---------------------------------------------------------------------------------------------
-
-  /** Whether the account has a second factor on, one waiting for its first code, and how many recovery codes remain. */
-  secondFactorStatus(token: string): Promise<{ enabled: boolean; pending: boolean; recoveryCodesLeft: number }> {
-    return this.secondFactors.status(token);
-  }
-
-  /** Starts TOTP enrolment (recent password): the secret and its `otpauth://` URI, shown now and never again. */
-  startTotpEnrolment(token: string): Promise<{ secret: string; uri: string }> {
-    return this.secondFactors.startEnrolment(token);
-  }
-
-  /** Turns the second factor on with a right code, ending the other sessions by default; the recovery codes, once. */
-  confirmTotpEnrolment(
-    token: string,
-    code: string,
-    options: { endOtherSessions?: boolean } = {},
-  ): Promise<{ recoveryCodes: string[] }> {
-    return this.secondFactors.confirmEnrolment(token, code, options);
-  }
-
-  /** Replaces the recovery codes (recent password and a code); returns the new ones, once. */
-  regenerateRecoveryCodes(token: string, code: string): Promise<{ recoveryCodes: string[] }> {
-    return this.secondFactors.regenerateRecoveryCodes(token, code);
-  }
-
-  /** Turns the second factor off (recent password and a code). */
-  disableSecondFactor(token: string, code: string): Promise<void> {
-    return this.secondFactors.disable(token, code);
-  }
-
-  /** For an operator: turns a user's second factor off; true when one was on or waiting. */
-  disableSecondFactorFor(username: string): Promise<boolean> {
-    return this.secondFactors.disableFor(username);
   }
 
   // --- Passwords -------------------------------------------------------------------------------------------------
@@ -570,89 +473,6 @@ export class AccountService {
     this.core.delivery?.nudge();
   }
 
-  // --- Roles and permissions -------------------------------------------------------------------------------------
-
-  // The host's code and the CLI manage access as the operator: checked by nothing but their access to the process,
-  // and audited as such (`Administration`, which the admin routes reach with an administrator instead).
-
-  /** Creates a role if it does not exist; true when it was created now. */
-  createRole(name: string): Promise<boolean> {
-    return this.admin.createRole(OPERATOR, name);
-  }
-
-  createPermission(name: string): Promise<boolean> {
-    return this.admin.createPermission(OPERATOR, name);
-  }
-
-  grantPermission(role: string, permission: string): Promise<void> {
-    return this.admin.grantPermission(OPERATOR, role, permission);
-  }
-
-  /** Refuses (`protected_permission`) to take a Gatehouse permission from `gatehouse-admin`. */
-  revokePermission(role: string, permission: string): Promise<void> {
-    return this.admin.revokePermission(OPERATOR, role, permission);
-  }
-
-  async grantRole(username: string, role: string): Promise<void> {
-    await this.admin.grantRole(OPERATOR, await this.admin.userIdOf(username), role);
-  }
-
-  /** Refuses (`last_administrator`) to take `gatehouse-admin` from its last enabled holder. */
-  async revokeRole(username: string, role: string): Promise<void> {
-    await this.admin.revokeRole(OPERATOR, await this.admin.userIdOf(username), role);
-  }
-
-  /** Whether the user holds the role, read from the store now (a demotion counts on the next request). */
-  async hasRole(user: { id: string }, role: string): Promise<boolean> {
-    const answer = await this.core.store.access.checkRole(user.id, checkRoleName(role));
-    return isGranted({ kind: 'role', name: role }, answer);
-  }
-
-  /** Whether any role of the user carries the permission. */
-  async hasPermission(user: { id: string }, permission: string): Promise<boolean> {
-    const answer = await this.core.store.access.checkPermission(user.id, checkPermissionName(permission));
-    return isGranted({ kind: 'permission', name: permission }, answer);
-  }
-
-  async requireRole<U extends { id: string }>(user: U, role: string): Promise<U> {
-    if (!(await this.hasRole(user, role))) throw permissionDenied();
-    return user;
-  }
-
-  async requirePermission<U extends { id: string }>(user: U, permission: string): Promise<U> {
-    if (!(await this.hasPermission(user, permission))) throw permissionDenied();
-    return user;
-  }
-
-  listRoles(): Promise<RoleSummary[]> {
-    return this.admin.listRoles(OPERATOR);
-  }
-
-  listPermissions(): Promise<string[]> {
-    return this.admin.listPermissions(OPERATOR);
-  }
-
-  async listUserRoles(username: string): Promise<string[]> {
-    return this.core.store.access.listUserRoles((await this.core.requireUser(username)).id);
-  }
-
-  // --- Sessions, for an operator ---------------------------------------------------------------------------------
-
-  /** The live sessions of a user, newest first (none is `current`), for an operator. */
-  listUserSessions(username: string): Promise<SessionView[]> {
-    return this.sessions.listOf(username);
-  }
-
-  /** Ends one session of the user by its public id, for an operator. */
-  endUserSession(username: string, sessionId: string): Promise<void> {
-    return this.sessions.endOf(username, sessionId);
-  }
-
-  /** Ends every session of the user, for an operator; returns how many were live. */
-  endAllUserSessions(username: string): Promise<number> {
-    return this.sessions.endAllOf(username);
-  }
-
   /**
    * Throws the overload error (503 `service_unavailable` with `Retry-After`) that a password hash asked for now would
    * get, before any lookup; does nothing while hashing has room. Registration, login, password change and reset, and
@@ -690,36 +510,10 @@ export class AccountService {
     await this.core.background.drain();
     await this.core.delivery?.drain();
   }
-
-  // --- Helpers ---------------------------------------------------------------------------------------------------
 }
 
 function accountDisabled(): AccountError {
   return new AccountError('account_disabled', 'This account has been disabled');
-}
-
-/**
- * What `requireRole` / `requirePermission` decide, for an answer already read (by `authenticateSession` with
- * `access`): an invalid or unknown name throws as they do, and anything but a grant is `permission_denied`.
- */
-export function requireAccess(query: AccessQuery, answer: AccessAnswer): void {
-  if (query.kind === 'role') checkRoleName(query.name);
-  else checkPermissionName(query.name);
-  if (!isGranted(query, answer)) throw permissionDenied();
-}
-
-/** Whether the answer grants it; a role or permission that does not exist is an error, not a refusal. */
-function isGranted(query: AccessQuery, answer: AccessAnswer): boolean {
-  if (answer === 'unknown') {
-    throw query.kind === 'role'
-      ? new AccountError('unknown_role', `Unknown role: ${query.name}`)
-      : new AccountError('unknown_permission', `Unknown permission: ${query.name}`);
-  }
-  return answer === 'granted';
-}
-
-function permissionDenied(): AccountError {
-  return new AccountError('permission_denied', 'Permission denied');
 }
 
 /** What a caller of the service learns of a checked session: not its deadlines or the account's disabled mark. */

@@ -5,7 +5,7 @@ import { liveSessionViews } from './session-views';
 import type { SecondFactors } from './second-factors';
 import type { SessionView } from './types';
 
-/** What re-authentication asks of the second factor (`SecondFactors`, handed in by the request's service). */
+/** What re-authentication asks of the second factor (`SecondFactors`; a request's view of the service hands in its own). */
 export type SecondFactorCheck = Pick<SecondFactors, 'isOn' | 'requireReauthenticationCode'>;
 
 const sessionNotFound = () => new AccountError('session_not_found', 'No such session');
@@ -16,7 +16,10 @@ const sessionNotFound = () => new AccountError('session_not_found', 'No such ses
  * at the next request: each request reads its session from the store.
  */
 export class SessionDirectory {
-  constructor(private readonly core: AccountContext) {}
+  constructor(
+    private readonly core: AccountContext,
+    private readonly factors: SecondFactorCheck,
+  ) {}
 
   /** The live sessions of the token's user, newest first, with `current` on this one. */
   async list(token: string): Promise<SessionView[]> {
@@ -67,17 +70,13 @@ export class SessionDirectory {
 
   /**
    * Proves the password again on this session, which then counts as recently authenticated for
-   * `reauthenticationWindowMs`; for an account with a second factor on, a code too (`factors`): at the strength of
+   * `reauthenticationWindowMs`; for an account with a second factor on, a code too: at the strength of
    * its sign-in, or a stolen session and a phished password would be enough for every sensitive change. Guesses of
    * either share login's budget for the account, so a stolen session gains no oracle.
    */
-  async reauthenticate(
-    token: string,
-    password: string,
-    code: string | undefined,
-    factors: SecondFactorCheck,
-  ): Promise<{ authenticatedUntil: Date }> {
+  async reauthenticate(token: string, password: string, code?: string): Promise<{ authenticatedUntil: Date }> {
     const { user, session } = await this.core.requireLiveSession(token);
+    const { factors } = this;
     const factorOn = await factors.isOn(user.id);
     await this.core.checkPassword(user, password, 'Password is incorrect', 'reauthenticate', {
       clearGuesses: !factorOn,
