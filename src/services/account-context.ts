@@ -59,8 +59,10 @@ export const reauthenticationRequired = (): AccountError =>
 /**
  * What every part of the account core stands on: its dependencies, resolved once, and the checks they share (the
  * session behind a token, a recent password, the account's password-guess budget, the mail budget of an address).
- * `AccountService` is the one public face; `SessionDirectory` and `EmailChanges` hold the rules of their own areas
- * and reach the rest through this.
+ * `AccountService` holds the account's life and sign-in and hands out the parts (`SessionDirectory`, `EmailChanges`,
+ * `SecondFactors`, `AccessControl`, `Administration`), each holding the rules of its own area and reaching the rest
+ * through this. The changes several parts make, each composed with its messages and audit event in one store
+ * transaction, are here too.
  */
 export class AccountContext {
   readonly store: UserStore;

@@ -44,7 +44,9 @@ const invalidResetToken = () =>
 /**
  * The account core: every rule of registration, verification, sessions, password recovery and access control.
  * It knows the `UserStore` and `EmailSender` interfaces, a clock and its options; no HTTP, SQL or SMTP. Failures
- * are `AccountError`s with a code; the HTTP layer decides statuses.
+ * are `AccountError`s with a code; the HTTP layer decides statuses. An account's life (registration, sign-in,
+ * password, deletion) is here; each other area is a part it hands out (`sessions`, `emailChanges`, `secondFactors`,
+ * `access`, `admin`).
  *
  * Email is never sent while a request waits, and never lost: each change that causes a message queues it in the
  * same store transaction (the outbox), and a delivery worker sends it afterwards, retrying with backoff. By default
@@ -53,6 +55,7 @@ const invalidResetToken = () =>
  * @example
  * const accounts = createAccountService({ store: new MemoryUserStore(), sender, options: { secretKey } });
  * await accounts.register({ username: 'alice', email: 'alice@example.com', password: 'correct horse battery' });
+ * await accounts.access.grantRole('alice', 'editor');
  */
 export class AccountService {
   private readonly core: AccountContext;
