@@ -20,7 +20,7 @@ export const COMMANDS: Record<string, Command> = {
     args: ['role'],
     summary: 'create a role (no change if it exists)',
     async run(accounts, [role], out) {
-      out((await accounts.createRole(role)) ? `created role ${role}` : `role ${role} already exists`);
+      out((await accounts.access.createRole(role)) ? `created role ${role}` : `role ${role} already exists`);
     },
   },
   'create-permission': {
@@ -28,7 +28,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'create a permission (no change if it exists)',
     async run(accounts, [permission], out) {
       out(
-        (await accounts.createPermission(permission))
+        (await accounts.access.createPermission(permission))
           ? `created permission ${permission}`
           : `permission ${permission} already exists`,
       );
@@ -38,7 +38,7 @@ export const COMMANDS: Record<string, Command> = {
     args: ['role', 'permission'],
     summary: 'give a permission to a role',
     async run(accounts, [role, permission], out) {
-      await accounts.grantPermission(role, permission);
+      await accounts.access.grantPermission(role, permission);
       out(`granted ${permission} to role ${role}`);
     },
   },
@@ -46,7 +46,7 @@ export const COMMANDS: Record<string, Command> = {
     args: ['role', 'permission'],
     summary: 'take a permission from a role',
     async run(accounts, [role, permission], out) {
-      await accounts.revokePermission(role, permission);
+      await accounts.access.revokePermission(role, permission);
       out(`revoked ${permission} from role ${role}`);
     },
   },
@@ -54,7 +54,7 @@ export const COMMANDS: Record<string, Command> = {
     args: ['username', 'role'],
     summary: 'give a role to a user',
     async run(accounts, [username, role], out) {
-      await accounts.grantRole(username, role);
+      await accounts.access.grantRole(username, role);
       out(`granted role ${role} to ${username}`);
     },
   },
@@ -62,7 +62,7 @@ export const COMMANDS: Record<string, Command> = {
     args: ['username', 'role'],
     summary: 'take a role from a user',
     async run(accounts, [username, role], out) {
-      await accounts.revokeRole(username, role);
+      await accounts.access.revokeRole(username, role);
       out(`revoked role ${role} from ${username}`);
     },
   },
@@ -70,21 +70,21 @@ export const COMMANDS: Record<string, Command> = {
     args: [],
     summary: 'list roles with their permissions',
     async run(accounts, _args, out) {
-      for (const role of await accounts.listRoles()) out(`${role.name}\t${role.permissions.join(',')}`);
+      for (const role of await accounts.access.listRoles()) out(`${role.name}\t${role.permissions.join(',')}`);
     },
   },
   'list-permissions': {
     args: [],
     summary: 'list permissions',
     async run(accounts, _args, out) {
-      for (const permission of await accounts.listPermissions()) out(permission);
+      for (const permission of await accounts.access.listPermissions()) out(permission);
     },
   },
   'list-user-roles': {
     args: ['username'],
     summary: "list a user's roles",
     async run(accounts, [username], out) {
-      for (const role of await accounts.listUserRoles(username)) out(role);
+      for (const role of await accounts.access.listUserRoles(username)) out(role);
     },
   },
 };

@@ -37,7 +37,7 @@ async function list(args: string[], io: Io): Promise<number> {
     else if (flag === '--limit' && /^\d{1,5}$/.test(value ?? '') && Number(value) > 0) limit = Number(value);
     else return usageError(io, `outbox list: unexpected "${[flag, value].filter(Boolean).join(' ')}"`);
   }
-  const entries = await io.store.listMessages({ status, limit });
+  const entries = await io.store.outbox.list({ status, limit });
   const rows = [['ID', 'STATUS', 'KIND', 'TRIES', 'NEXT / SENT', 'TO', 'LAST ERROR'], ...entries.map(columns)];
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   for (const row of rows)
@@ -66,7 +66,7 @@ async function retry(args: string[], io: Io): Promise<number> {
   if (args.length !== 1) return usageError(io, 'outbox retry takes one message id, or --failed');
   const target: RetryTarget = args[0] === '--failed' ? { status: 'failed' } : { id: args[0] };
   const now = new Date();
-  const changed = await io.store.retryMessages(target, now, new Date(now.getTime() + io.outbox.giveUpAfterMs));
+  const changed = await io.store.outbox.retry(target, now, new Date(now.getTime() + io.outbox.giveUpAfterMs));
   if ('status' in target) {
     io.out(`${changed} failed message${changed === 1 ? '' : 's'} queued again`);
     io.out('failed verification and reset emails are not: their tokens were erased; the users ask for new links');

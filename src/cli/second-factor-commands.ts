@@ -25,7 +25,7 @@ export async function runSecondFactorCommand(
   io: { accounts: AccountService; out: (line: string) => void },
 ): Promise<void> {
   const [, username] = args;
-  const wasOn = await io.accounts.disableSecondFactorFor(username);
+  const wasOn = await io.accounts.secondFactors.disableFor(username);
   io.out(
     wasOn ? `turned off two-factor sign-in of ${username}` : `${username} had no two-factor sign-in; nothing changed`,
   );

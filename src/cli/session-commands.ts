@@ -33,16 +33,16 @@ export async function runSessionsCommand(args: string[], io: Io): Promise<void> 
   const [subcommand, username, target] = args;
   if (subcommand === 'list') return list(username, io);
   if (target === '--all') {
-    const ended = await io.accounts.endAllUserSessions(username);
+    const ended = await io.accounts.sessions.endAllOf(username);
     io.out(`ended ${ended} session${ended === 1 ? '' : 's'} of ${username}`);
     return;
   }
-  await io.accounts.endUserSession(username, target);
+  await io.accounts.sessions.endOf(username, target);
   io.out(`ended session ${target} of ${username}`);
 }
 
 async function list(username: string, io: Io): Promise<void> {
-  const sessions = await io.accounts.listUserSessions(username);
+  const sessions = await io.accounts.sessions.listOf(username);
   if (sessions.length === 0) {
     io.out(`${username} has no live sessions`);
     return;

@@ -33,7 +33,7 @@ export class EmailChangeController {
     @Body() body: EmailChangeBody,
     @Accounts() accounts: AccountService,
   ) {
-    await accounts.requestEmailChange(token, body.new_email, { endOtherSessions: body.end_other_sessions });
+    await accounts.emailChanges.request(token, body.new_email, { endOtherSessions: body.end_other_sessions });
     // The same words whoever owns the address: the answer must not tell who has an account.
     return done('Check the new address for a link to confirm the change');
   }
@@ -49,7 +49,7 @@ export class EmailChangeController {
   })
   @UseBefore(rateLimit('email-change-confirm.ip'))
   async confirmEmailChange(@Body() body: EmailChangeConfirmBody, @Accounts() accounts: AccountService) {
-    await accounts.confirmEmailChange(body.token);
+    await accounts.emailChanges.confirm(body.token);
     return done('Email address changed');
   }
 }

@@ -36,7 +36,7 @@ export class SecondFactorController {
   async answerChallenge(@Body() body: SecondFactorLoginBody, @Accounts() accounts: AccountService) {
     // The session records where the login came from, as the challenge kept it.
     const proof = body.code !== undefined ? { code: body.code } : { recoveryCode: body.recovery_code };
-    const token = await accounts.completeSignIn(body.challenge_token, proof);
+    const token = await accounts.secondFactors.completeSignIn(body.challenge_token, proof);
     return { access_token: token, token_type: 'bearer' };
   }
 
@@ -49,7 +49,7 @@ export class SecondFactorController {
   })
   @UseBefore(rateLimit('second-factor-manage.ip'))
   async status(@BearerToken() token: string, @Accounts() accounts: AccountService) {
-    return secondFactorStatusAnswer(await accounts.secondFactorStatus(token));
+    return secondFactorStatusAnswer(await accounts.secondFactors.status(token));
   }
 
   @Post('/second-factor/totp', PLAIN_ANSWER)
@@ -65,7 +65,7 @@ export class SecondFactorController {
   })
   @UseBefore(rateLimit('second-factor-manage.ip'))
   async startTotp(@BearerToken() token: string, @Accounts() accounts: AccountService) {
-    const { secret, uri } = await accounts.startTotpEnrolment(token);
+    const { secret, uri } = await accounts.secondFactors.startEnrolment(token);
     return { secret, otpauth_uri: uri, qr_code_svg: await qrCodeSvg(uri) };
   }
 
@@ -90,7 +90,7 @@ export class SecondFactorController {
   })
   @UseBefore(rateLimit('second-factor-manage.ip'))
   async confirmTotp(@BearerToken() token: string, @Body() body: TotpCodeBody, @Accounts() accounts: AccountService) {
-    const { recoveryCodes } = await accounts.confirmTotpEnrolment(token, body.code, {
+    const { recoveryCodes } = await accounts.secondFactors.confirmEnrolment(token, body.code, {
       endOtherSessions: body.end_other_sessions,
     });
     return { recovery_codes: recoveryCodes };
@@ -112,7 +112,7 @@ export class SecondFactorController {
     @Body() body: SecondFactorCodeBody,
     @Accounts() accounts: AccountService,
   ) {
-    const { recoveryCodes } = await accounts.regenerateRecoveryCodes(token, body.code);
+    const { recoveryCodes } = await accounts.secondFactors.regenerateRecoveryCodes(token, body.code);
     return { recovery_codes: recoveryCodes };
   }
 
@@ -132,7 +132,7 @@ export class SecondFactorController {
     @Body() body: SecondFactorCodeBody,
     @Accounts() accounts: AccountService,
   ) {
-    await accounts.disableSecondFactor(token, body.code);
+    await accounts.secondFactors.disable(token, body.code);
     return done('Two-factor sign-in is off');
   }
 }

@@ -31,7 +31,7 @@ export class SessionsController {
   })
   @UseBefore(rateLimit('sessions.ip'))
   async listSessions(@BearerToken() token: string, @Accounts() accounts: AccountService) {
-    return sessionsAnswer(await accounts.listSessions(token));
+    return sessionsAnswer(await accounts.sessions.list(token));
   }
 
   // Declared before `/sessions/:id`, so the document lists this path first and a reader matching paths in order
@@ -48,7 +48,7 @@ export class SessionsController {
   })
   @UseBefore(rateLimit('sessions.ip'))
   async endOtherSessions(@BearerToken() token: string, @Accounts() accounts: AccountService) {
-    const ended = await accounts.endOtherSessions(token);
+    const ended = await accounts.sessions.endOthers(token);
     return { detail: 'Other sessions ended', ended };
   }
 
@@ -66,7 +66,7 @@ export class SessionsController {
   })
   @UseBefore(rateLimit('sessions.ip'))
   async endSession(@BearerToken() token: string, @SessionIdParam() id: string, @Accounts() accounts: AccountService) {
-    await accounts.endSession(token, id);
+    await accounts.sessions.end(token, id);
     return done('Session ended');
   }
 
@@ -89,7 +89,7 @@ export class SessionsController {
     @Body() body: ReauthenticateBody,
     @Accounts() accounts: AccountService,
   ) {
-    const { authenticatedUntil } = await accounts.reauthenticate(token, body.password, body.code);
+    const { authenticatedUntil } = await accounts.sessions.reauthenticate(token, body.password, body.code);
     return { detail: 'Password confirmed', reauthenticated_until: authenticatedUntil.toISOString() };
   }
 }

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Action } from 'routing-controllers';
 import { resolveAccountService } from '../di/resolve';
-import { requireAccess } from '../services/account-service';
+import { requireAccess } from '../services/access-control';
 import { AccountError, isAccountError } from '../errors/account-error';
 import { AccountHttpError } from '../http/http-errors';
 import type { AccessQuery, AccountUser } from '../services/types';
@@ -135,8 +135,8 @@ function checkSteps(steps: GuardStep[], from: number, session: Authenticated): t
       const accounts = resolveAccountService();
       const held =
         step.kind === 'role'
-          ? accounts.requireRole(session.user, step.name)
-          : accounts.requirePermission(session.user, step.name);
+          ? accounts.access.requireRole(session.user, step.name)
+          : accounts.access.requirePermission(session.user, step.name);
       return held.then(() => checkSteps(steps, index + 1, session));
     }
   }

@@ -1,4 +1,4 @@
-import type { RoleSummary } from '../services/account-store';
+import type { RoleSummary } from '../services/user-store';
 import type { AdminUserSummary, AdminUserView, AuditEventView, Page } from '../services/admin-views';
 import type { AuditDetails } from '../services/audit-event';
 

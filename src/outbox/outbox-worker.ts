@@ -2,7 +2,7 @@ import { canSend, sendByKind } from '../services/sender-operations';
 import type { EmailContext, EmailSender } from '../services/email-sender';
 import { Clock, systemClock } from '../services/clock';
 import { Logger, silentLogger } from '../services/logger';
-import type { OutboxStore } from '../services/user-store';
+import type { OutboxQueue } from '../services/user-store';
 import { describeDeliveryFailure, type DeliveryFailure } from './delivery-failure';
 import { carriesLink, EXPIRED_ERROR, type ClaimedMessage } from '../services/outbox-message';
 import { resolveOutboxOptions, type OutboxOptions } from '../services/outbox-options';
@@ -12,11 +12,10 @@ import { TokenSealer } from '../services/token-sealer';
 /** How late after a retry is due the worker wakes for it (see `wakeBy`). */
 const WAKE_MARGIN_MS = 20;
 
-/** The outbox store methods the worker uses. */
-export type OutboxWorkerStore = Pick<
-  OutboxStore,
-  'claimDueMessages' | 'markMessageSent' | 'markMessageRetry' | 'markMessageFailed'
->;
+/** What the worker uses of the store: its outbox queue (a whole `UserStore` will do). */
+export interface OutboxWorkerStore {
+  readonly outbox: Pick<OutboxQueue, 'claimDue' | 'markSent' | 'markRetry' | 'markFailed'>;
+}
 
 export interface OutboxWorkerDeps {
   store: OutboxWorkerStore;
@@ -151,7 +150,7 @@ export class OutboxWorker {
     const now = this.clock.now();
     let claimed: ClaimedMessage[];
     try {
-      claimed = await this.store.claimDueMessages(
+      claimed = await this.store.outbox.claimDue(
         now,
         new Date(now.getTime() + this.options.leaseMs),
         this.options.batchSize,
@@ -242,7 +241,7 @@ export class OutboxWorker {
   private async recordSent(message: ClaimedMessage, fields: object): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.store.markMessageSent(message.id, this.clock.now());
+        await this.store.outbox.markSent(message.id, this.clock.now());
         this.logger.info({ ...fields, outcome: 'sent' }, 'email sent');
         return;
       } catch (error) {
@@ -270,7 +269,7 @@ export class OutboxWorker {
       return this.fail(message, failure.code, { ...fields, reason: 'give_up_time', error: failure.fields });
     }
     try {
-      await this.store.markMessageRetry(message.id, message.claimId, new Date(next), failure.code, new Date(now));
+      await this.store.outbox.markRetry(message.id, message.claimId, new Date(next), failure.code, new Date(now));
     } catch (error) {
       // Left claimed: it comes back when the lease runs out.
       this.logger.warn(
@@ -288,7 +287,7 @@ export class OutboxWorker {
 
   private async fail(message: ClaimedMessage, code: string, fields: object): Promise<void> {
     try {
-      await this.store.markMessageFailed(message.id, message.claimId, code, this.clock.now());
+      await this.store.outbox.markFailed(message.id, message.claimId, code, this.clock.now());
     } catch (error) {
       this.logger.warn(
         { ...fields, outcome: 'unrecorded', error: describeDeliveryFailure(error).fields },

@@ -101,7 +101,7 @@ async function verificationLinkOf(token: string | string[] | undefined): Promise
 async function emailChangeLinkOf(token: string | string[] | undefined): Promise<EmailChangeLink> {
   if (typeof token !== 'string' || token === '') return { state: 'none', tokenGiven: token !== undefined };
   try {
-    const pending = await resolveAccountService().pendingEmailChange(token);
+    const pending = await resolveAccountService().emailChanges.pending(token);
     return pending ? { state: 'pending', ...pending } : { state: 'none', tokenGiven: true };
   } catch (error) {
     if (isStoreUnavailable(error)) return { state: 'unavailable' };

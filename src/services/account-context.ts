@@ -1,9 +1,8 @@
 import { AccountError, invalidSession } from '../errors/account-error';
-import type { AccountServiceDeps } from './account-service';
-import { ResolvedAccountOptions, resolveAccountOptions } from './account-options';
+import { type AccountOptions, ResolvedAccountOptions, resolveAccountOptions } from './account-options';
 import { AccountLimit, AttemptLimiter, noAttemptLimits } from './attempt-limiter';
-import { AuditTrail, self, type RequestOrigin } from './audit-trail';
-import type { NewAuditEvent } from './audit-event';
+import { AuditTrail, self, withDetails, type RequestOrigin } from './audit-trail';
+import type { AuditEvent } from './audit-event';
 import { type Awaitable, whenReady } from './awaitable';
 import { BackgroundTasks } from './background-tasks';
 import { Clock, systemClock } from './clock';
@@ -13,13 +12,37 @@ import { usernameKeyOf } from './identity';
 import { Logger, silentLogger, withRequest } from './logger';
 import type { MailDelivery } from './mail-delivery';
 import { MessageComposer } from './message-composer';
+import type { NewOutboxMessage } from './outbox-message';
 import { PasswordHasher } from './password-hasher';
 import { PasswordPolicy } from './password-policy';
 import { isRecentlyAuthenticated } from './session-views';
 import { isRawToken, TokenHasher } from './token-hasher';
 import { TokenSealer } from './token-sealer';
 import type { AccessQuery, SessionCheck, StoredSession, StoredToken, StoredUser, TokenPurpose } from './types';
-import type { UserStore } from './user-store';
+import type { TransactionOptions, UserStore, UserStoreTransaction } from './user-store';
+
+/** What `AccountService` is made of (its parts share them through `AccountContext`). */
+export interface AccountServiceDeps {
+  store: UserStore;
+  sender: EmailSender;
+  options: AccountOptions;
+  clock?: Clock;
+  /** Security events are logged here; without one, nothing is. */
+  logger?: Logger;
+  /** Per-account and per-address limits (see `AttemptLimiter`); without one, nothing is counted. */
+  limiter?: AttemptLimiter;
+  /**
+   * Delivers the queued mail (see `MailDelivery`); without one, mail waits in the outbox for a worker elsewhere
+   * (`gatehouse worker`). `createAccountService` gives the service the in-process outbox worker.
+   */
+  delivery?: MailDelivery;
+  /**
+   * Where the service's own audit events come from (a request id and client address), read when one is written.
+   * Without one, they carry neither. The HTTP layer does not use it: each of its requests gets a view of the service
+   * with the request's origin fixed (`forRequest`).
+   */
+  origin?: () => RequestOrigin | undefined;
+}
 
 /** A live session and its user, as the core's own checks need them. */
 export interface LiveSession {
@@ -27,14 +50,19 @@ export interface LiveSession {
   user: StoredUser;
 }
 
+/** A commit that need not wait for the disk: only a sign-in's new session (see `createSession`). */
+const UNFLUSHED: TransactionOptions = { durable: false };
+
 export const reauthenticationRequired = (): AccountError =>
   new AccountError('reauthentication_required', 'Confirm your password first (POST /reauthenticate)');
 
 /**
  * What every part of the account core stands on: its dependencies, resolved once, and the checks they share (the
  * session behind a token, a recent password, the account's password-guess budget, the mail budget of an address).
- * `AccountService` is the one public face; `SessionDirectory` and `EmailChanges` hold the rules of their own areas
- * and reach the rest through this.
+ * `AccountService` holds the account's life and sign-in and hands out the parts (`SessionDirectory`, `EmailChanges`,
+ * `SecondFactors`, `AccessControl`, `Administration`), each holding the rules of its own area and reaching the rest
+ * through this. The changes several parts make, each composed with its messages and audit event in one store
+ * transaction, are here too.
  */
 export class AccountContext {
   readonly store: UserStore;
@@ -84,7 +112,7 @@ export class AccountContext {
   async liveSession(token: string): Promise<LiveSession | null> {
     if (!isRawToken(token)) return null;
     const tokenHash = this.tokens.hash(token);
-    const found = await this.store.getSessionAndUser(tokenHash);
+    const found = await this.store.sessions.findWithUser(tokenHash);
     if (!found) return null;
     const { session, user } = found;
     return (await this.stillLive(tokenHash, session, user.id, user.disabledAt !== null)) ? found : null;
@@ -92,7 +120,7 @@ export class AccountContext {
 
   /**
    * `liveSession` for the check of every authenticated request: the same rules on the store's narrow read
-   * (`checkSession`), which leaves the password hash and the session's client details in the database. With
+   * (`sessions.check`), which leaves the password hash and the session's client details in the database. With
    * `access`, the same read answers a guard's role or permission too.
    *
    * Not async: where the store reads synchronously (SQLite) and the idle window need not move, the answer is a value.
@@ -102,7 +130,7 @@ export class AccountContext {
     if (!isRawToken(token)) return null;
     const tokenHash = this.tokens.hash(token);
     try {
-      return whenReady(this.store.checkSession(tokenHash, access), (found) => {
+      return whenReady(this.store.sessions.check(tokenHash, access), (found) => {
         if (!found) return null;
         return whenReady(this.stillLive(tokenHash, found, found.user.id, found.disabled), (live) =>
           live ? found : null,
@@ -128,10 +156,12 @@ export class AccountContext {
     const now = this.clock.now();
     const status = sessionStatus(session, now, this.options);
     if (status === 'expired') {
-      this.background.run('delete_expired_session', { userId }, () => this.store.deleteSession(tokenHash));
+      this.background.run('delete_expired_session', { userId }, () =>
+        this.store.transaction((tx) => tx.sessions.delete(tokenHash)),
+      );
       return false;
     }
-    return status === 'refresh' ? this.store.touchSession(tokenHash, now).then(() => true) : true;
+    return status === 'refresh' ? this.store.sessions.touch(tokenHash, now).then(() => true) : true;
   }
 
   async requireLiveSession(token: string): Promise<LiveSession> {
@@ -160,14 +190,86 @@ export class AccountContext {
     throw reauthenticationRequired();
   }
 
-  /** A new emailed token for the user, superseding older ones, and its link message: one store transaction. */
-  async replaceTokenAndQueueLink(user: StoredUser, purpose: TokenPurpose, audit?: NewAuditEvent): Promise<void> {
+  /**
+   * A new emailed token for the user, superseding older ones, its link message and `audit`: one store transaction.
+   * False, and nothing written, when the account is disabled or gone (a disabled account gets no new link).
+   */
+  async replaceTokenAndQueueLink(user: StoredUser, purpose: TokenPurpose, audit?: AuditEvent): Promise<boolean> {
     const token = this.tokens.generate();
     const now = this.clock.now();
     const row = this.tokenRow(token, user, purpose, now);
     const kind = purpose === 'verify_email' ? 'verification' : 'passwordReset';
-    await this.store.replaceToken(row, this.messages.link(kind, now, token, row.expiresAt), audit);
-    this.delivery?.nudge();
+    const link = this.messages.link(kind, now, token, row.expiresAt);
+    const replaced = await this.store.transaction(async (tx) => {
+      // The link goes to the account as the store has it now (its address may have changed since `user` was read).
+      const owner = await tx.tokens.replace(row, { kind, at: link.createdAt });
+      if (!owner) return false;
+      await tx.outbox.add(link, owner);
+      if (audit) await tx.audit.add(audit);
+      return true;
+    });
+    if (replaced) this.delivery?.nudge();
+    return replaced;
+  }
+
+  /**
+   * A change that returns the user it changed (null: nothing changed), with the notice to that user (when one is
+   * sent) and `audit`, about that user, written in its transaction.
+   */
+  changeOfUser(
+    work: (tx: UserStoreTransaction) => Promise<StoredUser | null>,
+    notice: NewOutboxMessage | undefined,
+    audit: AuditEvent,
+  ): Promise<StoredUser | null> {
+    return this.store.transaction(async (tx) => {
+      const user = await work(tx);
+      if (!user) return null;
+      if (notice) await tx.outbox.add(notice, user);
+      await tx.audit.add(audit.subjectId === user.id ? audit : { ...audit, subjectId: user.id });
+      return user;
+    });
+  }
+
+  /**
+   * A change whose `audit` is written in its transaction when `changed` says it happened (by default: when the
+   * change answered true); returns its result.
+   */
+  audited<T>(
+    audit: AuditEvent,
+    work: (tx: UserStoreTransaction) => Promise<T>,
+    changed: (result: T) => boolean = (result) => result === true,
+  ): Promise<T> {
+    return this.store.transaction(async (tx) => {
+      const result = await work(tx);
+      if (changed(result)) await tx.audit.add(audit);
+      return result;
+    });
+  }
+
+  /**
+   * Inserts a session made by a sign-in, conditional on the password hash just verified (a reset, change or deletion
+   * that committed meanwhile wins), with its `audit` event; false when nothing was inserted. Committed without
+   * waiting for the disk (`TransactionOptions.durable`): a crash can only make the person sign in again.
+   */
+  createSession(session: StoredSession, passwordHash: string, audit: AuditEvent): Promise<boolean> {
+    return this.store.transaction(async (tx) => {
+      if (!(await tx.sessions.create(session, passwordHash))) return false;
+      await tx.audit.add(audit);
+      return true;
+    }, UNFLUSHED);
+  }
+
+  /**
+   * Ends every session of the user (and any pending email change), with `audit`, its details counting them
+   * (`sessions_ended`); `audit.at` stamps the links that fail with the change. Null, and nothing written, when the
+   * user does not exist.
+   */
+  endAllSessions(userId: string, audit: AuditEvent): Promise<number | null> {
+    return this.store.transaction(async (tx) => {
+      const ended = await tx.sessions.deleteAll(userId, audit.at);
+      if (ended !== null) await tx.audit.add(withDetails(audit, { sessions_ended: ended }));
+      return ended;
+    });
   }
 
   /** A verification token never outlives its registration. */
@@ -255,12 +357,15 @@ export class AccountContext {
   async rehashIfOutdated(user: StoredUser, password: string): Promise<string> {
     if (!this.passwords.needsRehash(user.passwordHash)) return user.passwordHash;
     const newHash = await this.passwords.hash(password);
-    const replaced = await this.store.rehashPassword(user.id, user.passwordHash, newHash, this.clock.now());
+    const now = this.clock.now();
+    const replaced = await this.store.transaction((tx) =>
+      tx.passwords.rehash(user.id, user.passwordHash, newHash, now),
+    );
     return replaced ? newHash : user.passwordHash;
   }
 
   async requireUser(username: string): Promise<StoredUser> {
-    const user = await this.store.findUserByUsernameKey(usernameKeyOf(username));
+    const user = await this.store.users.findByUsernameKey(usernameKeyOf(username));
     if (!user) throw new AccountError('account_error', 'Unknown user');
     return user;
   }

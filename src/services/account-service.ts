@@ -1,32 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { AccountError, invalidSession, usernameTakenError } from '../errors/account-error';
-import { AccountContext } from './account-context';
-import type { AccountOptions } from './account-options';
-import type { AttemptLimiter } from './attempt-limiter';
+import { AccessControl } from './access-control';
+import { AccountContext, type AccountServiceDeps } from './account-context';
 import { Administration } from './administration';
-import { OPERATOR } from './admin-views';
 import { anonymous, self, type RequestOrigin } from './audit-trail';
 import { type Awaitable, whenReady } from './awaitable';
-import type { Clock } from './clock';
 import { EmailChanges } from './email-changes';
-import type { EmailSender } from './email-sender';
 import { expiryCutoffs, expiryRulesOf, sessionExpiresAt, unverifiedCreatedBefore } from './expiry-rules';
-import {
-  canonicalEmail,
-  canonicalUsername,
-  checkPermissionName,
-  checkRoleName,
-  emailKeyOf,
-  usernameKeyOf,
-} from './identity';
-import type { Logger } from './logger';
+import { canonicalEmail, canonicalUsername, emailKeyOf, usernameKeyOf } from './identity';
 import type { MailDelivery } from './mail-delivery';
-import { SecondFactors, type SecondFactorProof, type SignInResult } from './second-factors';
+import { SecondFactors, type SignInResult } from './second-factors';
 import { canSend } from './sender-operations';
 import { SessionDirectory } from './session-directory';
 import { newSession } from './session-views';
 import { isRawToken } from './token-hasher';
-import type { AccessAnswer, AccessQuery, AccountUser, SessionCheck, SessionClient, SessionView } from './types';
+import type { AccessAnswer, AccessQuery, AccountUser, SessionCheck, SessionClient } from './types';
 
 /** A live session's user as the host sees it, its second-factor mark, and the access answer it was asked for. */
 export interface AuthenticatedSession {
@@ -35,29 +23,8 @@ export interface AuthenticatedSession {
   /** Present when `authenticateSession` was given an `AccessQuery`. */
   access?: AccessAnswer;
 }
-import type { RoleSummary, UserStore } from './user-store';
 
-export interface AccountServiceDeps {
-  store: UserStore;
-  sender: EmailSender;
-  options: AccountOptions;
-  clock?: Clock;
-  /** Security events are logged here; without one, nothing is. */
-  logger?: Logger;
-  /** Per-account and per-address limits (see `AttemptLimiter`); without one, nothing is counted. */
-  limiter?: AttemptLimiter;
-  /**
-   * Delivers the queued mail (see `MailDelivery`); without one, mail waits in the outbox for a worker elsewhere
-   * (`gatehouse worker`). `createAccountService` gives the service the in-process outbox worker.
-   */
-  delivery?: MailDelivery;
-  /**
-   * Where the service's own audit events come from (a request id and client address), read when one is written.
-   * Without one, they carry neither. The HTTP layer does not use it: each of its requests gets a view of the service
-   * with the request's origin fixed (`forRequest`).
-   */
-  origin?: () => RequestOrigin | undefined;
-}
+export type { AccountServiceDeps } from './account-context';
 
 export interface RegisterInput {
   username: string;
@@ -77,7 +44,9 @@ const invalidResetToken = () =>
 /**
  * The account core: every rule of registration, verification, sessions, password recovery and access control.
  * It knows the `UserStore` and `EmailSender` interfaces, a clock and its options; no HTTP, SQL or SMTP. Failures
- * are `AccountError`s with a code; the HTTP layer decides statuses.
+ * are `AccountError`s with a code; the HTTP layer decides statuses. An account's life (registration, sign-in,
+ * password, deletion) is here; each other area is a part it hands out (`sessions`, `emailChanges`, `secondFactors`,
+ * `access`, `admin`).
  *
  * Email is never sent while a request waits, and never lost: each change that causes a message queues it in the
  * same store transaction (the outbox), and a delivery worker sends it afterwards, retrying with backoff. By default
@@ -86,12 +55,24 @@ const invalidResetToken = () =>
  * @example
  * const accounts = createAccountService({ store: new MemoryUserStore(), sender, options: { secretKey } });
  * await accounts.register({ username: 'alice', email: 'alice@example.com', password: 'correct horse battery' });
+ * await accounts.access.grantRole('alice', 'editor');
  */
 export class AccountService {
   private readonly core: AccountContext;
-  private readonly sessions: SessionDirectory;
-  private readonly emailChanges: EmailChanges;
-  private readonly secondFactors: SecondFactors;
+  /**
+   * The sessions a person sees and ends, re-authentication (`reauthenticate`), and an operator's view of a user's
+   * sessions (`listOf`, `endOf`, `endAllOf`).
+   */
+  readonly sessions: SessionDirectory;
+  /** Changing the address of an account: `request`, `confirm`, `pending`. */
+  readonly emailChanges: EmailChanges;
+  /**
+   * The second factor: answering a sign-in's challenge (`completeSignIn`), enrolment, recovery codes, switching it
+   * off (and an operator's `disableFor`).
+   */
+  readonly secondFactors: SecondFactors;
+  /** Roles and permissions: whether a user holds one (`hasRole`, `requirePermission`...), and the operator's changes. */
+  readonly access: AccessControl;
   /** Administration of other accounts and the audit trail, each action checked against its permission. */
   readonly admin: Administration;
   /**
@@ -103,10 +84,11 @@ export class AccountService {
 
   constructor(deps: AccountServiceDeps) {
     this.core = new AccountContext(deps);
-    this.sessions = new SessionDirectory(this.core);
-    this.emailChanges = new EmailChanges(this.core);
     this.secondFactors = new SecondFactors(this.core);
+    this.sessions = new SessionDirectory(this.core, this.secondFactors);
+    this.emailChanges = new EmailChanges(this.core);
     this.admin = new Administration(this.core);
+    this.access = new AccessControl(this.core, this.admin);
     this.delivery = this.core.delivery;
   }
 
@@ -121,14 +103,19 @@ export class AccountService {
    */
   forRequest(origin: RequestOrigin): AccountService {
     const core = this.core.forOrigin(origin);
-    // Each part keeps its state (the second factor's sealer, say) and sees the request's context in place of this one.
-    const rebase = <Part extends object>(part: Part): Part => Object.create(part, { core: { value: core } }) as Part;
+    // Each part keeps its state (the second factor's sealer, say) and sees the request's context in place of this one,
+    // and the request's view of the parts it uses.
+    const rebase = <Part extends object>(part: Part, parts: PropertyDescriptorMap = {}): Part =>
+      Object.create(part, { core: { value: core }, ...parts }) as Part;
+    const secondFactors = rebase(this.secondFactors);
+    const admin = rebase(this.admin);
     return Object.create(this, {
       core: { value: core },
-      sessions: { value: rebase(this.sessions) },
+      sessions: { value: rebase(this.sessions, { factors: { value: secondFactors } }) },
       emailChanges: { value: rebase(this.emailChanges) },
-      secondFactors: { value: rebase(this.secondFactors) },
-      admin: { value: rebase(this.admin) },
+      secondFactors: { value: secondFactors },
+      admin: { value: admin },
+      access: { value: rebase(this.access, { admin: { value: admin } }) },
     }) as AccountService;
   }
 
@@ -147,7 +134,7 @@ export class AccountService {
     const address = canonicalEmail(input.email);
     const password = this.core.policy.check(input.password, { username: name.username, email: address.email });
     // Checked before hashing so a taken name costs no argon2 work; the store's unique key still decides races.
-    const holder = await this.core.store.findUserByUsernameKey(name.usernameKey);
+    const holder = await this.core.store.users.findByUsernameKey(name.usernameKey);
     if (holder && !this.core.hasExpired(holder, this.core.clock.now())) throw usernameTakenError();
 
     const passwordHash = await this.core.passwords.hash(password);
@@ -158,21 +145,25 @@ export class AccountService {
     const verificationToken = this.core.tokens.generate();
     const verification = this.core.tokenRow(verificationToken, { id, createdAt: now }, 'verify_email', now);
     const canNotify = canSend(this.core.sender, 'registrationAttempt');
-    const result = await this.core.store.createUser(
-      { id, ...name, ...address, passwordHash, createdAt: now },
-      verification,
-      {
-        link: mayMail
-          ? this.core.messages.link('verification', now, verificationToken, verification.expiresAt)
-          : undefined,
-        ownerNotice: mayMail && canNotify ? this.core.messages.notice('registrationAttempt', now) : undefined,
-        expiredUnverifiedBefore: unverifiedCreatedBefore(now, this.core.options.unverifiedRegistrationTtlMs),
-        // The same event whoever holds the address; the store writes it only with the registration.
-        audit: this.core.audit.event('register', 'success', anonymous(id)),
-      },
-    );
+    const user = { id, ...name, ...address, passwordHash, createdAt: now };
+    const expiredBefore = unverifiedCreatedBefore(now, this.core.options.unverifiedRegistrationTtlMs);
+    const link = mayMail
+      ? this.core.messages.link('verification', now, verificationToken, verification.expiresAt)
+      : undefined;
+    const ownerNotice = mayMail && canNotify ? this.core.messages.notice('registrationAttempt', now) : undefined;
+    // The same event whoever holds the address, written only with the registration.
+    const audit = this.core.audit.event('register', 'success', anonymous(id));
+    const result = await this.core.store.transaction(async (tx) => {
+      const created = await tx.users.create(user, verification, expiredBefore);
+      if (!created.ok) return created;
+      // The link to the address, or, when a verified account owns it, the notice to that owner instead.
+      const message = created.owner ? ownerNotice : link;
+      if (message) await tx.outbox.add(message, created.owner ?? created.user);
+      await tx.audit.add(audit);
+      return created;
+    });
     if (!result.ok) throw usernameTakenError();
-    const outcome = result.addressOwned ? 'address_owned' : 'created';
+    const outcome = result.owner ? 'address_owned' : 'created';
     this.core.logger.info({ event: 'register', outcome, userId: id }, 'registration stored');
     this.core.delivery?.nudge();
   }
@@ -185,11 +176,12 @@ export class AccountService {
   async verifyEmail(token: string): Promise<void> {
     if (!isRawToken(token)) throw invalidVerificationToken();
     const now = this.core.clock.now();
-    const user = await this.core.store.verifyEmail(
-      this.core.tokens.hash(token),
-      now,
+    const tokenHash = this.core.tokens.hash(token);
+    const user = await this.core.changeOfUser(
+      (tx) => tx.users.confirmAddress(tokenHash, now),
       this.core.messages.notice('emailVerified', now),
-      this.core.audit.event('verify_email', 'success', anonymous(undefined)),
+      // About the account the token names, known once the store finds it.
+      this.core.audit.event('verify_email', 'success', anonymous(null)),
     );
     if (!user) {
       this.core.logger.info({ event: 'verify_email', outcome: 'invalid_token' }, 'email verification refused');
@@ -207,7 +199,7 @@ export class AccountService {
   async pendingVerification(token: string): Promise<{ username: string } | null> {
     if (!isRawToken(token)) return null;
     const now = this.core.clock.now();
-    const user = await this.core.store.findUserByToken(this.core.tokens.hash(token), 'verify_email', now);
+    const user = await this.core.store.tokens.findUser(this.core.tokens.hash(token), 'verify_email', now);
     return user && !user.verified && !this.core.hasExpired(user, now) ? { username: user.username } : null;
   }
 
@@ -223,10 +215,10 @@ export class AccountService {
     this.core.background.run('resend_verification', {}, async () => {
       if (!(await this.core.mayMail('resend-verification.email', emailKey))) return;
       await this.core.background.retryWhileUnavailable(async () => {
-        if (await this.core.store.findVerifiedUserByEmailKey(emailKey)) return;
+        if (await this.core.store.users.findVerifiedByEmailKey(emailKey)) return;
         const now = this.core.clock.now();
         const createdAfter = unverifiedCreatedBefore(now, this.core.options.unverifiedRegistrationTtlMs);
-        for (const user of await this.core.store.findUnverifiedUsersByEmailKey(emailKey, createdAfter, RESEND_LIMIT)) {
+        for (const user of await this.core.store.users.findUnverifiedByEmailKey(emailKey, createdAfter, RESEND_LIMIT)) {
           if (user.disabledAt === null) await this.core.replaceTokenAndQueueLink(user, 'verify_email');
         }
       });
@@ -249,7 +241,7 @@ export class AccountService {
 
   /**
    * `login` for every account: a session, or, for an account with a second factor, the challenge a code must
-   * answer (`completeSignIn`).
+   * answer (`secondFactors.completeSignIn`).
    */
   async signIn(username: string, password: string, client?: SessionClient): Promise<SignInResult> {
     // Nobody's password is this long, so refusing it without hashing reveals nothing and bounds the work.
@@ -258,7 +250,7 @@ export class AccountService {
     const usernameKey = usernameKeyOf(username);
     // Keyed by the name asked for, not the user: unknown and existing names are throttled alike.
     await this.core.takePasswordGuess(usernameKey);
-    const user = await this.core.store.findUserByUsernameKey(usernameKey);
+    const user = await this.core.store.users.findByUsernameKey(usernameKey);
     if (!user || this.core.hasExpired(user, this.core.clock.now())) {
       await this.core.passwords.verifyDummy(candidate);
       this.core.logger.info({ event: 'login', outcome: 'unknown_user' }, 'login failed');
@@ -301,14 +293,9 @@ export class AccountService {
     );
     // Conditional on the hash just verified: a reset, change or deletion that committed meanwhile wins.
     const audit = this.core.audit.event('login', 'success', self(user.id));
-    if (!(await this.core.store.createSession(session, passwordHash, audit))) throw invalidCredentials();
+    if (!(await this.core.createSession(session, passwordHash, audit))) throw invalidCredentials();
     this.core.logger.info({ event: 'login', outcome: 'success', userId: user.id }, 'login succeeded');
     return { kind: 'session', token };
-  }
-
-  /** Answers a login challenge with a TOTP code or a recovery code; the session token (see `SecondFactors`). */
-  completeSignIn(challengeToken: string, proof: SecondFactorProof, client?: SessionClient): Promise<string> {
-    return this.secondFactors.completeSignIn(challengeToken, proof, client);
   }
 
   /**
@@ -329,7 +316,7 @@ export class AccountService {
 
   /**
    * `authenticate`, and whether the session was made with a second factor (`@Authorized('mfa')`). With `access`,
-   * the same read also answers whether the user holds that role or permission (`requireAccess` judges the answer):
+   * the same read also answers whether the user holds that role or permission (`requireAccess` in `access-control.ts` judges the answer):
    * a guard's whole check in one read.
    */
   async authenticateSession(token: string, access?: AccessQuery): Promise<AuthenticatedSession> {
@@ -350,94 +337,18 @@ export class AccountService {
   /** Ends the presented session only. */
   async logout(token: string): Promise<void> {
     const user = await this.core.requireSessionUser(token);
-    await this.core.store.deleteSession(
-      this.core.tokens.hash(token),
-      this.core.audit.event('logout', 'success', self(user.id)),
-    );
+    const tokenHash = this.core.tokens.hash(token);
+    const audit = this.core.audit.event('logout', 'success', self(user.id));
+    await this.core.audited(audit, (tx) => tx.sessions.delete(tokenHash));
     this.core.logger.info({ event: 'logout', outcome: 'success', userId: user.id }, 'session ended');
   }
 
   /** Ends every session of the token's user, and nobody else's. */
   async logoutAll(token: string): Promise<void> {
     const user = await this.core.requireSessionUser(token);
-    await this.core.store.deleteUserSessions(user.id, this.core.audit.event('logout_all', 'success', self(user.id)));
+    const audit = this.core.audit.event('logout_all', 'success', self(user.id));
+    await this.core.endAllSessions(user.id, audit);
     this.core.logger.info({ event: 'logout_all', outcome: 'success', userId: user.id }, 'all sessions ended');
-  }
-
-  /** The live sessions of the token's user, newest first, with `current` on this one (see `SessionDirectory`). */
-  listSessions(token: string): Promise<SessionView[]> {
-    return this.sessions.list(token);
-  }
-
-  /** Ends one of the user's own sessions by its public id (see `SessionDirectory.end`). */
-  endSession(token: string, sessionId: string): Promise<void> {
-    return this.sessions.end(token, sessionId);
-  }
-
-  /** Ends every session of the user but this one; needs a recent password. Returns how many ended. */
-  endOtherSessions(token: string): Promise<number> {
-    return this.sessions.endOthers(token);
-  }
-
-  /**
-   * Proves the password again on this session, and a code (TOTP or recovery) when the account has a second factor
-   * on (see `SessionDirectory.reauthenticate`).
-   */
-  reauthenticate(token: string, password: string, code?: string): Promise<{ authenticatedUntil: Date }> {
-    return this.sessions.reauthenticate(token, password, code, this.secondFactors);
-  }
-
-  // --- Email change ----------------------------------------------------------------------------------------------
-
-  /** Asks to change the address; the new one must confirm it (see `EmailChanges.request`). */
-  requestEmailChange(token: string, newEmail: string, options: { endOtherSessions?: boolean } = {}): Promise<void> {
-    return this.emailChanges.request(token, newEmail, options);
-  }
-
-  /** Spends an email-change link and makes its address the account's (see `EmailChanges.confirm`). */
-  confirmEmailChange(token: string): Promise<void> {
-    return this.emailChanges.confirm(token);
-  }
-
-  /** The account and new address an email-change link would confirm, without spending it; null when dead. */
-  pendingEmailChange(token: string): Promise<{ username: string; newEmail: string } | null> {
-    return this.emailChanges.pending(token);
-  }
-
-  // --- Second factor ---------------------------------------------------------------------------------------------
-
-  /** Whether the account has a second factor on, one waiting for its first code, and how many recovery codes remain. */
-  secondFactorStatus(token: string): Promise<{ enabled: boolean; pending: boolean; recoveryCodesLeft: number }> {
-    return this.secondFactors.status(token);
-  }
-
-  /** Starts TOTP enrolment (recent password): the secret and its `otpauth://` URI, shown now and never again. */
-  startTotpEnrolment(token: string): Promise<{ secret: string; uri: string }> {
-    return this.secondFactors.startEnrolment(token);
-  }
-
-  /** Turns the second factor on with a right code, ending the other sessions by default; the recovery codes, once. */
-  confirmTotpEnrolment(
-    token: string,
-    code: string,
-    options: { endOtherSessions?: boolean } = {},
-  ): Promise<{ recoveryCodes: string[] }> {
-    return this.secondFactors.confirmEnrolment(token, code, options);
-  }
-
-  /** Replaces the recovery codes (recent password and a code); returns the new ones, once. */
-  regenerateRecoveryCodes(token: string, code: string): Promise<{ recoveryCodes: string[] }> {
-    return this.secondFactors.regenerateRecoveryCodes(token, code);
-  }
-
-  /** Turns the second factor off (recent password and a code). */
-  disableSecondFactor(token: string, code: string): Promise<void> {
-    return this.secondFactors.disable(token, code);
-  }
-
-  /** For an operator: turns a user's second factor off; true when one was on or waiting. */
-  disableSecondFactorFor(username: string): Promise<boolean> {
-    return this.secondFactors.disableFor(username);
   }
 
   // --- Passwords -------------------------------------------------------------------------------------------------
@@ -454,7 +365,7 @@ export class AccountService {
     this.core.background.run('request_password_reset', {}, async () => {
       if (!(await this.core.mayMail('reset-request.email', emailKey))) return;
       const user = await this.core.background.retryWhileUnavailable(async () => {
-        const found = await this.core.store.findVerifiedUserByEmailKey(emailKey);
+        const found = await this.core.store.users.findVerifiedByEmailKey(emailKey);
         // A disabled account gets no link: a reset must not be a way back in.
         if (found && found.disabledAt === null) {
           const audit = this.core.audit.event('password_reset_requested', 'sent', anonymous(found.id));
@@ -487,7 +398,7 @@ export class AccountService {
   async confirmPasswordReset(token: string, newPassword: string): Promise<void> {
     if (!isRawToken(token)) throw invalidResetToken();
     const tokenHash = this.core.tokens.hash(token);
-    const owner = await this.core.store.findUserByToken(tokenHash, 'reset_password', this.core.clock.now());
+    const owner = await this.core.store.tokens.findUser(tokenHash, 'reset_password', this.core.clock.now());
     if (!owner) {
       this.core.logger.info({ event: 'password_reset', outcome: 'invalid_token' }, 'password reset refused');
       await this.core.audit.record('password_reset', 'invalid_token', anonymous(null));
@@ -496,10 +407,8 @@ export class AccountService {
     const password = this.core.policy.check(newPassword, { username: owner.username, email: owner.email });
     const passwordHash = await this.core.passwords.hash(password);
     const now = this.core.clock.now();
-    const user = await this.core.store.resetPassword(
-      tokenHash,
-      passwordHash,
-      now,
+    const user = await this.core.changeOfUser(
+      (tx) => tx.passwords.reset(tokenHash, passwordHash, now),
       this.core.messages.notice('passwordChanged', now),
       this.core.audit.event('password_reset', 'success', anonymous(owner.id)),
     );
@@ -525,19 +434,12 @@ export class AccountService {
     const notice = this.core.messages.notice('passwordChanged', now);
     // Conditional on the hash we verified and on this session: a change, reset or logout-all that committed while
     // we hashed wins.
-    if (
-      !(await this.core.store.changePassword(
-        user.id,
-        user.passwordHash,
-        passwordHash,
-        now,
-        notice,
-        sessionTokenHash,
-        this.core.audit.event('password_change', 'success', self(user.id)),
-      ))
-    ) {
-      throw invalidSession();
-    }
+    const changed = await this.core.changeOfUser(
+      (tx) => tx.passwords.change(user.id, user.passwordHash, passwordHash, now, sessionTokenHash),
+      notice,
+      this.core.audit.event('password_change', 'success', self(user.id)),
+    );
+    if (!changed) throw invalidSession();
     this.core.logger.info({ event: 'password_change', outcome: 'success', userId: user.id }, 'password changed');
     this.core.delivery?.nudge();
   }
@@ -554,7 +456,16 @@ export class AccountService {
     const authorisation = { sessionTokenHash: this.core.tokens.hash(token), passwordHash: user.passwordHash };
     const notice = this.core.messages.notice('accountDeleted', this.core.clock.now());
     const audit = this.core.audit.event('account_deleted', 'success', self(user.id));
-    if (!(await this.core.store.deleteUser(user.id, notice, authorisation, audit))) {
+    const deleted = await this.core.store.transaction(async (tx) => {
+      // `audit.at` stamps the links that die with the account.
+      const result = await tx.users.delete(user.id, audit.at, { authorisation });
+      if (result.outcome !== 'deleted') return false;
+      // Addressed from the row as it was before it went.
+      await tx.outbox.add(notice, result.user);
+      await tx.audit.add(audit);
+      return true;
+    });
+    if (!deleted) {
       this.core.logger.info(
         { event: 'account_deleted', outcome: 'credentials_changed', userId: user.id },
         'account deletion refused',
@@ -563,89 +474,6 @@ export class AccountService {
     }
     this.core.logger.info({ event: 'account_deleted', outcome: 'success', userId: user.id }, 'account deleted');
     this.core.delivery?.nudge();
-  }
-
-  // --- Roles and permissions -------------------------------------------------------------------------------------
-
-  // The host's code and the CLI manage access as the operator: checked by nothing but their access to the process,
-  // and audited as such (`Administration`, which the admin routes reach with an administrator instead).
-
-  /** Creates a role if it does not exist; true when it was created now. */
-  createRole(name: string): Promise<boolean> {
-    return this.admin.createRole(OPERATOR, name);
-  }
-
-  createPermission(name: string): Promise<boolean> {
-    return this.admin.createPermission(OPERATOR, name);
-  }
-
-  grantPermission(role: string, permission: string): Promise<void> {
-    return this.admin.grantPermission(OPERATOR, role, permission);
-  }
-
-  /** Refuses (`protected_permission`) to take a Gatehouse permission from `gatehouse-admin`. */
-  revokePermission(role: string, permission: string): Promise<void> {
-    return this.admin.revokePermission(OPERATOR, role, permission);
-  }
-
-  async grantRole(username: string, role: string): Promise<void> {
-    await this.admin.grantRole(OPERATOR, await this.admin.userIdOf(username), role);
-  }
-
-  /** Refuses (`last_administrator`) to take `gatehouse-admin` from its last enabled holder. */
-  async revokeRole(username: string, role: string): Promise<void> {
-    await this.admin.revokeRole(OPERATOR, await this.admin.userIdOf(username), role);
-  }
-
-  /** Whether the user holds the role, read from the store now (a demotion counts on the next request). */
-  async hasRole(user: { id: string }, role: string): Promise<boolean> {
-    const answer = await this.core.store.checkRole(user.id, checkRoleName(role));
-    return isGranted({ kind: 'role', name: role }, answer);
-  }
-
-  /** Whether any role of the user carries the permission. */
-  async hasPermission(user: { id: string }, permission: string): Promise<boolean> {
-    const answer = await this.core.store.checkPermission(user.id, checkPermissionName(permission));
-    return isGranted({ kind: 'permission', name: permission }, answer);
-  }
-
-  async requireRole<U extends { id: string }>(user: U, role: string): Promise<U> {
-    if (!(await this.hasRole(user, role))) throw permissionDenied();
-    return user;
-  }
-
-  async requirePermission<U extends { id: string }>(user: U, permission: string): Promise<U> {
-    if (!(await this.hasPermission(user, permission))) throw permissionDenied();
-    return user;
-  }
-
-  listRoles(): Promise<RoleSummary[]> {
-    return this.admin.listRoles(OPERATOR);
-  }
-
-  listPermissions(): Promise<string[]> {
-    return this.admin.listPermissions(OPERATOR);
-  }
-
-  async listUserRoles(username: string): Promise<string[]> {
-    return this.core.store.listUserRoles((await this.core.requireUser(username)).id);
-  }
-
-  // --- Sessions, for an operator ---------------------------------------------------------------------------------
-
-  /** The live sessions of a user, newest first (none is `current`), for an operator. */
-  listUserSessions(username: string): Promise<SessionView[]> {
-    return this.sessions.listOf(username);
-  }
-
-  /** Ends one session of the user by its public id, for an operator. */
-  endUserSession(username: string, sessionId: string): Promise<void> {
-    return this.sessions.endOf(username, sessionId);
-  }
-
-  /** Ends every session of the user, for an operator; returns how many were live. */
-  endAllUserSessions(username: string): Promise<number> {
-    return this.sessions.endAllOf(username);
   }
 
   /**
@@ -685,36 +513,10 @@ export class AccountService {
     await this.core.background.drain();
     await this.core.delivery?.drain();
   }
-
-  // --- Helpers ---------------------------------------------------------------------------------------------------
 }
 
 function accountDisabled(): AccountError {
   return new AccountError('account_disabled', 'This account has been disabled');
-}
-
-/**
- * What `requireRole` / `requirePermission` decide, for an answer already read (by `authenticateSession` with
- * `access`): an invalid or unknown name throws as they do, and anything but a grant is `permission_denied`.
- */
-export function requireAccess(query: AccessQuery, answer: AccessAnswer): void {
-  if (query.kind === 'role') checkRoleName(query.name);
-  else checkPermissionName(query.name);
-  if (!isGranted(query, answer)) throw permissionDenied();
-}
-
-/** Whether the answer grants it; a role or permission that does not exist is an error, not a refusal. */
-function isGranted(query: AccessQuery, answer: AccessAnswer): boolean {
-  if (answer === 'unknown') {
-    throw query.kind === 'role'
-      ? new AccountError('unknown_role', `Unknown role: ${query.name}`)
-      : new AccountError('unknown_permission', `Unknown permission: ${query.name}`);
-  }
-  return answer === 'granted';
-}
-
-function permissionDenied(): AccountError {
-  return new AccountError('permission_denied', 'Permission denied');
 }
 
 /** What a caller of the service learns of a checked session: not its deadlines or the account's disabled mark. */

@@ -1,8 +1,6 @@
 import { AccountError } from '../errors/account-error';
 import { type AccountContext, reauthenticationRequired } from './account-context';
-import type { AccessChangeRefusal, GrantResult, RoleSummary } from './account-store';
 import { ADMIN_PERMISSIONS, ADMIN_ROLE, ALL_ADMIN_PERMISSIONS, type AdminPermission } from './admin-permissions';
-import type { ProtectedChangeResult, UserDetails } from './admin-store';
 import {
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
@@ -15,12 +13,20 @@ import {
   type Page,
   type UserFilters,
 } from './admin-views';
-import type { AuditDetails, AuditEventType, NewAuditEvent } from './audit-event';
+import type { AuditDetails, AuditEvent, AuditEventType } from './audit-event';
 import { operator, type AuditParties } from './audit-trail';
 import { checkPermissionName, checkRoleName } from './identity';
 import { type CursorKey, type CursorScope, PageCursors } from './page-cursor';
 import { isRecordId } from './record-id';
 import type { StoredUser } from './types';
+import type {
+  AccessChangeRefusal,
+  DeleteUserResult,
+  GrantResult,
+  ProtectedChangeResult,
+  RoleSummary,
+  UserDetails,
+} from './user-store';
 
 /** Longest prefix a user search takes: the longest address. */
 const MAX_PREFIX_LENGTH = 254;
@@ -60,7 +66,7 @@ export class Administration {
       filters: { ...query, createdFrom: query.createdFrom?.getTime(), createdBefore: query.createdBefore?.getTime() },
     };
     const after = this.after(scope, filters.cursor);
-    const rows = await this.core.store.listUsers({
+    const rows = await this.core.store.admin.listUsers({
       ...query,
       after: after && { createdAt: after.at, id: after.id },
       limit: limit + 1,
@@ -86,7 +92,8 @@ export class Administration {
   async disableUser(actor: AdminActor, userId: string): Promise<AdminUserView> {
     await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageUsers);
     const audit = this.event(actor, 'admin.user_disabled', userId);
-    this.expectChanged(await this.core.store.disableUser(userId, this.core.clock.now(), audit, ADMIN_ROLE));
+    const now = this.core.clock.now();
+    this.expectChanged(await this.core.audited(audit, (tx) => tx.users.disable(userId, now, ADMIN_ROLE), isOk));
     this.log(audit, 'account disabled');
     return this.view(userId);
   }
@@ -95,7 +102,8 @@ export class Administration {
   async enableUser(actor: AdminActor, userId: string): Promise<AdminUserView> {
     await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageUsers);
     const audit = this.event(actor, 'admin.user_enabled', userId);
-    this.expectChanged(await this.core.store.enableUser(userId, this.core.clock.now(), audit));
+    const now = this.core.clock.now();
+    this.expectChanged(await this.core.audited(audit, (tx) => tx.users.enable(userId, now), isOk));
     this.log(audit, 'account enabled');
     return this.view(userId);
   }
@@ -105,7 +113,8 @@ export class Administration {
     await this.authoriseChange(actor, ADMIN_PERMISSIONS.endSessions);
     await this.requireUserById(userId);
     const audit = this.event(actor, 'admin.sessions_ended', userId);
-    const ended = await this.core.store.deleteUserSessions(userId, audit);
+    // Zero when the account went meanwhile (nothing is written then).
+    const ended = (await this.core.endAllSessions(userId, audit)) ?? 0;
     this.log(audit, 'sessions ended by an administrator', { sessions_ended: ended });
     return ended;
   }
@@ -118,7 +127,12 @@ export class Administration {
   async markVerified(actor: AdminActor, userId: string): Promise<AdminUserView> {
     await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageUsers);
     const audit = this.event(actor, 'admin.email_verified', userId);
-    const result = await this.core.store.markUserVerified(userId, this.core.clock.now(), audit);
+    const now = this.core.clock.now();
+    const result = await this.core.audited(
+      audit,
+      (tx) => tx.users.markVerified(userId, now),
+      (outcome) => outcome === 'verified',
+    );
     if (result === 'unknown_user') throw userNotFound();
     if (result === 'address_owned') {
       throw new AccountError('address_owned', 'Another verified account owns this address');
@@ -149,7 +163,16 @@ export class Administration {
     await this.authoriseChange(actor, ADMIN_PERMISSIONS.deleteUsers);
     const audit = this.event(actor, 'admin.user_deleted', userId);
     const notice = this.core.messages.notice('accountDeleted', this.core.clock.now());
-    this.expectChanged(await this.core.store.deleteUserAsAdmin(userId, ADMIN_ROLE, audit, notice));
+    const result = await this.core.store.transaction(async (tx) => {
+      // `audit.at` stamps the links that die with the account.
+      const result = await tx.users.delete(userId, audit.at, { keepLastHolderOf: ADMIN_ROLE });
+      if (result.outcome !== 'deleted') return result;
+      // Addressed from the row as it was before it went.
+      await tx.outbox.add(notice, result.user);
+      await tx.audit.add(audit);
+      return result;
+    });
+    this.expectDeleted(result);
     this.log(audit, 'account deleted by an administrator');
     this.core.delivery?.nudge();
   }
@@ -159,9 +182,9 @@ export class Administration {
     await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageRoles);
     const name = checkRoleName(role);
     const audit = this.event(actor, 'admin.role_granted', userId, { role: name });
-    expectGranted(await this.core.store.grantRole(userId, name, audit, grantorOf(actor)));
+    expectGranted(await this.core.audited(audit, (tx) => tx.access.grantRole(userId, name, grantorOf(actor)), isOk));
     this.log(audit, 'role granted');
-    return this.core.store.listUserRoles(userId);
+    return this.core.store.access.listUserRoles(userId);
   }
 
   /** `gatehouse.roles.manage`; `last_administrator` when it would leave `ADMIN_ROLE` with no enabled holder. */
@@ -169,23 +192,24 @@ export class Administration {
     await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageRoles);
     const name = checkRoleName(role);
     const audit = this.event(actor, 'admin.role_revoked', userId, { role: name });
-    const result = await this.core.store.revokeRole(userId, name, audit, name === ADMIN_ROLE, grantorOf(actor));
+    const conditions = { keepLastHolder: name === ADMIN_ROLE, grantor: grantorOf(actor) };
+    const result = await this.core.audited(audit, (tx) => tx.access.revokeRole(userId, name, conditions), isOk);
     if (result === 'last_holder') throw lastAdministrator();
     expectGranted(result);
     this.log(audit, 'role revoked');
-    return this.core.store.listUserRoles(userId);
+    return this.core.store.access.listUserRoles(userId);
   }
 
   /** `gatehouse.roles.manage`. */
   async listRoles(actor: AdminActor): Promise<RoleSummary[]> {
     await this.authorise(actor, ADMIN_PERMISSIONS.manageRoles);
-    return this.core.store.listRoles();
+    return this.core.store.access.listRoles();
   }
 
   /** `gatehouse.roles.manage`. */
   async listPermissions(actor: AdminActor): Promise<string[]> {
     await this.authorise(actor, ADMIN_PERMISSIONS.manageRoles);
-    return this.core.store.listPermissions();
+    return this.core.store.access.listPermissions();
   }
 
   /** `gatehouse.roles.manage`; true when created now (idempotent). */
@@ -193,7 +217,7 @@ export class Administration {
     await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageRoles);
     const role = checkRoleName(name);
     const audit = this.event(actor, 'admin.role_created', null, { role });
-    const created = await this.core.store.createRole(role, audit);
+    const created = await this.core.audited(audit, (tx) => tx.access.createRole(role));
     if (created) this.log(audit, 'role created');
     return created;
   }
@@ -203,7 +227,7 @@ export class Administration {
     await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageRoles);
     const permission = checkPermissionName(name);
     const audit = this.event(actor, 'admin.permission_created', null, { permission });
-    const created = await this.core.store.createPermission(permission, audit);
+    const created = await this.core.audited(audit, (tx) => tx.access.createPermission(permission));
     if (created) this.log(audit, 'permission created');
     return created;
   }
@@ -213,7 +237,14 @@ export class Administration {
     await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageRoles);
     const details = { role: checkRoleName(role), permission: checkPermissionName(permission) };
     const audit = this.event(actor, 'admin.permission_granted', null, details);
-    expectGranted(await this.core.store.grantPermission(details.role, details.permission, audit, grantorOf(actor)));
+    const grantor = grantorOf(actor);
+    expectGranted(
+      await this.core.audited(
+        audit,
+        (tx) => tx.access.grantPermission(details.role, details.permission, grantor),
+        isOk,
+      ),
+    );
     this.log(audit, 'permission granted to a role');
   }
 
@@ -225,7 +256,14 @@ export class Administration {
       throw new AccountError('protected_permission', `${details.permission} cannot leave the ${ADMIN_ROLE} role`);
     }
     const audit = this.event(actor, 'admin.permission_revoked', null, details);
-    expectGranted(await this.core.store.revokePermission(details.role, details.permission, audit, grantorOf(actor)));
+    const grantor = grantorOf(actor);
+    expectGranted(
+      await this.core.audited(
+        audit,
+        (tx) => tx.access.revokePermission(details.role, details.permission, grantor),
+        isOk,
+      ),
+    );
     this.log(audit, 'permission revoked from a role');
   }
 
@@ -238,7 +276,7 @@ export class Administration {
       list: 'audit',
       filters: { ...query, since: query.since?.getTime(), until: query.until?.getTime() },
     };
-    const rows = await this.core.store.listAuditEvents({
+    const rows = await this.core.store.audit.list({
       ...query,
       after: this.after(scope, filters.cursor),
       limit: limit + 1,
@@ -264,14 +302,14 @@ export class Administration {
   async makeAdministrator(username: string): Promise<boolean> {
     const user = await this.core.requireUser(username);
     // Only what is missing, so that running it again writes nothing to the trail.
-    const existing = (await this.core.store.listRoles()).find((role) => role.name === ADMIN_ROLE);
+    const existing = (await this.core.store.access.listRoles()).find((role) => role.name === ADMIN_ROLE);
     if (!existing) await this.createRole(OPERATOR, ADMIN_ROLE);
-    const known = new Set(await this.core.store.listPermissions());
+    const known = new Set(await this.core.store.access.listPermissions());
     for (const permission of ALL_ADMIN_PERMISSIONS) {
       if (!known.has(permission)) await this.createPermission(OPERATOR, permission);
       if (!existing?.permissions.includes(permission)) await this.grantPermission(OPERATOR, ADMIN_ROLE, permission);
     }
-    if ((await this.core.store.checkRole(user.id, ADMIN_ROLE)) === 'granted') return false;
+    if ((await this.core.store.access.checkRole(user.id, ADMIN_ROLE)) === 'granted') return false;
     await this.grantRole(OPERATOR, user.id, ADMIN_ROLE);
     return true;
   }
@@ -287,7 +325,7 @@ export class Administration {
    */
   private async authorise(actor: AdminActor, permission: AdminPermission): Promise<void> {
     if (actor.kind === 'operator') return;
-    if ((await this.core.store.checkPermission(actor.user.id, permission)) === 'granted') return;
+    if ((await this.core.store.access.checkPermission(actor.user.id, permission)) === 'granted') return;
     this.core.logger.info(
       { event: 'admin_action', outcome: 'permission_denied', userId: actor.user.id, permission },
       'admin action refused',
@@ -312,7 +350,7 @@ export class Administration {
   /** The id typed, when it names an existing account; otherwise null (it may be an address or any text). */
   private async accountNamedBy(userId: string | undefined): Promise<string | null> {
     if (!isRecordId(userId)) return null;
-    return (await this.core.store.findUserById(userId)) ? userId : null;
+    return (await this.core.store.users.findById(userId)) ? userId : null;
   }
 
   /** The position after which a page starts, from a cursor this list handed out under these filters. */
@@ -336,12 +374,7 @@ export class Administration {
     };
   }
 
-  private event(
-    actor: AdminActor,
-    type: AuditEventType,
-    subjectId: string | null,
-    details?: AuditDetails,
-  ): NewAuditEvent {
+  private event(actor: AdminActor, type: AuditEventType, subjectId: string | null, details?: AuditDetails): AuditEvent {
     const parties: AuditParties =
       actor.kind === 'admin' ? { actorType: 'admin', actorId: actor.user.id, subjectId } : operator(subjectId);
     return this.core.audit.event(type, 'success', parties, details);
@@ -354,11 +387,10 @@ export class Administration {
     subjectId: string | null,
     details?: AuditDetails,
   ): Promise<void> {
-    const event = this.event(actor, type, subjectId, details);
-    await this.core.store.appendAuditEvent({ ...event, subjectId });
+    await this.core.audit.write(this.event(actor, type, subjectId, details));
   }
 
-  private log(event: NewAuditEvent, message: string, extra: AuditDetails = {}): void {
+  private log(event: AuditEvent, message: string, extra: AuditDetails = {}): void {
     this.core.logger.info(
       {
         event: event.type,
@@ -378,8 +410,15 @@ export class Administration {
     if (result === 'last_holder') throw lastAdministrator();
   }
 
+  /** `unauthorised` is never asked for here (the administration passes no `Authorisation`). */
+  private expectDeleted(result: DeleteUserResult): void {
+    if (result.outcome === 'deleted') return;
+    if (result.outcome === 'last_holder') throw lastAdministrator();
+    throw userNotFound();
+  }
+
   private async requireUserById(userId: string): Promise<StoredUser> {
-    const user = await this.core.store.findUserById(userId);
+    const user = await this.core.store.users.findById(userId);
     if (!user) throw userNotFound();
     return user;
   }
@@ -387,7 +426,7 @@ export class Administration {
   private async view(userId: string): Promise<AdminUserView> {
     const now = this.core.clock.now();
     const idleBefore = new Date(now.getTime() - this.core.options.sessionIdleTimeoutMs);
-    const details = await this.core.store.getUserDetails(userId, now, idleBefore);
+    const details = await this.core.store.admin.userDetails(userId, now, idleBefore);
     if (!details) throw userNotFound();
     return viewOf(details);
   }
@@ -433,6 +472,8 @@ function viewOf(details: UserDetails): AdminUserView {
     sessionCount: details.liveSessions,
   };
 }
+
+const isOk = (result: string): boolean => result === 'ok';
 
 /** The administrator a store checks a change of access against; none for the operator, who holds everything. */
 function grantorOf(actor: AdminActor): string | undefined {

@@ -1,6 +1,6 @@
 /**
- * The audit trail: one row per security event, written by the store in the same transaction as the change it
- * records (or alone, for a refusal that changed nothing). Append-only: nothing updates a row, and only the clean-up
+ * The audit trail: one row per security event, written in the same store transaction as the change it records (or
+ * alone, for a refusal that changed nothing). Append-only: nothing updates a row, and only the clean-up
  * removes rows, once they are older than the retention (`auditRetentionMs`).
  *
  * An event never holds a token, password, hash or email address: who and what are user ids, role and permission
@@ -33,8 +33,8 @@ export type AuditDetails = Record<string, string | number | boolean>;
 export type AuditActorType = 'user' | 'admin' | 'operator' | 'anonymous';
 
 /**
- * An event as the core hands it to a store method. `subjectId: undefined` is allowed only on the methods that find
- * their user from a token (`verifyEmail`, `resetPassword`, `confirmEmailChange`): the store fills in that user.
+ * An event whose subject may be unknown yet (`undefined`). The trail (`UserStoreTransaction.audit`) takes only events
+ * whose subject is decided: the core fills it in before writing (the user a token named, once the store found it).
  */
 export type NewAuditEvent = Omit<AuditEvent, 'subjectId'> & { subjectId: string | null | undefined };
 

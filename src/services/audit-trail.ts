@@ -1,4 +1,4 @@
-import type { AuditActorType, AuditDetails, AuditEventType, NewAuditEvent } from './audit-event';
+import type { AuditActorType, AuditDetails, AuditEvent, AuditEventType } from './audit-event';
 import type { Clock } from './clock';
 import { orderedId } from './ordered-id';
 import type { UserStore } from './user-store';
@@ -13,15 +13,18 @@ export interface RequestOrigin {
 export interface AuditParties {
   actorType: AuditActorType;
   actorId: string | null;
-  /** `undefined` only for the store methods that fill in the user a token names (see `NewAuditEvent`). */
-  subjectId: string | null | undefined;
+  /**
+   * The account the event is about; null when none is known yet (a link from an email names its account only once
+   * the store has found it: the caller then writes the event with that user's id, see `AccountContext.changeOfUser`).
+   */
+  subjectId: string | null;
 }
 
 /** The person on their own account. */
 export const self = (userId: string): AuditParties => ({ actorType: 'user', actorId: userId, subjectId: userId });
 
 /** Nobody signed in (a login, a link from an email): about `subjectId`, when known. */
-export const anonymous = (subjectId: string | null | undefined): AuditParties => ({
+export const anonymous = (subjectId: string | null): AuditParties => ({
   actorType: 'anonymous',
   actorId: null,
   subjectId,
@@ -34,13 +37,19 @@ export const operator = (subjectId: string | null): AuditParties => ({
   subjectId,
 });
 
+/** The event with `extra` joining its details (a count known only once the change is made, `sessions_ended`). */
+export function withDetails(event: AuditEvent, extra: AuditDetails): AuditEvent {
+  return { ...event, details: { ...event.details, ...extra } };
+}
+
 /**
  * Builds audit events (id, time, request id and client address filled in) and writes those that record no change.
- * Events that record a change are handed to the store method making it, which writes them in its transaction.
+ * An event that records a change is written by the caller in the transaction of that change (`tx.audit.add`), and
+ * only when the change happened.
  */
 export class AuditTrail {
   constructor(
-    private readonly store: Pick<UserStore, 'appendAuditEvent'>,
+    private readonly store: Pick<UserStore, 'transaction'>,
     private readonly clock: Clock,
     private readonly origin: () => RequestOrigin | undefined = () => undefined,
   ) {}
@@ -50,7 +59,7 @@ export class AuditTrail {
     return new AuditTrail(this.store, this.clock, () => origin);
   }
 
-  event(type: AuditEventType, outcome: string, parties: AuditParties, details?: AuditDetails): NewAuditEvent {
+  event(type: AuditEventType, outcome: string, parties: AuditParties, details?: AuditDetails): AuditEvent {
     const origin = this.origin();
     return {
       id: orderedId(),
@@ -65,8 +74,12 @@ export class AuditTrail {
   }
 
   /** Writes an event that records no change (a refusal, a failed sign-in). */
-  async record(type: AuditEventType, outcome: string, parties: AuditParties, details?: AuditDetails): Promise<void> {
-    const event = this.event(type, outcome, parties, details);
-    await this.store.appendAuditEvent({ ...event, subjectId: event.subjectId ?? null });
+  record(type: AuditEventType, outcome: string, parties: AuditParties, details?: AuditDetails): Promise<void> {
+    return this.write(this.event(type, outcome, parties, details));
+  }
+
+  /** Writes an event already built that records no change (an administrator's read), in a transaction of its own. */
+  write(event: AuditEvent): Promise<void> {
+    return this.store.transaction((tx) => tx.audit.add(event));
   }
 }

@@ -47,18 +47,27 @@ export class EmailChanges {
     };
     const canNotifyOwner = canSend(this.core.sender, 'emailChangeAttempt');
     const canNotifyRequester = canSend(this.core.sender, 'emailChangeRequested');
-    const result = await this.core.store.requestEmailChange(
-      change,
-      {
-        link: mayMail ? this.core.messages.link('emailChange', now, changeToken, change.expiresAt) : undefined,
-        ownerNotice: mayMail && canNotifyOwner ? this.core.messages.notice('emailChangeAttempt', now) : undefined,
-        requestedNotice: canNotifyRequester ? this.core.messages.notice('emailChangeRequested', now) : undefined,
-      },
-      session.tokenHash,
-      this.core.audit.event('email_change_requested', 'success', self(user.id)),
-    );
+    const link = mayMail ? this.core.messages.link('emailChange', now, changeToken, change.expiresAt) : undefined;
+    const ownerNotice = mayMail && canNotifyOwner ? this.core.messages.notice('emailChangeAttempt', now) : undefined;
+    const requestedNotice = canNotifyRequester ? this.core.messages.notice('emailChangeRequested', now) : undefined;
+    const audit = this.core.audit.event('email_change_requested', 'success', self(user.id));
+    const result = await this.core.store.transaction(async (tx) => {
+      const result = await tx.emailChanges.request(change, session.tokenHash);
+      if (!result.ok) return result;
+      const { owner, user: changing } = result;
+      // The link to the new address, or, when a verified account owns it, the notice to that owner instead.
+      if (owner) {
+        if (ownerNotice) await tx.outbox.add(ownerNotice, owner);
+      } else if (link) {
+        await tx.outbox.add(link, { id: changing.id, username: changing.username, email: change.newEmail });
+      }
+      // To the current address, on both paths.
+      if (requestedNotice) await tx.outbox.add(requestedNotice, changing);
+      await tx.audit.add(audit);
+      return result;
+    });
     if (!result.ok) throw invalidSession();
-    const outcome = result.addressOwned ? 'address_owned' : 'requested';
+    const outcome = result.owner ? 'address_owned' : 'requested';
     this.core.logger.info({ event: 'email_change_requested', outcome, userId: user.id }, 'email change requested');
     this.core.delivery?.nudge();
   }
@@ -72,12 +81,19 @@ export class EmailChanges {
     if (!isRawToken(token)) throw invalidEmailChangeToken();
     const now = this.core.clock.now();
     const canNotify = canSend(this.core.sender, 'emailChanged');
-    const result = await this.core.store.confirmEmailChange(
-      this.core.tokens.hash(token),
-      now,
-      canNotify ? this.core.messages.notice('emailChanged', now) : undefined,
-      this.core.audit.event('email_change', 'success', anonymous(undefined)),
-    );
+    const tokenHash = this.core.tokens.hash(token);
+    const notice = canNotify ? this.core.messages.notice('emailChanged', now) : undefined;
+    const audit = this.core.audit.event('email_change', 'success', anonymous(null));
+    const result = await this.core.store.transaction(async (tx) => {
+      const result = await tx.emailChanges.confirm(tokenHash, now);
+      if (result.outcome !== 'changed') return result;
+      const { user, previousEmail } = result;
+      // The notice goes to the address the account had: its owner learns of the change.
+      if (notice) await tx.outbox.add(notice, { id: user.id, username: user.username, email: previousEmail });
+      // About the account the token named, known once the store found it.
+      await tx.audit.add({ ...audit, subjectId: user.id });
+      return result;
+    });
     if (result.outcome !== 'changed') {
       const outcome = result.outcome === 'taken' ? 'taken' : 'invalid_token';
       this.core.logger.info({ event: 'email_change', outcome }, 'email change refused');
@@ -94,7 +110,7 @@ export class EmailChanges {
   /** The account and new address an email-change link would confirm, without spending it; null when dead. */
   async pending(token: string): Promise<{ username: string; newEmail: string } | null> {
     if (!isRawToken(token)) return null;
-    const found = await this.core.store.findEmailChange(this.core.tokens.hash(token), this.core.clock.now());
+    const found = await this.core.store.emailChanges.find(this.core.tokens.hash(token), this.core.clock.now());
     return found && { username: found.user.username, newEmail: found.change.newEmail };
   }
 }

@@ -50,10 +50,10 @@ export function changeInstant(audit?: { at: Date }, message?: { createdAt: Date 
 export const EXPIRED_ERROR = 'EXPIRED';
 
 /**
- * A message as the core decides it, passed to the store method that makes the account change which causes it, so
- * both commit or roll back together. The store adds the user (id, username and email) from the row that operation
- * changes, inside its transaction: the account-deleted notice must still know where to go once the row is gone, and
- * a verification only learns whose token it was inside the store.
+ * A message as the core decides it, queued (`tx.outbox.add`) in the transaction of the account change that causes
+ * it, so both commit or roll back together. Its recipient (id, username and email) is the user row that change
+ * returned, copied into the message: the account-deleted notice must still know where to go once the row is gone,
+ * and a verification only learns whose token it was inside the store.
  */
 export interface NewOutboxMessage {
   /** A random UUID: the idempotency key of the message, and the local part of its Message-ID header. */
@@ -106,14 +106,14 @@ export interface ClaimedMessage {
   claimId: string;
 }
 
-/** What `listMessages` returns: newest first, at most `limit` (default 100). */
+/** What `OutboxQueue.list` returns: newest first, at most `limit` (default 100). */
 export interface OutboxQuery {
   status?: OutboxStatus;
   limit?: number;
 }
 
 /**
- * What `retryMessages` brings back: one message by id, or every failed one. A pending message becomes due now; a
+ * What `OutboxQueue.retry` brings back: one message by id, or every failed one. A pending message becomes due now; a
  * failed notice becomes pending again with a new give-up time. A failed link message cannot come back: its token
  * was erased when it failed, and the link would be dead anyway (the user asks for a new one).
  */

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { AccountError } from '../errors/account-error';
 import { AccountContext, LiveSession } from './account-context';
-import { anonymous, operator, self, type AuditParties } from './audit-trail';
+import { anonymous, operator, self, withDetails, type AuditParties } from './audit-trail';
 import { sessionExpiresAt } from './expiry-rules';
 import type { OutboxKind } from './outbox-message';
 import { canSend } from './sender-operations';
@@ -56,25 +56,27 @@ export class SecondFactors {
 
   /** After a right password: a challenge when the account has a second factor on, else null (a session follows). */
   async challengeFor(user: StoredUser, passwordHash: string, client: SessionClient = {}): Promise<SignInResult | null> {
-    const factor = await this.core.store.getSecondFactor(user.id);
+    const factor = await this.core.store.secondFactors.get(user.id);
     if (!factor?.enabled) return null;
     const challengeToken = this.core.tokens.generate();
     const now = this.core.clock.now();
     const expiresAt = new Date(now.getTime() + this.core.options.loginChallengeTtlMs);
     const { ip, userAgent } = recordedClient(client);
-    await this.core.store.createLoginChallenge(
-      {
-        tokenHash: this.core.tokens.hash(challengeToken),
-        userId: user.id,
-        passwordBinding: this.passwordBinding(passwordHash),
-        attempts: 0,
-        createdAt: now,
-        expiresAt,
-        ip,
-        userAgent,
-      },
-      this.core.audit.event('login', 'challenge_issued', anonymous(user.id)),
-    );
+    const challenge = {
+      tokenHash: this.core.tokens.hash(challengeToken),
+      userId: user.id,
+      passwordBinding: this.passwordBinding(passwordHash),
+      attempts: 0,
+      createdAt: now,
+      expiresAt,
+      ip,
+      userAgent,
+    };
+    const audit = this.core.audit.event('login', 'challenge_issued', anonymous(user.id));
+    await this.core.store.transaction(async (tx) => {
+      await tx.loginChallenges.create(challenge);
+      await tx.audit.add(audit);
+    });
     this.core.logger.info({ event: 'login', outcome: 'challenge_issued', userId: user.id }, 'second factor asked for');
     return { kind: 'challenge', challengeToken, expiresAt, methods: ['totp', 'recovery_code'] };
   }
@@ -96,12 +98,14 @@ export class SecondFactors {
       return invalidChallenge();
     };
     // Read first, counting nothing: the account is known only from the challenge.
-    const found = await store.findLoginChallenge(tokenHash, now);
-    const user = found && (await store.findUserById(found.userId));
+    const found = await store.loginChallenges.find(tokenHash, now);
+    const user = found && (await store.users.findById(found.userId));
     if (!found || !user || found.attempts >= options.loginChallengeMaxAttempts) throw await refuse(user?.id ?? null);
     if (!this.sameBinding(found.passwordBinding, user.passwordHash)) throw await refuse(user.id);
     await this.core.takePasswordGuess(user.usernameKey, user.id);
-    const challenge = await store.takeLoginChallengeAttempt(tokenHash, now, options.loginChallengeMaxAttempts);
+    const challenge = await store.transaction((tx) =>
+      tx.loginChallenges.takeAttempt(tokenHash, now, options.loginChallengeMaxAttempts),
+    );
     if (!challenge) throw await refuse(user.id);
     if (!(await this.proves(user, proof, now, anonymous(user.id)))) {
       logger.info({ event: 'login_second_factor', outcome: 'wrong_code', userId: user.id }, 'second factor refused');
@@ -111,13 +115,13 @@ export class SecondFactors {
     // Disabled while the challenge waited: disabling deleted it, but a code already under way must not get through.
     if (user.disabledAt !== null) throw invalidChallenge();
     await this.core.forgetPasswordGuesses(user.usernameKey);
-    if (!(await store.consumeLoginChallenge(tokenHash))) throw invalidChallenge();
+    if (!(await store.transaction((tx) => tx.loginChallenges.consume(tokenHash)))) throw invalidChallenge();
     const token = this.core.tokens.generate();
     const from = client ?? { ip: challenge.ip, userAgent: challenge.userAgent };
     const session = newSession(this.core.tokens.hash(token), user.id, now, sessionExpiresAt(now, options), from, true);
     // Conditional on the password hash: a reset that committed meanwhile wins.
     const audit = this.core.audit.event('login_second_factor', 'success', self(user.id), { method: methodOf(proof) });
-    if (!(await store.createSession(session, user.passwordHash, audit))) throw invalidChallenge();
+    if (!(await this.core.createSession(session, user.passwordHash, audit))) throw invalidChallenge();
     logger.info({ event: 'login_second_factor', outcome: 'success', userId: user.id }, 'login succeeded');
     return token;
   }
@@ -125,9 +129,9 @@ export class SecondFactors {
   /** Whether the signed-in account has a factor on, one waiting for its first code, and how many codes are left. */
   async status(token: string): Promise<{ enabled: boolean; pending: boolean; recoveryCodesLeft: number }> {
     const { user } = await this.core.requireLiveSession(token);
-    const factor = await this.core.store.getSecondFactor(user.id);
+    const factor = await this.core.store.secondFactors.get(user.id);
     const enabled = factor?.enabled === true;
-    const recoveryCodesLeft = enabled ? await this.core.store.countRecoveryCodes(user.id) : 0;
+    const recoveryCodesLeft = enabled ? await this.core.store.secondFactors.countRecoveryCodes(user.id) : 0;
     return { enabled, pending: factor !== null && !enabled, recoveryCodesLeft };
   }
 
@@ -137,17 +141,18 @@ export class SecondFactors {
    */
   async startEnrolment(token: string): Promise<{ secret: string; uri: string }> {
     const { user } = await this.core.requireRecentSession(token);
-    if ((await this.core.store.getSecondFactor(user.id))?.enabled) throw alreadyEnabled();
+    if ((await this.core.store.secondFactors.get(user.id))?.enabled) throw alreadyEnabled();
     const secret = newTotpSecret();
     const now = this.core.clock.now();
-    const started = await this.core.store.startSecondFactor({
+    const factor = {
       userId: user.id,
       sealedSecret: this.sealer.seal(secret, user.id),
       enabled: false,
       createdAt: now,
       enabledAt: null,
       lastUsedStep: null,
-    });
+    };
+    const started = await this.core.store.transaction((tx) => tx.secondFactors.start(factor));
     if (!started) throw alreadyEnabled();
     this.core.logger.info(
       { event: 'second_factor_enrolment_started', outcome: 'success', userId: user.id },
@@ -168,7 +173,7 @@ export class SecondFactors {
     { endOtherSessions = true }: { endOtherSessions?: boolean } = {},
   ): Promise<{ recoveryCodes: string[] }> {
     const { user, session } = await this.core.requireRecentSession(token);
-    const factor = await this.core.store.getSecondFactor(user.id);
+    const factor = await this.core.store.secondFactors.get(user.id);
     if (!factor) throw notEnabled();
     if (factor.enabled) throw alreadyEnabled();
     await this.core.takePasswordGuess(user.usernameKey, user.id);
@@ -181,21 +186,24 @@ export class SecondFactors {
     const recoveryCodeHashes = recoveryCodes.map((typed) => this.recoveryCodeHash(user.id, typed));
     const notice = this.notice('secondFactorEnabled', now);
     const audit = this.core.audit.event('second_factor_enabled', 'success', self(user.id));
-    const enabled = await this.core.store.enableSecondFactor(
-      {
-        userId: user.id,
-        // The compare-and-set: the waiting factor whose secret the code just proved, and no other.
-        sealedSecret: factor.sealedSecret,
-        step,
-        recoveryCodeHashes,
-        now,
-        // This session just proved the factor: it counts as made with it, as a sign-in with a code would.
-        sessionTokenHash: session.tokenHash,
-        endOtherSessions,
-      },
-      notice,
-      audit,
-    );
+    const enabling = {
+      userId: user.id,
+      // The compare-and-set: the waiting factor whose secret the code just proved, and no other.
+      sealedSecret: factor.sealedSecret,
+      step,
+      recoveryCodeHashes,
+      now,
+      // This session just proved the factor: it counts as made with it, as a sign-in with a code would.
+      sessionTokenHash: session.tokenHash,
+      endOtherSessions,
+    };
+    const enabled = await this.core.store.transaction(async (tx) => {
+      const result = await tx.secondFactors.enable(enabling);
+      if (!result) return false;
+      if (notice) await tx.outbox.add(notice, result.user);
+      await tx.audit.add(endOtherSessions ? withDetails(audit, { sessions_ended: result.sessionsEnded }) : audit);
+      return true;
+    });
     if (!enabled) throw await this.whyNotEnabled(user.id);
     this.core.logger.info({ event: 'second_factor_enabled', outcome: 'success', userId: user.id }, 'second factor on');
     this.core.delivery?.nudge();
@@ -204,7 +212,7 @@ export class SecondFactors {
 
   /** Why an enabling changed nothing: the factor as it is now (on, gone, or another secret waiting). */
   private async whyNotEnabled(userId: string): Promise<AccountError> {
-    const now = await this.core.store.getSecondFactor(userId);
+    const now = await this.core.store.secondFactors.get(userId);
     if (now?.enabled) return alreadyEnabled();
     if (!now) return notEnabled();
     this.core.logger.info(
@@ -222,7 +230,12 @@ export class SecondFactors {
     const hashes = recoveryCodes.map((typed) => this.recoveryCodeHash(user.id, typed));
     const notice = this.notice('recoveryCodesRegenerated', now);
     const audit = this.core.audit.event('recovery_codes_regenerated', 'success', self(user.id));
-    if (!(await this.core.store.replaceRecoveryCodes(user.id, hashes, now, notice, audit))) throw notEnabled();
+    const replaced = await this.core.changeOfUser(
+      (tx) => tx.secondFactors.replaceRecoveryCodes(user.id, hashes, now),
+      notice,
+      audit,
+    );
+    if (!replaced) throw notEnabled();
     this.core.logger.info(
       { event: 'recovery_codes_regenerated', outcome: 'success', userId: user.id },
       'recovery codes replaced',
@@ -236,9 +249,12 @@ export class SecondFactors {
     const { user } = await this.requireProvedChange(token, code, 'second_factor_disabled');
     const now = this.core.clock.now();
     const audit = this.core.audit.event('second_factor_disabled', 'success', self(user.id));
-    if (!(await this.core.store.disableSecondFactor(user.id, now, this.notice('secondFactorDisabled', now), audit))) {
-      throw notEnabled();
-    }
+    const disabled = await this.core.changeOfUser(
+      (tx) => tx.secondFactors.disable(user.id, now),
+      this.notice('secondFactorDisabled', now),
+      audit,
+    );
+    if (!disabled) throw notEnabled();
     this.core.logger.info(
       { event: 'second_factor_disabled', outcome: 'success', userId: user.id },
       'second factor off',
@@ -250,9 +266,8 @@ export class SecondFactors {
   async disableFor(username: string): Promise<boolean> {
     const user = await this.core.requireUser(username);
     const now = this.core.clock.now();
-    const disabled = await this.core.store.disableSecondFactor(
-      user.id,
-      now,
+    const disabled = await this.core.changeOfUser(
+      (tx) => tx.secondFactors.disable(user.id, now),
       this.notice('secondFactorDisabled', now),
       this.core.audit.event('second_factor_disabled', 'by_operator', operator(user.id)),
     );
@@ -263,12 +278,12 @@ export class SecondFactors {
       );
       this.core.delivery?.nudge();
     }
-    return disabled;
+    return disabled !== null;
   }
 
   /** Whether the user has a factor on: re-authentication then asks for a code after the password. */
   async isOn(userId: string): Promise<boolean> {
-    return (await this.core.store.getSecondFactor(userId))?.enabled === true;
+    return (await this.core.store.secondFactors.get(userId))?.enabled === true;
   }
 
   /**
@@ -320,12 +335,12 @@ export class SecondFactors {
   private async proves(user: StoredUser, proof: SecondFactorProof, now: Date, by: AuditParties): Promise<boolean> {
     const { store } = this.core;
     if (typeof proof.code === 'string') {
-      const factor = await store.getSecondFactor(user.id);
+      const factor = await store.secondFactors.get(user.id);
       if (!factor?.enabled) return false;
       const secret = this.secretOf(factor);
       const step = secret === null ? null : totpStepOf(secret, proof.code, now);
       if (step === null) return false;
-      if (await store.useTotpStep(user.id, step)) return true;
+      if (await store.transaction((tx) => tx.secondFactors.useTotpStep(user.id, step))) return true;
       this.core.logger.info({ event: 'login_second_factor', outcome: 'replayed_step', userId: user.id }, 'code reused');
       return false;
     }
@@ -334,7 +349,13 @@ export class SecondFactors {
       if (code === null) return false;
       const hash = this.core.tokens.hash(recoveryCodeKey(user.id, code));
       const audit = this.core.audit.event('recovery_code_used', 'success', by);
-      if (!(await store.consumeRecoveryCode(user.id, hash, this.notice('recoveryCodeUsed', now), audit))) return false;
+      const notice = this.notice('recoveryCodeUsed', now);
+      const used = await this.core.changeOfUser(
+        (tx) => tx.secondFactors.consumeRecoveryCode(user.id, hash),
+        notice,
+        audit,
+      );
+      if (!used) return false;
       this.core.logger.info({ event: 'recovery_code_used', outcome: 'success', userId: user.id }, 'recovery code used');
       this.core.delivery?.nudge();
       return true;

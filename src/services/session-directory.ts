@@ -1,11 +1,11 @@
 import { AccountError, invalidSession } from '../errors/account-error';
 import { AccountContext } from './account-context';
-import { operator, self } from './audit-trail';
+import { operator, self, withDetails } from './audit-trail';
 import { liveSessionViews } from './session-views';
 import type { SecondFactors } from './second-factors';
 import type { SessionView } from './types';
 
-/** What re-authentication asks of the second factor (`SecondFactors`, handed in by the request's service). */
+/** What re-authentication asks of the second factor (`SecondFactors`; a request's view of the service hands in its own). */
 export type SecondFactorCheck = Pick<SecondFactors, 'isOn' | 'requireReauthenticationCode'>;
 
 const sessionNotFound = () => new AccountError('session_not_found', 'No such session');
@@ -16,13 +16,16 @@ const sessionNotFound = () => new AccountError('session_not_found', 'No such ses
  * at the next request: each request reads its session from the store.
  */
 export class SessionDirectory {
-  constructor(private readonly core: AccountContext) {}
+  constructor(
+    private readonly core: AccountContext,
+    private readonly factors: SecondFactorCheck,
+  ) {}
 
   /** The live sessions of the token's user, newest first, with `current` on this one. */
   async list(token: string): Promise<SessionView[]> {
     const { user, session } = await this.core.requireLiveSession(token);
     return liveSessionViews(
-      await this.core.store.listSessions(user.id),
+      await this.core.store.sessions.list(user.id),
       this.core.clock.now(),
       this.core.options,
       session.tokenHash,
@@ -38,7 +41,7 @@ export class SessionDirectory {
     const live = await this.core.requireLiveSession(token);
     if (live.session.id !== sessionId) this.core.requireRecent(live);
     const audit = this.core.audit.event('session_ended', 'success', self(live.user.id));
-    if (!(await this.core.store.deleteSessionById(live.user.id, sessionId, audit))) {
+    if (!(await this.core.audited(audit, (tx) => tx.sessions.deleteById(live.user.id, sessionId)))) {
       this.core.logger.info({ event: 'session_ended', outcome: 'not_found', userId: live.user.id }, 'no such session');
       throw sessionNotFound();
     }
@@ -52,7 +55,12 @@ export class SessionDirectory {
   async endOthers(token: string): Promise<number> {
     const { user, session } = await this.core.requireRecentSession(token);
     const audit = this.core.audit.event('other_sessions_ended', 'success', self(user.id));
-    const count = await this.core.store.deleteOtherSessions(user.id, session.tokenHash, audit);
+    const count = await this.core.store.transaction(async (tx) => {
+      const ended = await tx.sessions.deleteOthers(user.id, session.tokenHash, audit.at);
+      if (ended === null) return 0;
+      await tx.audit.add(withDetails(audit, { sessions_ended: ended }));
+      return ended;
+    });
     this.core.logger.info(
       { event: 'other_sessions_ended', outcome: 'success', userId: user.id, count },
       'other sessions ended',
@@ -62,17 +70,13 @@ export class SessionDirectory {
 
   /**
    * Proves the password again on this session, which then counts as recently authenticated for
-   * `reauthenticationWindowMs`; for an account with a second factor on, a code too (`factors`): at the strength of
+   * `reauthenticationWindowMs`; for an account with a second factor on, a code too: at the strength of
    * its sign-in, or a stolen session and a phished password would be enough for every sensitive change. Guesses of
    * either share login's budget for the account, so a stolen session gains no oracle.
    */
-  async reauthenticate(
-    token: string,
-    password: string,
-    code: string | undefined,
-    factors: SecondFactorCheck,
-  ): Promise<{ authenticatedUntil: Date }> {
+  async reauthenticate(token: string, password: string, code?: string): Promise<{ authenticatedUntil: Date }> {
     const { user, session } = await this.core.requireLiveSession(token);
+    const { factors } = this;
     const factorOn = await factors.isOn(user.id);
     await this.core.checkPassword(user, password, 'Password is incorrect', 'reauthenticate', {
       clearGuesses: !factorOn,
@@ -81,7 +85,9 @@ export class SessionDirectory {
     const now = this.core.clock.now();
     // Conditional on the hash just verified: a password change or reset that ended this session meanwhile wins.
     const audit = this.core.audit.event('reauthenticate', 'success', self(user.id));
-    const marked = await this.core.store.markSessionAuthenticated(session.tokenHash, user.passwordHash, now, audit);
+    const marked = await this.core.audited(audit, (tx) =>
+      tx.sessions.markAuthenticated(session.tokenHash, user.passwordHash, now),
+    );
     if (!marked) throw invalidSession();
     this.core.logger.info({ event: 'reauthenticate', outcome: 'success', userId: user.id }, 'password confirmed');
     return { authenticatedUntil: new Date(now.getTime() + this.core.options.reauthenticationWindowMs) };
@@ -90,14 +96,14 @@ export class SessionDirectory {
   /** The live sessions of a user, newest first (none is `current`). */
   async listOf(username: string): Promise<SessionView[]> {
     const user = await this.core.requireUser(username);
-    return liveSessionViews(await this.core.store.listSessions(user.id), this.core.clock.now(), this.core.options);
+    return liveSessionViews(await this.core.store.sessions.list(user.id), this.core.clock.now(), this.core.options);
   }
 
   /** Ends one session of the user by its public id; `session_not_found` when the user has no such session. */
   async endOf(username: string, sessionId: string): Promise<void> {
     const user = await this.core.requireUser(username);
     const audit = this.core.audit.event('admin.sessions_ended', 'success', operator(user.id));
-    if (!(await this.core.store.deleteSessionById(user.id, sessionId, audit))) throw sessionNotFound();
+    if (!(await this.core.audited(audit, (tx) => tx.sessions.deleteById(user.id, sessionId)))) throw sessionNotFound();
     this.core.logger.info(
       { event: 'admin_sessions_ended', outcome: 'success', userId: user.id, sessionId },
       'session ended by an operator',
@@ -108,11 +114,11 @@ export class SessionDirectory {
   async endAllOf(username: string): Promise<number> {
     const user = await this.core.requireUser(username);
     const live = liveSessionViews(
-      await this.core.store.listSessions(user.id),
+      await this.core.store.sessions.list(user.id),
       this.core.clock.now(),
       this.core.options,
     ).length;
-    await this.core.store.deleteUserSessions(
+    await this.core.endAllSessions(
       user.id,
       this.core.audit.event('admin.sessions_ended', 'success', operator(user.id)),
     );

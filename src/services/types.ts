@@ -11,7 +11,7 @@ export interface StoredUser {
   updatedAt: Date;
   /**
    * Set while an administrator has disabled the account: it cannot sign in, and its sessions and tokens were ended
-   * when it was disabled (see `AdminStore.disableUser`).
+   * when it was disabled (see `UserRecords.disable`).
    */
   disabledAt: Date | null;
 }
