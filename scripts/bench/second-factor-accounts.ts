@@ -104,7 +104,7 @@ async function enrol(
   if (!link) throw new Error(`seeding: no verification link for ${username}`);
   await accounts.verifyEmail(link);
   const session = await accounts.login(username, password);
-  const { secret } = await accounts.startTotpEnrolment(session);
+  const { secret } = await accounts.secondFactors.startEnrolment(session);
   const app = new TOTP({
     algorithm: 'SHA1',
     digits: 6,
@@ -131,7 +131,7 @@ async function confirmWithEarlierCode(accounts: AccountService, session: string,
   for (let attempt = 1; ; attempt++) {
     const earlier = Date.now() - TOTP_PERIOD_SECONDS * 1000;
     try {
-      await accounts.confirmTotpEnrolment(session, app.generate({ timestamp: earlier }));
+      await accounts.secondFactors.confirmEnrolment(session, app.generate({ timestamp: earlier }));
       return stepAt(earlier);
     } catch (error) {
       if (attempt === 3 || !(error instanceof AccountError) || error.code !== 'invalid_second_factor_code') throw error;

@@ -52,10 +52,10 @@ describe('browser: the administration page, end to end', function () {
     }
     expect(await accounts.admin.makeAdministrator('alice')).to.equal(true);
     // dave may read accounts and their events, and change nothing.
-    await accounts.createRole('support');
-    await accounts.grantPermission('support', 'gatehouse.users.read');
-    await accounts.grantPermission('support', 'gatehouse.audit.read');
-    await accounts.grantRole('dave', 'support');
+    await accounts.access.createRole('support');
+    await accounts.access.grantPermission('support', 'gatehouse.users.read');
+    await accounts.access.grantPermission('support', 'gatehouse.audit.read');
+    await accounts.access.grantRole('dave', 'support');
     await accounts.drain();
     await store.close();
 

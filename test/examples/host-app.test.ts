@@ -103,14 +103,14 @@ for (const { file, createHostApp } of FLAVOURS)
       expect(unknownRole.body.detail.code).to.equal('unknown_role');
 
       const accounts = resolveAccountService();
-      await accounts.createRole('editor');
-      await accounts.createPermission('posts.write');
-      await accounts.grantPermission('editor', 'posts.write');
+      await accounts.access.createRole('editor');
+      await accounts.access.createPermission('posts.write');
+      await accounts.access.grantPermission('editor', 'posts.write');
       const denied = await http.post('/api/posts').set('Authorization', auth).send({ title: 'Hi' }).expect(403);
       expect(denied.body).to.deep.equal({ detail: { detail: 'Permission denied', code: 'permission_denied' } });
       await http.get('/api/posts/drafts').set('Authorization', auth).expect(403);
 
-      await accounts.grantRole('alice', 'editor');
+      await accounts.access.grantRole('alice', 'editor');
       await http
         .post('/api/posts')
         .set('Authorization', auth)

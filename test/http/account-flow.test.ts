@@ -196,7 +196,7 @@ for (const kind of TEST_STORES) {
     });
 
     it('a role in the registration body is ignored (unknown fields are stripped)', async () => {
-      await t.accounts.createRole('admin');
+      await t.accounts.access.createRole('admin');
       const response = await t.http
         .post(`${PREFIX}/register`)
         .send({ username: 'lee', email: 'lee@example.com', password: PASSWORD, role: 'admin', verified: true });

@@ -235,10 +235,10 @@ function adminFlows(driver: Driver, store: () => UserStore | undefined): void {
     await t.createUser('alice');
     const aliceId = await idOf(app, 'alice');
     // An administrator hands on only what it holds: the operator gives root the application's permission first.
-    await t.accounts.createRole('publisher');
-    await t.accounts.createPermission('posts.write');
-    await t.accounts.grantPermission('publisher', 'posts.write');
-    await t.accounts.grantRole('root', 'publisher');
+    await t.accounts.access.createRole('publisher');
+    await t.accounts.access.createPermission('posts.write');
+    await t.accounts.access.grantPermission('publisher', 'posts.write');
+    await t.accounts.access.grantRole('root', 'publisher');
 
     expectStatus(await t.http.post(`${PREFIX}/admin/roles`).set(admin).send({ name: 'editor' }), 201, {
       name: 'editor',
@@ -288,7 +288,7 @@ function adminFlows(driver: Driver, store: () => UserStore | undefined): void {
       403,
       'permission_denied',
     );
-    await expectAccountError(t.accounts.revokeRole('root', ADMIN_ROLE), 'last_administrator');
+    await expectAccountError(t.accounts.access.revokeRole('root', ADMIN_ROLE), 'last_administrator');
     expectCode(await t.http.post(`${PREFIX}/admin/users/${rootId}/disable`).set(admin), 409, 'last_administrator');
     expectCode(await t.http.delete(`${PREFIX}/admin/users/${rootId}`).set(admin), 409, 'last_administrator');
     expectCode(

@@ -88,14 +88,14 @@ function hardening(driver: Driver, store: () => UserStore | undefined): void {
     const core = resolveAccountService();
     await t.createUser('accomplice');
     const accompliceId = await idOf(app, 'accomplice');
-    await core.createRole('empty');
+    await core.access.createRole('empty');
     for (const permission of ALL_ADMIN_PERMISSIONS) {
       const holder = `holder-${permission.replace(/\./g, '-')}`;
-      await core.createRole(holder);
-      await core.grantPermission(holder, permission);
+      await core.access.createRole(holder);
+      await core.access.grantPermission(holder, permission);
       const username = `m-${permission.replace(/\./g, '')}`.slice(0, 30);
       await t.createUser(username);
-      await core.grantRole(username, holder);
+      await core.access.grantRole(username, holder);
       const mallory = bearer(await t.login(username));
       const malloryId = await idOf(app, username);
       const attempts: [Method, string][] = [

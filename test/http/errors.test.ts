@@ -147,7 +147,8 @@ for (const driver of DRIVERS)
         method: 'post' | 'delete';
         path: string;
         valid: Record<string, string>;
-        core: keyof AccountService;
+        /** The core method the route calls: a method of `AccountService`, or of one of its parts (`part.method`). */
+        core: keyof AccountService | `secondFactors.${keyof AccountService['secondFactors'] & string}`;
         bearer?: boolean;
       }[] = [
         {
@@ -188,14 +189,14 @@ for (const driver of DRIVERS)
           method: 'post',
           path: '/second-factor/recovery-codes',
           valid: { code: '123456' },
-          core: 'regenerateRecoveryCodes',
+          core: 'secondFactors.regenerateRecoveryCodes',
           bearer: true,
         },
         {
           method: 'post',
           path: '/second-factor/disable',
           valid: { code: '123456' },
-          core: 'disableSecondFactor',
+          core: 'secondFactors.disable',
           bearer: true,
         },
       ];
@@ -205,12 +206,15 @@ for (const driver of DRIVERS)
           let calls: number;
           beforeEach(() => {
             calls = 0;
-            (t.accounts as unknown as Record<string, unknown>)[route.core] = async () => {
+            const [part, method] = route.core.includes('.') ? route.core.split('.') : [undefined, route.core];
+            const owner = (part ? t.accounts[part as keyof AccountService] : t.accounts) as unknown;
+            (owner as Record<string, unknown>)[method] = async () => {
               calls += 1;
               // What the real core gives back where the answer carries it: the login's token, new recovery codes (the
               // contract hook checks every answer against the API document).
               if (route.core === 'signIn') return { kind: 'session', token: 'a-session-token' };
-              if (route.core === 'regenerateRecoveryCodes') return { recoveryCodes: ['abcd-efgh-ijkl-mnop'] };
+              if (route.core === 'secondFactors.regenerateRecoveryCodes')
+                return { recoveryCodes: ['abcd-efgh-ijkl-mnop'] };
               return undefined;
             };
             t.calls.clear();

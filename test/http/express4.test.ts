@@ -61,7 +61,7 @@ describe('HTTP: on Express 4 (the copy routing-controllers depends on)', () => {
     expect((await http.get('/posts/ghost-role').set(bearer(alice)).expect(404)).body.detail.code).to.equal(
       'unknown_role',
     );
-    await accounts.createRole('editor');
+    await accounts.access.createRole('editor');
     const denied = await http.post('/posts/drafts').set(bearer(alice)).send({}).expect(403);
     expect(denied.body).to.deep.equal({ detail: { detail: 'Permission denied', code: 'permission_denied' } });
     const injected = await http.get('/posts/me-as-injected').set(bearer(alice)).expect(200);

@@ -50,11 +50,11 @@ describe('guards: how they decide (SQLite file)', () => {
     await accounts.register({ username: 'alice', email: 'alice@example.com', password: PASSWORD });
     await accounts.drain();
     await accounts.verifyEmail(sender.lastToken('sendVerification', 'alice@example.com'));
-    await accounts.createRole('reader');
-    await accounts.createPermission('reports.read');
-    await accounts.createPermission('reports.write');
-    await accounts.grantPermission('reader', 'reports.read');
-    await accounts.grantRole('alice', 'reader');
+    await accounts.access.createRole('reader');
+    await accounts.access.createPermission('reports.read');
+    await accounts.access.createPermission('reports.write');
+    await accounts.access.grantPermission('reader', 'reports.read');
+    await accounts.access.grantRole('alice', 'reader');
     token = await accounts.login('alice', PASSWORD);
     await accounts.drain();
     // Each request-path query is compiled at its first run, through Kysely; the direct reads start after that.

@@ -78,17 +78,17 @@ function describeHostGuards(driver: Driver, kind: TestStoreKind): void {
 
     beforeEach(async () => {
       t = buildTestApp({ driver, mount: mountPosts, store });
-      await t.accounts.createRole('editor');
-      await t.accounts.createRole('writer');
-      for (const permission of ['posts.write', 'posts.publish']) await t.accounts.createPermission(permission);
-      await t.accounts.grantPermission('editor', 'posts.write');
-      await t.accounts.grantPermission('writer', 'posts.write');
-      await t.accounts.grantPermission('writer', 'posts.publish');
+      await t.accounts.access.createRole('editor');
+      await t.accounts.access.createRole('writer');
+      for (const permission of ['posts.write', 'posts.publish']) await t.accounts.access.createPermission(permission);
+      await t.accounts.access.grantPermission('editor', 'posts.write');
+      await t.accounts.access.grantPermission('writer', 'posts.write');
+      await t.accounts.access.grantPermission('writer', 'posts.publish');
       alice = await t.loginNewUser('alice');
       erin = await t.loginNewUser('erin');
       wendy = await t.loginNewUser('wendy');
-      await t.accounts.grantRole('erin', 'editor');
-      await t.accounts.grantRole('wendy', 'writer');
+      await t.accounts.access.grantRole('erin', 'editor');
+      await t.accounts.access.grantRole('wendy', 'writer');
     });
 
     const expectMissing = (response: request.Response) => {
@@ -191,9 +191,9 @@ function describeHostGuards(driver: Driver, kind: TestStoreKind): void {
       });
       it('a demoted user is refused on the next request', async () => {
         expect((await t.http.post('/posts/drafts').set(bearer(erin))).status).to.equal(200);
-        await t.accounts.revokeRole('erin', 'editor');
+        await t.accounts.access.revokeRole('erin', 'editor');
         expectDenied(await t.http.post('/posts/drafts').set(bearer(erin)));
-        await t.accounts.grantRole('erin', 'editor');
+        await t.accounts.access.grantRole('erin', 'editor');
         expect((await t.http.post('/posts/drafts').set(bearer(erin))).status).to.equal(200);
       });
     });
@@ -214,7 +214,7 @@ function describeHostGuards(driver: Driver, kind: TestStoreKind): void {
         expect(Object.fromEntries(t.calls)).to.deep.equal({ checkSession: 1 });
       });
       it('a permission taken from the role is refused on the next request', async () => {
-        await t.accounts.revokePermission('editor', 'posts.write');
+        await t.accounts.access.revokePermission('editor', 'posts.write');
         expectDenied(await t.http.post('/posts').set(bearer(erin)));
       });
     });
@@ -226,7 +226,7 @@ function describeHostGuards(driver: Driver, kind: TestStoreKind): void {
         expectDenied(await t.http.post('/posts/publish').set(bearer(alice)));
       });
       it('allows a user holding both; the first is read with the session, the second on its own', async () => {
-        await t.accounts.grantPermission('editor', 'posts.publish');
+        await t.accounts.access.grantPermission('editor', 'posts.publish');
         t.calls.clear();
         expect((await t.http.post('/posts/publish').set(bearer(erin))).body).to.deep.equal({ ok: 'publish' });
         expect(Object.fromEntries(t.calls)).to.deep.equal({ checkSession: 1, checkPermission: 1 });

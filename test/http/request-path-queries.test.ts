@@ -69,10 +69,10 @@ describe('HTTP: the queries of the request path (SQLite)', () => {
       .post('/auth/verify-email')
       .send({ token: sender.lastToken('sendVerification', 'alice@example.com') })
       .expect(200);
-    await accounts.createRole('reader');
-    await accounts.createPermission('reports.read');
-    await accounts.grantPermission('reader', 'reports.read');
-    await accounts.grantRole('alice', 'reader');
+    await accounts.access.createRole('reader');
+    await accounts.access.createPermission('reports.read');
+    await accounts.access.grantPermission('reader', 'reports.read');
+    await accounts.access.grantRole('alice', 'reader');
     token = (await http.post('/auth/login').send({ username: 'alice', password: PASSWORD }).expect(200)).body
       .access_token;
     await accounts.drain();

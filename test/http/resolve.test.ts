@@ -86,7 +86,7 @@ describe('resolveAccountService / resolveSerializer', () => {
     const store = new MemoryUserStore();
     resolveAccountService(container);
     container.set(USER_STORE, store);
-    await resolveAccountService(container).createRole('fresh');
+    await resolveAccountService(container).access.createRole('fresh');
     expect(await store.access.listRoles()).to.deep.equal([{ name: 'fresh', permissions: [] }]);
   });
 

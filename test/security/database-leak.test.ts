@@ -87,10 +87,10 @@ async function fullRun(t: SecurityApp): Promise<Run> {
 
   await post('/password/change', { old_password: WRONG_PASSWORD, new_password: NEW_PASSWORD }, alice2);
   await post('/password/change', { old_password: PASSWORD, new_password: NEW_PASSWORD }, alice2);
-  await t.accounts().createRole('editor');
-  await t.accounts().createPermission('posts.write');
-  await t.accounts().grantPermission('editor', 'posts.write');
-  await t.accounts().grantRole('alice', 'editor');
+  await t.accounts().access.createRole('editor');
+  await t.accounts().access.createPermission('posts.write');
+  await t.accounts().access.grantPermission('editor', 'posts.write');
+  await t.accounts().access.grantRole('alice', 'editor');
   await send(t.http.delete(`${PREFIX}/account`).set(bearer(erin)).send({ password: PASSWORD }));
 
   // Left alive for the dump: sessions of alice, bob and carol.

@@ -197,7 +197,7 @@ for (const driver of DRIVERS)
 
     it('H1: every answer, errors included (404, 413, 429, 500...), is JSON with nosniff, no-store and no-referrer', async () => {
       const session = await t.loginNewUser('alice');
-      await t.accounts().createRole('admin');
+      await t.accounts().access.createRole('admin');
       Container.set(RATE_LIMITS, { limits: { 'reset-request.ip': { points: 1, duration: 60 } } });
       const answers: [number, Response][] = [
         [200, await t.http.get(`${PREFIX}/me`).set(bearer(session))],

@@ -100,8 +100,8 @@ describe('Security checklist: Sessions and authorization', () => {
   it('S5: deletion ends sessions and tokens; a dead token answers 401 everywhere, never 500', async () => {
     const first = await t.loginNewUser('alice');
     const second = await t.login('alice');
-    await t.accounts().createRole('admin');
-    await t.accounts().grantRole('alice', 'admin');
+    await t.accounts().access.createRole('admin');
+    await t.accounts().access.grantRole('alice', 'admin');
     await t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'alice@example.com' }).expect(200);
     await t.drain();
     const reset = t.sender.lastToken('sendPasswordReset');
@@ -157,7 +157,7 @@ describe('Security checklist: Sessions and authorization', () => {
 
   it('S7: roles are read from the store on every request; a role in a request body is ignored', async () => {
     const alice = await t.loginNewUser('alice');
-    await t.accounts().createRole('admin');
+    await t.accounts().access.createRole('admin');
     expectError(await t.http.get('/host/admin/area').set(bearer(alice)), 403, 'permission_denied');
     // Granted and revoked behind the app's back, by another connection: the very next request sees it.
     execute(t.filename, "insert into user_roles (user_id, role) values (?, 'admin')", userId('alice'));

@@ -45,8 +45,8 @@ describe('Security checklist: Storage and faults', () => {
   it('D2: each multi-step operation is one transaction: a failure injected at any step leaves the state as it was', async () => {
     const alice = await t.loginNewUser('alice');
     await t.login('alice');
-    await t.accounts().createRole('admin');
-    await t.accounts().grantRole('alice', 'admin');
+    await t.accounts().access.createRole('admin');
+    await t.accounts().access.grantRole('alice', 'admin');
     await t.register('vera');
     const verification = t.sender.lastToken('sendVerification', 'vera@example.com');
     await t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'alice@example.com' }).expect(200);

@@ -68,8 +68,8 @@ describe('admin CLI: gatehouse second-factor disable', () => {
       }
       // alice turns two-factor sign-in on; bob does not.
       const token = await accounts.login('alice', PASSWORD);
-      const { secret } = await accounts.startTotpEnrolment(token);
-      await accounts.confirmTotpEnrolment(token, totpCode(secret, new Date()));
+      const { secret } = await accounts.secondFactors.startEnrolment(token);
+      await accounts.secondFactors.confirmEnrolment(token, totpCode(secret, new Date()));
     });
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));

@@ -19,7 +19,7 @@ describe('Administration (AccountService.admin)', () => {
     await h.createVerifiedUser('root');
     expect(await h.accounts.admin.makeAdministrator('root')).to.equal(true);
     expect(await h.accounts.admin.makeAdministrator('root')).to.equal(false);
-    const roles = await h.accounts.listRoles();
+    const roles = await h.accounts.access.listRoles();
     expect(roles).to.deep.equal([{ name: ADMIN_ROLE, permissions: [...ALL_ADMIN_PERMISSIONS].sort() }]);
     const view = await h.accounts.admin.getUser(OPERATOR, await h.accounts.admin.userIdOf('root'));
     expect(view.roles).to.deep.equal([ADMIN_ROLE]);
@@ -91,7 +91,7 @@ describe('Administration (AccountService.admin)', () => {
       await expectAccountError(change(), 'reauthentication_required');
     }
     expect((await admin.getUser(root, aliceId)).disabled).to.equal(false);
-    await h.accounts.reauthenticate(token, STRONG_PASSWORD);
+    await h.accounts.sessions.reauthenticate(token, STRONG_PASSWORD);
     expect((await admin.disableUser(root, aliceId)).disabled).to.equal(true);
     // The operator is never asked.
     expect((await admin.enableUser(OPERATOR, aliceId)).disabled).to.equal(false);
@@ -101,9 +101,9 @@ describe('Administration (AccountService.admin)', () => {
     const h = makeHarness();
     await withAdmin(h);
     await h.createVerifiedUser('reader');
-    await h.accounts.createRole('support');
-    await h.accounts.grantPermission('support', 'gatehouse.users.read');
-    await h.accounts.grantRole('reader', 'support');
+    await h.accounts.access.createRole('support');
+    await h.accounts.access.grantPermission('support', 'gatehouse.users.read');
+    await h.accounts.access.grantRole('reader', 'support');
     const reader: AdminActor = { kind: 'admin', user: { id: await h.accounts.admin.userIdOf('reader') } };
     const page = await h.accounts.admin.listUsers(reader, {});
     expect(page.items.map((u) => u.username)).to.have.members(['root', 'reader']);
@@ -162,7 +162,7 @@ describe('Administration (AccountService.admin)', () => {
     await expectAccountError(h.accounts.admin.revokeRole(root, rootId, ADMIN_ROLE), 'permission_denied');
     await expectAccountError(h.accounts.admin.disableUser(root, rootId), 'last_administrator');
     await expectAccountError(h.accounts.admin.deleteUser(root, rootId), 'last_administrator');
-    await expectAccountError(h.accounts.revokeRole('root', ADMIN_ROLE), 'last_administrator');
+    await expectAccountError(h.accounts.access.revokeRole('root', ADMIN_ROLE), 'last_administrator');
     await expectAccountError(
       h.accounts.admin.revokePermission(root, ADMIN_ROLE, 'gatehouse.users.read'),
       'protected_permission',

@@ -35,8 +35,8 @@ class SwitchedLimiter implements AttemptLimiter {
 /** A verified user with TOTP on, signed in on a session made before the factor (kept); the clock a step later. */
 async function enrolled(h: Harness) {
   const token = await h.loginNewUser('alice');
-  const { secret } = await h.accounts.startTotpEnrolment(token);
-  const { recoveryCodes } = await h.accounts.confirmTotpEnrolment(token, totpCode(secret, h.clock.now()));
+  const { secret } = await h.accounts.secondFactors.startEnrolment(token);
+  const { recoveryCodes } = await h.accounts.secondFactors.confirmEnrolment(token, totpCode(secret, h.clock.now()));
   h.clock.advance(STEP);
   return { secret, recoveryCodes, token };
 }
@@ -44,7 +44,7 @@ async function enrolled(h: Harness) {
 /** Whether the session counts as recently authenticated: the sensitive route that only checks it answers. */
 async function isRecent(h: Harness, token: string): Promise<boolean> {
   try {
-    await h.accounts.endOtherSessions(token);
+    await h.accounts.sessions.endOthers(token);
     return true;
   } catch (error) {
     if ((error as { code?: string }).code === 'reauthentication_required') return false;
@@ -58,7 +58,7 @@ describe('AccountService: re-authentication of an account with a second factor',
     const { token } = await enrolled(h);
     h.clock.advance(11 * MINUTE);
     expect(await isRecent(h, token)).to.equal(false);
-    await expectAccountError(h.accounts.reauthenticate(token, STRONG_PASSWORD), 'second_factor_required');
+    await expectAccountError(h.accounts.sessions.reauthenticate(token, STRONG_PASSWORD), 'second_factor_required');
     expect(await isRecent(h, token)).to.equal(false);
   });
 
@@ -68,23 +68,32 @@ describe('AccountService: re-authentication of an account with a second factor',
     h.clock.advance(11 * MINUTE);
     const right = totpCode(secret, h.clock.now());
     const wrong = String((Number(right) + 1) % 1_000_000).padStart(6, '0');
-    await expectAccountError(h.accounts.reauthenticate(token, STRONG_PASSWORD, wrong), 'invalid_second_factor_code');
     await expectAccountError(
-      h.accounts.reauthenticate(token, STRONG_PASSWORD, 'aaaa-bbbb-cccc-dddd'),
+      h.accounts.sessions.reauthenticate(token, STRONG_PASSWORD, wrong),
+      'invalid_second_factor_code',
+    );
+    await expectAccountError(
+      h.accounts.sessions.reauthenticate(token, STRONG_PASSWORD, 'aaaa-bbbb-cccc-dddd'),
       'invalid_second_factor_code',
     );
     // The password is checked first: a wrong one spends neither the step nor the recovery code.
-    await expectAccountError(h.accounts.reauthenticate(token, OTHER_PASSWORD, right), 'invalid_credentials');
-    await expectAccountError(h.accounts.reauthenticate(token, OTHER_PASSWORD, recoveryCodes[0]), 'invalid_credentials');
+    await expectAccountError(h.accounts.sessions.reauthenticate(token, OTHER_PASSWORD, right), 'invalid_credentials');
+    await expectAccountError(
+      h.accounts.sessions.reauthenticate(token, OTHER_PASSWORD, recoveryCodes[0]),
+      'invalid_credentials',
+    );
     expect(await isRecent(h, token)).to.equal(false);
-    expect((await h.accounts.secondFactorStatus(token)).recoveryCodesLeft).to.equal(10);
+    expect((await h.accounts.secondFactors.status(token)).recoveryCodesLeft).to.equal(10);
 
-    const { authenticatedUntil } = await h.accounts.reauthenticate(token, STRONG_PASSWORD, right);
+    const { authenticatedUntil } = await h.accounts.sessions.reauthenticate(token, STRONG_PASSWORD, right);
     expect(authenticatedUntil.getTime()).to.equal(h.clock.now().getTime() + 10 * MINUTE);
     expect(await isRecent(h, token)).to.equal(true);
     // The step is used: the same code proves nothing a second time.
     h.clock.advance(11 * MINUTE);
-    await expectAccountError(h.accounts.reauthenticate(token, STRONG_PASSWORD, right), 'invalid_second_factor_code');
+    await expectAccountError(
+      h.accounts.sessions.reauthenticate(token, STRONG_PASSWORD, right),
+      'invalid_second_factor_code',
+    );
     expect(await isRecent(h, token)).to.equal(false);
   });
 
@@ -92,12 +101,12 @@ describe('AccountService: re-authentication of an account with a second factor',
     const h = makeHarness();
     const { token, recoveryCodes } = await enrolled(h);
     h.clock.advance(11 * MINUTE);
-    await h.accounts.reauthenticate(token, STRONG_PASSWORD, recoveryCodes[0].toUpperCase());
+    await h.accounts.sessions.reauthenticate(token, STRONG_PASSWORD, recoveryCodes[0].toUpperCase());
     expect(await isRecent(h, token)).to.equal(true);
-    expect((await h.accounts.secondFactorStatus(token)).recoveryCodesLeft).to.equal(9);
+    expect((await h.accounts.secondFactors.status(token)).recoveryCodesLeft).to.equal(9);
     h.clock.advance(11 * MINUTE);
     await expectAccountError(
-      h.accounts.reauthenticate(token, STRONG_PASSWORD, recoveryCodes[0]),
+      h.accounts.sessions.reauthenticate(token, STRONG_PASSWORD, recoveryCodes[0]),
       'invalid_second_factor_code',
     );
     expect(await isRecent(h, token)).to.equal(false);
@@ -109,7 +118,7 @@ describe('AccountService: re-authentication of an account with a second factor',
     const h = makeHarness();
     const token = await h.loginNewUser('bob');
     h.clock.advance(11 * MINUTE);
-    await h.accounts.reauthenticate(token, STRONG_PASSWORD, '123456');
+    await h.accounts.sessions.reauthenticate(token, STRONG_PASSWORD, '123456');
     expect(await isRecent(h, token)).to.equal(true);
   });
 
@@ -120,20 +129,23 @@ describe('AccountService: re-authentication of an account with a second factor',
     limiter.guesses.clear();
     h.clock.advance(11 * MINUTE);
 
-    await expectAccountError(h.accounts.reauthenticate(token, STRONG_PASSWORD), 'second_factor_required');
+    await expectAccountError(h.accounts.sessions.reauthenticate(token, STRONG_PASSWORD), 'second_factor_required');
     expect(limiter.counted, 'a right password alone clears nothing').to.equal(1);
-    await expectAccountError(h.accounts.reauthenticate(token, STRONG_PASSWORD, '000000'), 'invalid_second_factor_code');
+    await expectAccountError(
+      h.accounts.sessions.reauthenticate(token, STRONG_PASSWORD, '000000'),
+      'invalid_second_factor_code',
+    );
     expect(limiter.counted, 'the password and the wrong code').to.equal(3);
 
     limiter.refusing = true;
     await expectAccountError(
-      h.accounts.reauthenticate(token, STRONG_PASSWORD, totpCode(secret, h.clock.now())),
+      h.accounts.sessions.reauthenticate(token, STRONG_PASSWORD, totpCode(secret, h.clock.now())),
       'rate_limited',
     );
     limiter.refusing = false;
     expect(await isRecent(h, token)).to.equal(false);
 
-    await h.accounts.reauthenticate(token, STRONG_PASSWORD, totpCode(secret, h.clock.now()));
+    await h.accounts.sessions.reauthenticate(token, STRONG_PASSWORD, totpCode(secret, h.clock.now()));
     expect(limiter.counted, 'a right code clears the count').to.equal(0);
   });
 });
@@ -149,7 +161,7 @@ describe('AccountService: a challenge answer refused by the account budget', () 
     limiter.refusing = true;
     for (let i = 0; i < 7; i++) {
       await expectAccountError(
-        h.accounts.completeSignIn(result.challengeToken, { code: totpCode(secret, h.clock.now()) }),
+        h.accounts.secondFactors.completeSignIn(result.challengeToken, { code: totpCode(secret, h.clock.now()) }),
         'rate_limited',
       );
     }
@@ -158,11 +170,13 @@ describe('AccountService: a challenge answer refused by the account budget', () 
     // Still five answers: four wrong ones, then the right code.
     for (let i = 0; i < 4; i++) {
       await expectAccountError(
-        h.accounts.completeSignIn(result.challengeToken, { code: '000000' }),
+        h.accounts.secondFactors.completeSignIn(result.challengeToken, { code: '000000' }),
         'invalid_second_factor_code',
       );
     }
-    const session = await h.accounts.completeSignIn(result.challengeToken, { code: totpCode(secret, h.clock.now()) });
+    const session = await h.accounts.secondFactors.completeSignIn(result.challengeToken, {
+      code: totpCode(secret, h.clock.now()),
+    });
     expect(await h.accounts.authenticateSession(session)).to.deep.include({ secondFactor: true });
   });
 
@@ -173,12 +187,12 @@ describe('AccountService: a challenge answer refused by the account budget', () 
     if (result.kind !== 'challenge') throw new Error('expected a challenge');
     for (let i = 0; i < 5; i++) {
       await expectAccountError(
-        h.accounts.completeSignIn(result.challengeToken, { code: '000000' }),
+        h.accounts.secondFactors.completeSignIn(result.challengeToken, { code: '000000' }),
         'invalid_second_factor_code',
       );
     }
     await expectAccountError(
-      h.accounts.completeSignIn(result.challengeToken, { code: totpCode(secret, h.clock.now()) }),
+      h.accounts.secondFactors.completeSignIn(result.challengeToken, { code: totpCode(secret, h.clock.now()) }),
       'invalid_login_challenge',
     );
   });

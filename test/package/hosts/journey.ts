@@ -57,12 +57,12 @@ export async function runJourney(baseUrl: string, sender: CapturingSender): Prom
     body: { username: ACCOUNT.username, password: ACCOUNT.password },
   });
   const token = (login.body as { access_token?: string }).access_token ?? '';
-  await accounts.createRole('auditor');
-  await accounts.createPermission('reports.read');
-  await accounts.grantPermission('auditor', 'reports.read');
+  await accounts.access.createRole('auditor');
+  await accounts.access.createPermission('reports.read');
+  await accounts.access.grantPermission('auditor', 'reports.read');
   const withoutToken = await call(`${baseUrl}/api/reports`);
   const beforeGrant = await call(`${baseUrl}/api/reports`, { token });
-  await accounts.grantRole(ACCOUNT.username, 'auditor');
+  await accounts.access.grantRole(ACCOUNT.username, 'auditor');
   const afterGrant = await call(`${baseUrl}/api/reports`, { token });
   return { account: ACCOUNT, register, verify, login, withoutToken, beforeGrant, afterGrant };
 }
