@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { StoredUser, UserListQuery } from '../../../services/user-store';
+import type { StoredUser, UserListQuery, UserStoreTransaction } from '../../../services/user-store';
 import {
   describe,
   it,
@@ -19,6 +19,15 @@ const ADMIN = 'gatehouse-admin';
 export function describeAdministration(suite: ConformanceSuite): void {
   const { registered, sessionFor, resetTokenFor } = suite;
   const store = () => suite.store;
+  const write = <T>(work: (tx: UserStoreTransaction) => Promise<T>): Promise<T> => suite.store.transaction(work);
+  /** A login's write, as the core makes it. */
+  const login = (session: ReturnType<typeof suite.sessionRow>, passwordHash: string) =>
+    suite.store.transaction((tx) => tx.sessions.create(session, passwordHash), { durable: false });
+  /** `users.delete` as the administration asks it, its outcome `deleted` spelt `ok` as the other removals answer. */
+  const deleteAsAdmin = async (userId: string, keepLastHolderOf?: string) => {
+    const { outcome } = await write((tx) => tx.users.delete(userId, T0, { keepLastHolderOf }));
+    return outcome === 'deleted' ? 'ok' : outcome;
+  };
   const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
   const RACERS = 20;
 
@@ -35,13 +44,13 @@ export function describeAdministration(suite: ConformanceSuite): void {
       (a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0),
     );
   const idsOf = (users: StoredUser[]) => users.map((user) => user.id);
-  const list = async (query: Partial<UserListQuery>) => idsOf(await store().listUsers({ limit: 100, ...query }));
+  const list = async (query: Partial<UserListQuery>) => idsOf(await store().admin.listUsers({ limit: 100, ...query }));
   const admins = async (...labels: string[]): Promise<StoredUser[]> => {
-    await store().createRole(ADMIN);
+    await write((tx) => tx.access.createRole(ADMIN));
     const users: StoredUser[] = [];
     for (const label of labels) {
       const { user } = await registered(label);
-      assert.equal(await store().grantRole(user.id, ADMIN), 'ok');
+      assert.equal(await write((tx) => tx.access.grantRole(user.id, ADMIN)), 'ok');
       users.push(user);
     }
     return users;
@@ -49,106 +58,112 @@ export function describeAdministration(suite: ConformanceSuite): void {
 
   describe('administration', () => {
     describe('disabled accounts', () => {
-      it('a new user is enabled; disableUser sets disabledAt and ends every session, token, change and challenge', async () => {
+      it('a new user is enabled; users.disable sets disabledAt and ends every session, token, change and challenge', async () => {
         const { user, verificationHash } = await registered('alice');
-        assert.equal((await store().findUserById(user.id))?.disabledAt, null);
+        assert.equal((await store().users.findById(user.id))?.disabledAt, null);
         const session = await sessionFor(user.id, 's1');
         await sessionFor(user.id, 's2');
         const reset = await resetTokenFor(user.id, 'alice');
-        await store().requestEmailChange(
-          {
-            tokenHash: 'change-1',
+        const requested = await write((tx) =>
+          tx.emailChanges.request(
+            {
+              tokenHash: 'change-1',
+              userId: user.id,
+              newEmail: 'new@example.com',
+              newEmailKey: 'new@example.com',
+              createdAt: new Date(T0),
+              expiresAt: new Date(HOUR_LATER),
+              endOtherSessions: false,
+              keepSessionId: null,
+            },
+            session.tokenHash,
+          ),
+        );
+        assert.equal(requested.ok, true);
+        await write((tx) =>
+          tx.loginChallenges.create({
+            tokenHash: 'challenge-1',
             userId: user.id,
-            newEmail: 'new@example.com',
-            newEmailKey: 'new@example.com',
+            passwordBinding: 'b',
+            attempts: 0,
             createdAt: new Date(T0),
             expiresAt: new Date(HOUR_LATER),
-            endOtherSessions: false,
-            keepSessionId: null,
-          },
-          {},
-          session.tokenHash,
+            ip: null,
+            userAgent: null,
+          }),
         );
-        await store().createLoginChallenge({
-          tokenHash: 'challenge-1',
-          userId: user.id,
-          passwordBinding: 'b',
-          attempts: 0,
-          createdAt: new Date(T0),
-          expiresAt: new Date(HOUR_LATER),
-          ip: null,
-          userAgent: null,
-        });
         const bob = await registered('bob');
         await sessionFor(bob.user.id, 'bob');
 
-        assert.equal(await store().disableUser(user.id, at(5)), 'ok');
+        assert.equal(await write((tx) => tx.users.disable(user.id, at(5))), 'ok');
 
-        const disabled = await store().findUserById(user.id);
+        const disabled = await store().users.findById(user.id);
         assert.deepEqual(disabled?.disabledAt, at(5));
         assert.deepEqual(disabled?.updatedAt, at(5));
-        assert.deepEqual(await store().listSessions(user.id), []);
-        assert.equal(await store().getSessionAndUser(session.tokenHash), null);
-        assert.equal(await store().findUserByToken(verificationHash, 'verify_email', T0), null);
-        assert.equal(await store().findUserByToken(reset, 'reset_password', T0), null);
-        assert.equal(await store().findEmailChange('change-1', T0), null);
-        assert.equal(await store().takeLoginChallengeAttempt('challenge-1', T0, 5), null);
-        assert.ok(await store().getSessionAndUser('session-bob'), 'other users keep theirs');
+        assert.deepEqual(await store().sessions.list(user.id), []);
+        assert.equal(await store().sessions.findWithUser(session.tokenHash), null);
+        assert.equal(await store().tokens.findUser(verificationHash, 'verify_email', T0), null);
+        assert.equal(await store().tokens.findUser(reset, 'reset_password', T0), null);
+        assert.equal(await store().emailChanges.find('change-1', T0), null);
+        assert.equal(await write((tx) => tx.loginChallenges.takeAttempt('challenge-1', T0, 5)), null);
+        assert.ok(await store().sessions.findWithUser('session-bob'), 'other users keep theirs');
       });
 
-      it('a disabled user gets no session and no token; enableUser lets it sign in again', async () => {
+      it('a disabled user gets no session and no token; users.enable lets it sign in again', async () => {
         const { user } = await registered('alice');
-        assert.equal(await store().disableUser(user.id, at(1)), 'ok');
-        assert.equal(await store().createSession(suite.sessionRow(user.id, 'late'), user.passwordHash), false);
-        await store().replaceToken(
-          token(user.id, 'reset_password', HOUR_LATER, 'reset-late'),
-          message('passwordReset'),
-        );
-        assert.equal(await store().findUserByToken('reset-late', 'reset_password', T0), null);
-        assert.deepEqual(await store().listMessages(), [], 'and no link for a token it did not get');
+        assert.equal(await write((tx) => tx.users.disable(user.id, at(1))), 'ok');
+        assert.equal(await login(suite.sessionRow(user.id, 'late'), user.passwordHash), false);
+        const link = message('passwordReset');
+        const replaced = await write(async (tx) => {
+          const to = await tx.tokens.replace(token(user.id, 'reset_password', HOUR_LATER, 'reset-late'), {
+            kind: link.kind,
+            at: link.createdAt,
+          });
+          if (to) await tx.outbox.add(link, to);
+          return to;
+        });
+        assert.equal(replaced, null, 'a disabled user gets no token');
+        assert.equal(await store().tokens.findUser('reset-late', 'reset_password', T0), null);
+        assert.deepEqual(await store().outbox.list(), [], 'and no link for a token it did not get');
 
-        assert.equal(await store().enableUser(user.id, at(2)), 'ok');
-        const enabled = await store().findUserById(user.id);
+        assert.equal(await write((tx) => tx.users.enable(user.id, at(2))), 'ok');
+        const enabled = await store().users.findById(user.id);
         assert.equal(enabled?.disabledAt, null);
         assert.deepEqual(enabled?.updatedAt, at(2));
-        assert.equal(await store().createSession(suite.sessionRow(user.id, 'again'), user.passwordHash), true);
-        assert.equal(await store().enableUser(user.id, at(3)), 'ok', 'enabling an enabled user is ok');
-        assert.deepEqual((await store().findUserById(user.id))?.updatedAt, at(2), 'and changes nothing');
+        assert.equal(await login(suite.sessionRow(user.id, 'again'), user.passwordHash), true);
+        assert.equal(await write((tx) => tx.users.enable(user.id, at(3))), 'ok', 'enabling an enabled user is ok');
+        assert.deepEqual((await store().users.findById(user.id))?.updatedAt, at(2), 'and changes nothing');
       });
 
       it('disabling a disabled user is ok and keeps the first instant; unknown users are unknown_user', async () => {
         const { user } = await registered('alice');
-        assert.equal(await store().disableUser(user.id, at(1)), 'ok');
-        assert.equal(await store().disableUser(user.id, at(9)), 'ok');
-        assert.deepEqual((await store().findUserById(user.id))?.disabledAt, at(1));
-        assert.equal(await store().disableUser(randomUUID(), at(1)), 'unknown_user');
-        assert.equal(await store().enableUser(randomUUID(), at(1)), 'unknown_user');
+        assert.equal(await write((tx) => tx.users.disable(user.id, at(1))), 'ok');
+        assert.equal(await write((tx) => tx.users.disable(user.id, at(9))), 'ok');
+        assert.deepEqual((await store().users.findById(user.id))?.disabledAt, at(1));
+        assert.equal(await write((tx) => tx.users.disable(randomUUID(), at(1))), 'unknown_user');
+        assert.equal(await write((tx) => tx.users.enable(randomUUID(), at(1))), 'unknown_user');
       });
 
-      it('the request path reads disabledAt (getSessionAndUser and every finder)', async () => {
+      it('the request path reads disabledAt (sessions.findWithUser and every finder)', async () => {
         const { user } = await registered('alice');
-        await store().disableUser(user.id, at(1));
-        assert.deepEqual((await store().findUserByUsernameKey('alice'))?.disabledAt, at(1));
-        assert.deepEqual((await store().listUsers({ limit: 1 }))[0].disabledAt, at(1));
+        await write((tx) => tx.users.disable(user.id, at(1)));
+        assert.deepEqual((await store().users.findByUsernameKey('alice'))?.disabledAt, at(1));
+        assert.deepEqual((await store().admin.listUsers({ limit: 1 }))[0].disabledAt, at(1));
       });
 
       it(`a disable racing ${RACERS} logins leaves no session, and no login succeeds after it`, async () => {
         for (let round = 0; round < 3; round++) {
           const { user } = await registered(`alice-${round}`);
-          const login = (i: number) =>
-            store().createSession(suite.sessionRow(user.id, `${round}-${i}`), user.passwordHash);
+          const loginAs = (i: number) => login(suite.sessionRow(user.id, `${round}-${i}`), user.passwordHash);
           const settled = await Promise.allSettled([
-            ...Array.from({ length: RACERS / 2 }, (_, i) => login(i)),
-            store().disableUser(user.id, at(1)),
-            ...Array.from({ length: RACERS / 2 }, (_, i) => login(RACERS / 2 + i)),
+            ...Array.from({ length: RACERS / 2 }, (_, i) => loginAs(i)),
+            write((tx) => tx.users.disable(user.id, at(1))),
+            ...Array.from({ length: RACERS / 2 }, (_, i) => loginAs(RACERS / 2 + i)),
           ]);
           const results = fulfilled(settled);
           assert.equal(results[RACERS / 2], 'ok');
-          assert.deepEqual(await store().listSessions(user.id), [], 'no session survives the disable');
-          assert.equal(
-            await store().createSession(suite.sessionRow(user.id, `${round}-after`), user.passwordHash),
-            false,
-          );
+          assert.deepEqual(await store().sessions.list(user.id), [], 'no session survives the disable');
+          assert.equal(await login(suite.sessionRow(user.id, `${round}-after`), user.passwordHash), false);
         }
       });
     });
@@ -156,27 +171,27 @@ export function describeAdministration(suite: ConformanceSuite): void {
     describe('ids no store could hold', () => {
       it('an id with a NUL character is an unknown user to every admin method, never an error (PostgreSQL text holds no NUL)', async () => {
         const { user } = await registered('alice');
-        await store().createRole('editor');
+        await write((tx) => tx.access.createRole('editor'));
         const odd = `${user.id}\u0000`;
-        assert.equal(await store().grantRole(odd, 'editor'), 'unknown_user');
-        assert.equal(await store().revokeRole(odd, 'editor'), 'unknown_user');
-        assert.equal(await store().disableUser(odd, at(1)), 'unknown_user');
-        assert.equal(await store().enableUser(odd, at(1)), 'unknown_user');
-        assert.equal(await store().markUserVerified(odd, at(1)), 'unknown_user');
-        assert.equal(await store().deleteUserAsAdmin(odd), 'unknown_user');
-        assert.equal(await store().deleteUserSessions(odd), 0);
-        assert.equal(await store().getUserDetails(odd, T0, T0), null);
+        assert.equal(await write((tx) => tx.access.grantRole(odd, 'editor')), 'unknown_user');
+        assert.equal(await write((tx) => tx.access.revokeRole(odd, 'editor')), 'unknown_user');
+        assert.equal(await write((tx) => tx.users.disable(odd, at(1))), 'unknown_user');
+        assert.equal(await write((tx) => tx.users.enable(odd, at(1))), 'unknown_user');
+        assert.equal(await write((tx) => tx.users.markVerified(odd, at(1))), 'unknown_user');
+        assert.equal(await deleteAsAdmin(odd), 'unknown_user');
+        assert.equal(await write((tx) => tx.sessions.deleteAll(odd, T0)), null);
+        assert.equal(await store().admin.userDetails(odd, T0, T0), null);
         assert.deepEqual(await list({ prefix: 'ali\u0000' }), []);
         assert.deepEqual(await list({ role: 'editor\u0000' }), []);
         // Nothing of alice changed.
-        assert.equal((await store().findUserById(user.id))?.disabledAt, null);
+        assert.equal((await store().users.findById(user.id))?.disabledAt, null);
       });
     });
 
     describe('user details', () => {
-      it('getUserDetails gathers the account, its last sign-in, roles, permissions, second factor and live sessions', async () => {
+      it('admin.userDetails gathers the account, its last sign-in, roles, permissions, second factor and live sessions', async () => {
         const { user } = await registered('alice');
-        const empty = await store().getUserDetails(user.id, T0, new Date(T0.getTime() - HOUR));
+        const empty = await store().admin.userDetails(user.id, T0, new Date(T0.getTime() - HOUR));
         assert.deepEqual(empty, {
           user,
           lastSignInAt: null,
@@ -186,30 +201,32 @@ export function describeAdministration(suite: ConformanceSuite): void {
           liveSessions: 0,
         });
 
-        for (const role of ['moderator', 'editor']) await store().createRole(role);
+        for (const role of ['moderator', 'editor']) await write((tx) => tx.access.createRole(role));
         for (const permission of ['posts:write', 'comments:delete', 'posts:read']) {
-          await store().createPermission(permission);
+          await write((tx) => tx.access.createPermission(permission));
         }
-        await store().grantPermission('editor', 'posts:write');
-        await store().grantPermission('editor', 'posts:read');
-        await store().grantPermission('moderator', 'posts:read');
-        await store().grantPermission('moderator', 'comments:delete');
-        await store().grantRole(user.id, 'moderator');
-        await store().grantRole(user.id, 'editor');
+        await write((tx) => tx.access.grantPermission('editor', 'posts:write'));
+        await write((tx) => tx.access.grantPermission('editor', 'posts:read'));
+        await write((tx) => tx.access.grantPermission('moderator', 'posts:read'));
+        await write((tx) => tx.access.grantPermission('moderator', 'comments:delete'));
+        await write((tx) => tx.access.grantRole(user.id, 'moderator'));
+        await write((tx) => tx.access.grantRole(user.id, 'editor'));
         await sessionFor(user.id, 'live', { createdAt: at(1), lastSeenAt: at(30) });
         await sessionFor(user.id, 'latest', { createdAt: at(2), lastSeenAt: at(30) });
         await sessionFor(user.id, 'idle', { createdAt: at(0), lastSeenAt: at(0) });
         await sessionFor(user.id, 'expired', { createdAt: at(0), lastSeenAt: at(30), expiresAt: at(40) });
-        await store().startSecondFactor({
-          userId: user.id,
-          sealedSecret: 'v1.s',
-          enabled: false,
-          createdAt: new Date(T0),
-          enabledAt: null,
-          lastUsedStep: null,
-        });
+        await write((tx) =>
+          tx.secondFactors.start({
+            userId: user.id,
+            sealedSecret: 'v1.s',
+            enabled: false,
+            createdAt: new Date(T0),
+            enabledAt: null,
+            lastUsedStep: null,
+          }),
+        );
 
-        const waiting = await store().getUserDetails(user.id, at(40), at(10));
+        const waiting = await store().admin.userDetails(user.id, at(40), at(10));
         assert.deepEqual(waiting, {
           user,
           // The last session made, whatever the order of the calls: here the 'expired' one was made last.
@@ -219,15 +236,17 @@ export function describeAdministration(suite: ConformanceSuite): void {
           secondFactor: false,
           liveSessions: 2,
         });
-        await store().enableSecondFactor({
-          userId: user.id,
-          sealedSecret: 'v1.s',
-          step: 1,
-          recoveryCodeHashes: [],
-          now: T0,
-        });
-        assert.equal((await store().getUserDetails(user.id, at(40), at(10)))?.secondFactor, true);
-        assert.equal(await store().getUserDetails(randomUUID(), T0, T0), null);
+        await write((tx) =>
+          tx.secondFactors.enable({
+            userId: user.id,
+            sealedSecret: 'v1.s',
+            step: 1,
+            recoveryCodeHashes: [],
+            now: T0,
+          }),
+        );
+        assert.equal((await store().admin.userDetails(user.id, at(40), at(10)))?.secondFactor, true);
+        assert.equal(await store().admin.userDetails(randomUUID(), T0, T0), null);
       });
     });
 
@@ -248,7 +267,7 @@ export function describeAdministration(suite: ConformanceSuite): void {
         const page = async () => {
           let after: UserListQuery['after'];
           for (;;) {
-            const rows = await store().listUsers({ limit: 6, after });
+            const rows = await store().admin.listUsers({ limit: 6, after });
             if (rows.length === 0) return;
             seen.push(...idsOf(rows));
             const last = rows[rows.length - 1];
@@ -259,14 +278,14 @@ export function describeAdministration(suite: ConformanceSuite): void {
         const register = async () => {
           for (let i = 0; i < 30; i++) {
             const user = newUser(`new-${i}`, { createdAt: at((i * 7) % 20) });
-            await store().createUser(user, token(user.id, 'verify_email', HOUR_LATER, `verify-new-${i}`));
+            await write((tx) => tx.users.create(user, token(user.id, 'verify_email', HOUR_LATER, `verify-new-${i}`)));
           }
         };
         await Promise.all([page(), register()]);
 
         assert.equal(new Set(seen).size, seen.length, 'no user is listed twice');
         for (const user of existing) assert.ok(seen.includes(user.id), 'every user that existed is listed');
-        const all = newestFirst(await store().listUsers({ limit: 1000 }));
+        const all = newestFirst(await store().admin.listUsers({ limit: 1000 }));
         const order = new Map(idsOf(all).map((id, index) => [id, index]));
         for (let i = 1; i < seen.length; i++) {
           assert.ok(order.get(seen[i - 1])! < order.get(seen[i])!, 'the pages follow one order');
@@ -278,12 +297,12 @@ export function describeAdministration(suite: ConformanceSuite): void {
         const anna = (await registered('anna', { createdAt: at(2), emailKey: 'a.b@example.org' })).user;
         const bob = (await registered('bob', { createdAt: at(3), emailKey: 'anne%_@example.com' })).user;
         const carl = (await registered('carl', { createdAt: at(4) })).user;
-        await store().verifyEmail('verify-anna', T0);
-        await store().verifyEmail('verify-carl', T0);
-        await store().disableUser(bob.id, T0);
-        await store().createRole('editor');
-        await store().grantRole(ann.id, 'editor');
-        await store().grantRole(carl.id, 'editor');
+        assert.ok(await write((tx) => tx.users.confirmAddress('verify-anna', T0)));
+        assert.ok(await write((tx) => tx.users.confirmAddress('verify-carl', T0)));
+        await write((tx) => tx.users.disable(bob.id, T0));
+        await write((tx) => tx.access.createRole('editor'));
+        await write((tx) => tx.access.grantRole(ann.id, 'editor'));
+        await write((tx) => tx.access.grantRole(carl.id, 'editor'));
 
         assert.deepEqual(await list({ prefix: 'ann' }), [bob.id, anna.id, ann.id], 'bob by his email key');
         assert.deepEqual(await list({ prefix: 'anna' }), [anna.id]);
@@ -303,86 +322,104 @@ export function describeAdministration(suite: ConformanceSuite): void {
       });
     });
 
-    describe('markUserVerified', () => {
+    describe('users.markVerified', () => {
       it('verifies the user as its link would: it owns the address, other registrations of it end, its links die', async () => {
         const alice = await registered('alice', { emailKey: 'shared@example.com' });
         const other = await registered('other', { emailKey: 'shared@example.com' });
-        await store().replaceToken(
-          token(alice.user.id, 'verify_email', HOUR_LATER, 'verify-alice-2'),
-          message('verification'),
-        );
+        const link = message('verification');
+        const linked = await write(async (tx) => {
+          const to = await tx.tokens.replace(token(alice.user.id, 'verify_email', HOUR_LATER, 'verify-alice-2'), {
+            kind: link.kind,
+            at: link.createdAt,
+          });
+          if (to) await tx.outbox.add(link, to);
+          return to;
+        });
+        assert.equal(linked?.id, alice.user.id);
 
-        assert.equal(await store().markUserVerified(alice.user.id, at(3)), 'verified');
-        const verified = await store().findUserById(alice.user.id);
+        assert.equal(await write((tx) => tx.users.markVerified(alice.user.id, at(3))), 'verified');
+        const verified = await store().users.findById(alice.user.id);
         assert.equal(verified?.verified, true);
         assert.deepEqual(verified?.updatedAt, at(3));
-        assert.equal((await store().findVerifiedUserByEmailKey('shared@example.com'))?.id, alice.user.id);
-        assert.equal(await store().findUserById(other.user.id), null);
-        assert.equal(await store().findUserByToken('verify-alice-2', 'verify_email', T0), null);
+        assert.equal((await store().users.findVerifiedByEmailKey('shared@example.com'))?.id, alice.user.id);
+        assert.equal(await store().users.findById(other.user.id), null);
+        assert.equal(await store().tokens.findUser('verify-alice-2', 'verify_email', T0), null);
         assert.deepEqual(
-          (await store().listMessages()).map((entry) => [entry.status, entry.hasToken]),
+          (await store().outbox.list()).map((entry) => [entry.status, entry.hasToken]),
           [['failed', false]],
         );
 
-        assert.equal(await store().markUserVerified(alice.user.id, at(4)), 'already_verified');
-        assert.equal(await store().markUserVerified(randomUUID(), at(4)), 'unknown_user');
+        assert.equal(await write((tx) => tx.users.markVerified(alice.user.id, at(4))), 'already_verified');
+        assert.equal(await write((tx) => tx.users.markVerified(randomUUID(), at(4))), 'unknown_user');
         const late = await registered('late', { emailKey: 'shared@example.com' });
-        assert.equal(await store().markUserVerified(late.user.id, at(4)), 'address_owned');
-        assert.equal((await store().findUserById(late.user.id))?.verified, false);
+        assert.equal(await write((tx) => tx.users.markVerified(late.user.id, at(4))), 'address_owned');
+        assert.equal((await store().users.findById(late.user.id))?.verified, false);
       });
     });
 
-    describe('deleteUserAsAdmin', () => {
-      it('deletes the user with everything of theirs and queues the message; unknown_user for a missing one', async () => {
+    describe('users.delete by an administrator', () => {
+      it('deletes the user with everything of theirs and returns it for the message; unknown_user for a missing one', async () => {
         const { user } = await registered('alice');
         await sessionFor(user.id, 's');
         const notice = message('accountDeleted');
-        assert.equal(await store().deleteUserAsAdmin(user.id, ADMIN, undefined, notice), 'ok');
-        assert.equal(await store().findUserById(user.id), null);
-        assert.equal(await store().getSessionAndUser('session-s'), null);
+        const deleted = await write(async (tx) => {
+          const result = await tx.users.delete(user.id, T0, { keepLastHolderOf: ADMIN });
+          if (result.outcome === 'deleted') await tx.outbox.add(notice, result.user);
+          return result.outcome;
+        });
+        assert.equal(deleted, 'deleted');
+        assert.equal(await store().users.findById(user.id), null);
+        assert.equal(await store().sessions.findWithUser('session-s'), null);
         assert.deepEqual(
-          (await store().listMessages()).map((entry) => [entry.id, entry.email]),
+          (await store().outbox.list()).map((entry) => [entry.id, entry.email]),
           [[notice.id, 'alice@example.com']],
         );
-        assert.equal(await store().deleteUserAsAdmin(user.id), 'unknown_user');
+        assert.equal(await deleteAsAdmin(user.id), 'unknown_user');
       });
     });
 
     describe('the last enabled holder of a protected role', () => {
-      it('revokeRole, disableUser and deleteUserAsAdmin refuse to remove the last enabled holder', async () => {
+      it('revokeRole, users.disable and users.delete refuse to remove the last enabled holder', async () => {
         const [alice] = await admins('alice');
-        assert.equal(await store().revokeRole(alice.id, ADMIN, undefined, true), 'last_holder');
-        assert.equal(await store().disableUser(alice.id, T0, undefined, ADMIN), 'last_holder');
-        assert.equal(await store().deleteUserAsAdmin(alice.id, ADMIN), 'last_holder');
-        assert.deepEqual(await store().listUserRoles(alice.id), [ADMIN]);
-        assert.equal((await store().findUserById(alice.id))?.disabledAt, null);
+        assert.equal(
+          await write((tx) => tx.access.revokeRole(alice.id, ADMIN, { keepLastHolder: true })),
+          'last_holder',
+        );
+        assert.equal(await write((tx) => tx.users.disable(alice.id, T0, ADMIN)), 'last_holder');
+        assert.equal(await deleteAsAdmin(alice.id, ADMIN), 'last_holder');
+        assert.deepEqual(await store().access.listUserRoles(alice.id), [ADMIN]);
+        assert.equal((await store().users.findById(alice.id))?.disabledAt, null);
 
         const { user: bob } = await registered('bob');
-        assert.equal(await store().disableUser(bob.id, T0, undefined, ADMIN), 'ok', 'a non-holder is not protected');
-        assert.equal(await store().revokeRole(alice.id, ADMIN), 'ok', 'without keepLastHolder, nothing is protected');
+        assert.equal(await write((tx) => tx.users.disable(bob.id, T0, ADMIN)), 'ok', 'a non-holder is not protected');
+        assert.equal(
+          await write((tx) => tx.access.revokeRole(alice.id, ADMIN)),
+          'ok',
+          'without keepLastHolder, nothing is protected',
+        );
       });
 
       it('another enabled holder lets it go; a disabled holder does not count', async () => {
         const [alice, bob, carol] = await admins('alice', 'bob', 'carol');
-        assert.equal(await store().disableUser(carol.id, T0), 'ok');
-        assert.equal(await store().revokeRole(alice.id, ADMIN, undefined, true), 'ok');
-        assert.equal(await store().revokeRole(bob.id, ADMIN, undefined, true), 'last_holder');
-        assert.equal(await store().disableUser(bob.id, T0, undefined, ADMIN), 'last_holder');
-        assert.equal(await store().enableUser(carol.id, T0), 'ok');
-        assert.equal(await store().disableUser(bob.id, T0, undefined, ADMIN), 'ok');
-        assert.equal(await store().deleteUserAsAdmin(carol.id, ADMIN), 'last_holder');
+        assert.equal(await write((tx) => tx.users.disable(carol.id, T0)), 'ok');
+        assert.equal(await write((tx) => tx.access.revokeRole(alice.id, ADMIN, { keepLastHolder: true })), 'ok');
+        assert.equal(await write((tx) => tx.access.revokeRole(bob.id, ADMIN, { keepLastHolder: true })), 'last_holder');
+        assert.equal(await write((tx) => tx.users.disable(bob.id, T0, ADMIN)), 'last_holder');
+        assert.equal(await write((tx) => tx.users.enable(carol.id, T0)), 'ok');
+        assert.equal(await write((tx) => tx.users.disable(bob.id, T0, ADMIN)), 'ok');
+        assert.equal(await deleteAsAdmin(carol.id, ADMIN), 'last_holder');
       });
 
       for (const [label, remove] of [
-        ['revokes', (userId: string) => store().revokeRole(userId, ADMIN, undefined, true)],
-        ['disables', (userId: string) => store().disableUser(userId, T0, undefined, ADMIN)],
-        ['deletions', (userId: string) => store().deleteUserAsAdmin(userId, ADMIN)],
+        ['revokes', (userId: string) => write((tx) => tx.access.revokeRole(userId, ADMIN, { keepLastHolder: true }))],
+        ['disables', (userId: string) => write((tx) => tx.users.disable(userId, T0, ADMIN))],
+        ['deletions', (userId: string) => deleteAsAdmin(userId, ADMIN)],
         [
           'a revoke and a disable',
           (userId: string, index: number) =>
             index === 0
-              ? store().revokeRole(userId, ADMIN, undefined, true)
-              : store().disableUser(userId, T0, undefined, ADMIN),
+              ? write((tx) => tx.access.revokeRole(userId, ADMIN, { keepLastHolder: true }))
+              : write((tx) => tx.users.disable(userId, T0, ADMIN)),
         ],
       ] as const) {
         it(`two concurrent ${label} of the last two holders: exactly one succeeds`, async () => {
@@ -391,7 +428,7 @@ export function describeAdministration(suite: ConformanceSuite): void {
             const results = fulfilled(await Promise.allSettled(pair.map((user, index) => remove(user.id, index))));
             assert.deepEqual([...results].sort(), ['last_holder', 'ok'], `round ${round}`);
             // The others of the next round are new holders: this round's survivor keeps the role.
-            for (const user of pair) await store().revokeRole(user.id, ADMIN);
+            for (const user of pair) await write((tx) => tx.access.revokeRole(user.id, ADMIN));
           }
         });
       }

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
+import type { UserStoreTransaction } from '../../../services/user-store';
 import { describe, it, T0, message, type ConformanceSuite } from '../support';
 
 export function describeCouplings(suite: ConformanceSuite): void {
   const { registered, sessionFor, resetTokenFor } = suite;
+  const write = <T>(work: (tx: UserStoreTransaction) => Promise<T>): Promise<T> => suite.store.transaction(work);
   describe('atomic couplings, as concurrent readers see them', () => {
     // Readers poll while the operation runs, each read one indexed query. Were the operation two separate steps,
-    // some read would land between them and see the forbidden state; done atomically, none ever can.
+    // some read would land between them and see the forbidden state; done atomically, none ever can. A change and
+    // its notice are composed in one store.transaction, as the core composes them.
     const ROUNDS = 10;
     const READERS = 4;
 
@@ -34,8 +37,8 @@ export function describeCouplings(suite: ConformanceSuite): void {
         await sessionFor(user.id, `round-${round}`);
         const next = `hash-${round}`;
         const seen = await watch(
-          async () => assert.equal(await suite.store.changePassword(user.id, current, next, T0), true),
-          async () => (await suite.store.getSessionAndUser(`session-round-${round}`))?.user.passwordHash === next,
+          async () => assert.ok(await write((tx) => tx.passwords.change(user.id, current, next, T0))),
+          async () => (await suite.store.sessions.findWithUser(`session-round-${round}`))?.user.passwordHash === next,
         );
         assert.equal(seen, 0, `round ${round}: a session outlived the password change`);
         current = next;
@@ -49,8 +52,8 @@ export function describeCouplings(suite: ConformanceSuite): void {
         const resetHash = await resetTokenFor(user.id, `round-${round}`);
         const next = `hash-${round}`;
         const seen = await watch(
-          async () => assert.ok(await suite.store.resetPassword(resetHash, next, T0)),
-          async () => (await suite.store.getSessionAndUser(`session-round-${round}`))?.user.passwordHash === next,
+          async () => assert.ok(await write((tx) => tx.passwords.reset(resetHash, next, T0))),
+          async () => (await suite.store.sessions.findWithUser(`session-round-${round}`))?.user.passwordHash === next,
         );
         assert.equal(seen, 0, `round ${round}: a session outlived the reset`);
       }
@@ -61,10 +64,17 @@ export function describeCouplings(suite: ConformanceSuite): void {
         const { user, verificationHash } = await registered(`user-${round}`);
         const notice = message('emailVerified');
         const queued = async () =>
-          (await suite.store.listMessages({ status: 'pending' })).some((entry) => entry.id === notice.id);
-        const verified = async () => (await suite.store.findUserById(user.id))?.verified === true;
+          (await suite.store.outbox.list({ status: 'pending' })).some((entry) => entry.id === notice.id);
+        const verified = async () => (await suite.store.users.findById(user.id))?.verified === true;
         const seen = await watch(
-          async () => assert.ok(await suite.store.verifyEmail(verificationHash, T0, notice)),
+          async () =>
+            assert.ok(
+              await write(async (tx) => {
+                const confirmed = await tx.users.confirmAddress(verificationHash, T0);
+                if (confirmed) await tx.outbox.add(notice, confirmed);
+                return confirmed;
+              }),
+            ),
           async () => ((await verified()) && !(await queued())) || ((await queued()) && !(await verified())),
         );
         assert.equal(seen, 0, `round ${round}: the verification and its notice were committed separately`);
@@ -76,10 +86,18 @@ export function describeCouplings(suite: ConformanceSuite): void {
         const { user } = await registered(`user-${round}`);
         const notice = message('accountDeleted');
         const queued = async () =>
-          (await suite.store.listMessages({ status: 'pending' })).some((entry) => entry.id === notice.id);
-        const gone = async () => (await suite.store.findUserById(user.id)) === null;
+          (await suite.store.outbox.list({ status: 'pending' })).some((entry) => entry.id === notice.id);
+        const gone = async () => (await suite.store.users.findById(user.id)) === null;
         const seen = await watch(
-          async () => assert.equal(await suite.store.deleteUser(user.id, notice), true),
+          async () =>
+            assert.equal(
+              await write(async (tx) => {
+                const deleted = await tx.users.delete(user.id, T0);
+                if (deleted.outcome === 'deleted') await tx.outbox.add(notice, deleted.user);
+                return deleted.outcome;
+              }),
+              'deleted',
+            ),
           async () => ((await gone()) && !(await queued())) || ((await queued()) && !(await gone())),
         );
         assert.equal(seen, 0, `round ${round}: the deletion and its notice were committed separately`);
@@ -87,19 +105,19 @@ export function describeCouplings(suite: ConformanceSuite): void {
     });
 
     it('a deletion and the end of the grants land together: never one without the other', async () => {
-      await suite.store.createRole('admin');
+      await write((tx) => tx.access.createRole('admin'));
       for (let round = 0; round < ROUNDS; round++) {
         const { user } = await registered(`user-${round}`);
-        await suite.store.grantRole(user.id, 'admin');
+        await write((tx) => tx.access.grantRole(user.id, 'admin'));
         const seen = await watch(
-          async () => assert.equal(await suite.store.deleteUser(user.id), true),
+          async () => assert.equal((await write((tx) => tx.users.delete(user.id, T0))).outcome, 'deleted'),
           async () => {
             // Read in both orders: once the user is gone the grants must be too, and while the grants are there, so
             // is the user. (The deletion lands between two reads at most once, and then in the allowed direction.)
-            const userGone = (await suite.store.findUserById(user.id)) === null;
-            const grantsLeft = (await suite.store.listUserRoles(user.id)).length > 0;
-            const grantsGone = (await suite.store.listUserRoles(user.id)).length === 0;
-            const userThere = (await suite.store.findUserById(user.id)) !== null;
+            const userGone = (await suite.store.users.findById(user.id)) === null;
+            const grantsLeft = (await suite.store.access.listUserRoles(user.id)).length > 0;
+            const grantsGone = (await suite.store.access.listUserRoles(user.id)).length === 0;
+            const userThere = (await suite.store.users.findById(user.id)) !== null;
             return (userGone && grantsLeft) || (grantsGone && userThere);
           },
         );

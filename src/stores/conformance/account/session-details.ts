@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import type { UserStoreTransaction } from '../../../services/user-store';
 import { describe, it, HOUR, T0, DAY_LATER, fulfilled, type ConformanceSuite } from '../support';
 
 export function describeSessionDetails(suite: ConformanceSuite): void {
   const { registered, sessionFor, sessionRow } = suite;
+  const write = <T>(work: (tx: UserStoreTransaction) => Promise<T>): Promise<T> => suite.store.transaction(work);
   describe('sessions a person can see and end', () => {
     const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
 
@@ -14,12 +16,12 @@ export function describeSessionDetails(suite: ConformanceSuite): void {
         ip: '2001:db8::1',
         userAgent: `Mozilla/5.0 (X11; Linux x86_64) Ünïcödé ✓ ${'x'.repeat(450)}`,
       });
-      const found = await suite.store.getSessionAndUser(session.tokenHash);
+      const found = await suite.store.sessions.findWithUser(session.tokenHash);
       assert.deepEqual(found, { session, user });
-      assert.deepEqual(await suite.store.listSessions(user.id), [session]);
+      assert.deepEqual(await suite.store.sessions.list(user.id), [session]);
     });
 
-    it('listSessions lists the sessions of one user, expired ones too, newest first, then by id', async () => {
+    it('sessions.list lists the sessions of one user, expired ones too, newest first, then by id', async () => {
       const alice = await registered('alice');
       const bob = await registered('bob');
       await sessionFor(alice.user.id, 'old', { createdAt: at(1), id: 'id-c' });
@@ -29,7 +31,7 @@ export function describeSessionDetails(suite: ConformanceSuite): void {
       await sessionFor(alice.user.id, 'new-d', { createdAt: at(5), id: 'id-d' });
       await sessionFor(bob.user.id, 'bob', { createdAt: at(9) });
 
-      const listed = await suite.store.listSessions(alice.user.id);
+      const listed = await suite.store.sessions.list(alice.user.id);
       assert.deepEqual(
         listed.map((session) => session.tokenHash),
         ['session-new-d', 'session-new-b', 'session-new-a', 'session-expired', 'session-old'],
@@ -38,37 +40,41 @@ export function describeSessionDetails(suite: ConformanceSuite): void {
         listed[3],
         sessionRow(alice.user.id, 'expired', { createdAt: at(2), id: 'id-z', expiresAt: at(3) }),
       );
-      assert.deepEqual(await suite.store.listSessions('unknown-user'), []);
+      assert.deepEqual(await suite.store.sessions.list('unknown-user'), []);
 
       listed[0].lastSeenAt.setTime(0);
       listed[0].ip = 'changed';
       assert.deepEqual(
-        (await suite.store.listSessions(alice.user.id))[0],
+        (await suite.store.sessions.list(alice.user.id))[0],
         sessionRow(alice.user.id, 'new-d', { createdAt: at(5), id: 'id-d' }),
         'the list is the caller’s own copy',
       );
     });
 
-    it('deleteSessionById ends only a session of that user, and says whether it did', async () => {
+    it('sessions.deleteById ends only a session of that user, and says whether it did', async () => {
       const alice = await registered('alice');
       const bob = await registered('bob');
       const first = await sessionFor(alice.user.id, 'alice-1');
       const second = await sessionFor(alice.user.id, 'alice-2');
       const bobs = await sessionFor(bob.user.id, 'bob');
 
-      assert.equal(await suite.store.deleteSessionById(alice.user.id, bobs.id), false, 'not alice’s');
-      assert.ok(await suite.store.getSessionAndUser(bobs.tokenHash), 'bob’s stays');
-      assert.equal(await suite.store.deleteSessionById(alice.user.id, 'no-such-id'), false);
-      assert.equal(await suite.store.deleteSessionById(alice.user.id, first.tokenHash), false, 'a hash is no id');
-      assert.equal(await suite.store.deleteSessionById(alice.user.id, 'bad\u0000id'), false);
+      assert.equal(await write((tx) => tx.sessions.deleteById(alice.user.id, bobs.id)), false, 'not alice’s');
+      assert.ok(await suite.store.sessions.findWithUser(bobs.tokenHash), 'bob’s stays');
+      assert.equal(await write((tx) => tx.sessions.deleteById(alice.user.id, 'no-such-id')), false);
+      assert.equal(
+        await write((tx) => tx.sessions.deleteById(alice.user.id, first.tokenHash)),
+        false,
+        'a hash is no id',
+      );
+      assert.equal(await write((tx) => tx.sessions.deleteById(alice.user.id, 'bad\u0000id')), false);
 
-      assert.equal(await suite.store.deleteSessionById(alice.user.id, first.id), true);
-      assert.equal(await suite.store.getSessionAndUser(first.tokenHash), null);
-      assert.ok(await suite.store.getSessionAndUser(second.tokenHash), 'the other session stays');
-      assert.equal(await suite.store.deleteSessionById(alice.user.id, first.id), false, 'already ended');
+      assert.equal(await write((tx) => tx.sessions.deleteById(alice.user.id, first.id)), true);
+      assert.equal(await suite.store.sessions.findWithUser(first.tokenHash), null);
+      assert.ok(await suite.store.sessions.findWithUser(second.tokenHash), 'the other session stays');
+      assert.equal(await write((tx) => tx.sessions.deleteById(alice.user.id, first.id)), false, 'already ended');
     });
 
-    it('deleteOtherSessions ends every session of the user but one, and counts them', async () => {
+    it('sessions.deleteOthers ends every session of the user but one, and counts them', async () => {
       const alice = await registered('alice');
       const bob = await registered('bob');
       const kept = await sessionFor(alice.user.id, 'kept');
@@ -76,56 +82,70 @@ export function describeSessionDetails(suite: ConformanceSuite): void {
       await sessionFor(alice.user.id, 'other-2', { expiresAt: at(1) });
       const bobs = await sessionFor(bob.user.id, 'bob');
 
-      assert.equal(await suite.store.deleteOtherSessions(alice.user.id, kept.tokenHash), 2);
-      assert.deepEqual(await suite.store.listSessions(alice.user.id), [kept]);
-      assert.ok(await suite.store.getSessionAndUser(bobs.tokenHash), 'other users keep theirs');
-      assert.equal(await suite.store.deleteOtherSessions(alice.user.id, kept.tokenHash), 0);
+      assert.equal(await write((tx) => tx.sessions.deleteOthers(alice.user.id, kept.tokenHash, T0)), 2);
+      assert.deepEqual(await suite.store.sessions.list(alice.user.id), [kept]);
+      assert.ok(await suite.store.sessions.findWithUser(bobs.tokenHash), 'other users keep theirs');
+      assert.equal(await write((tx) => tx.sessions.deleteOthers(alice.user.id, kept.tokenHash, T0)), 0);
       assert.equal(
-        await suite.store.deleteOtherSessions(alice.user.id, bobs.tokenHash),
+        await write((tx) => tx.sessions.deleteOthers(alice.user.id, bobs.tokenHash, T0)),
         1,
         'a session of someone else keeps nothing of alice’s',
       );
-      assert.deepEqual(await suite.store.listSessions(alice.user.id), []);
-      assert.ok(await suite.store.getSessionAndUser(bobs.tokenHash));
+      assert.deepEqual(await suite.store.sessions.list(alice.user.id), []);
+      assert.ok(await suite.store.sessions.findWithUser(bobs.tokenHash));
+      assert.equal(await write((tx) => tx.sessions.deleteOthers('no-such-user', bobs.tokenHash, T0)), null);
     });
 
-    it('markSessionAuthenticated moves authenticatedAt only while the password hash is still the one verified', async () => {
+    it('sessions.markAuthenticated moves authenticatedAt only while the password hash is still the one verified', async () => {
       const alice = await registered('alice');
       const bob = await registered('bob');
       const session = await sessionFor(alice.user.id, 'alice');
       const bobs = await sessionFor(bob.user.id, 'bob');
 
-      assert.equal(await suite.store.markSessionAuthenticated(session.tokenHash, 'stale-hash', at(5)), false);
-      assert.equal(await suite.store.markSessionAuthenticated(session.tokenHash, bob.user.passwordHash, at(5)), false);
-      assert.equal(await suite.store.markSessionAuthenticated('unknown', alice.user.passwordHash, at(5)), false);
-      assert.deepEqual((await suite.store.getSessionAndUser(session.tokenHash))?.session, session, 'nothing changed');
+      assert.equal(await write((tx) => tx.sessions.markAuthenticated(session.tokenHash, 'stale-hash', at(5))), false);
+      assert.equal(
+        await write((tx) => tx.sessions.markAuthenticated(session.tokenHash, bob.user.passwordHash, at(5))),
+        false,
+      );
+      assert.equal(
+        await write((tx) => tx.sessions.markAuthenticated('unknown', alice.user.passwordHash, at(5))),
+        false,
+      );
+      assert.deepEqual(
+        (await suite.store.sessions.findWithUser(session.tokenHash))?.session,
+        session,
+        'nothing changed',
+      );
 
-      assert.equal(await suite.store.markSessionAuthenticated(session.tokenHash, alice.user.passwordHash, at(5)), true);
-      assert.deepEqual((await suite.store.getSessionAndUser(session.tokenHash))?.session, {
+      assert.equal(
+        await write((tx) => tx.sessions.markAuthenticated(session.tokenHash, alice.user.passwordHash, at(5))),
+        true,
+      );
+      assert.deepEqual((await suite.store.sessions.findWithUser(session.tokenHash))?.session, {
         ...session,
         authenticatedAt: at(5),
       });
-      assert.deepEqual((await suite.store.getSessionAndUser(bobs.tokenHash))?.session, bobs, 'others untouched');
+      assert.deepEqual((await suite.store.sessions.findWithUser(bobs.tokenHash))?.session, bobs, 'others untouched');
 
-      assert.equal(await suite.store.changePassword(alice.user.id, alice.user.passwordHash, 'new-hash', at(6)), true);
+      assert.ok(await write((tx) => tx.passwords.change(alice.user.id, alice.user.passwordHash, 'new-hash', at(6))));
       assert.equal(
-        await suite.store.markSessionAuthenticated(session.tokenHash, alice.user.passwordHash, at(7)),
+        await write((tx) => tx.sessions.markAuthenticated(session.tokenHash, alice.user.passwordHash, at(7))),
         false,
         'the session ended with the old password',
       );
     });
 
-    it('deleteExpired and deleteUser end sessions whatever their id', async () => {
+    it('deleteExpired and users.delete end sessions whatever their id', async () => {
       const { user } = await registered('alice');
       await sessionFor(user.id, 'dead', { expiresAt: at(1) });
       const live = await sessionFor(user.id, 'live', { expiresAt: DAY_LATER, lastSeenAt: at(50) });
       assert.equal(await suite.store.deleteExpired({ now: at(2), sessionIdleBefore: at(1) }), 1);
-      assert.deepEqual(await suite.store.listSessions(user.id), [live]);
-      assert.equal(await suite.store.deleteSessionById(user.id, 'id-of-session-dead'), false);
+      assert.deepEqual(await suite.store.sessions.list(user.id), [live]);
+      assert.equal(await write((tx) => tx.sessions.deleteById(user.id, 'id-of-session-dead')), false);
       // The id of an ended session may name a new one (ids are random in practice; a store must not keep it).
       await sessionFor(user.id, 'reborn', { id: 'id-of-session-dead' });
-      assert.equal(await suite.store.deleteUser(user.id), true);
-      assert.deepEqual(await suite.store.listSessions(user.id), []);
+      assert.equal((await write((tx) => tx.users.delete(user.id, at(60)))).outcome, 'deleted');
+      assert.deepEqual(await suite.store.sessions.list(user.id), []);
     });
 
     const ROUNDS = 5;
@@ -139,26 +159,28 @@ export function describeSessionDetails(suite: ConformanceSuite): void {
           sessionRow(user.id, `login-${round}-${i}`, { createdAt: new Date(T0.getTime() + HOUR) }),
         );
         const [byId, ended, ...created] = fulfilled(
-          await Promise.allSettled<boolean | number>([
-            suite.store.deleteSessionById(user.id, target.id),
-            suite.store.deleteOtherSessions(user.id, kept.tokenHash),
-            ...logins.map((login) => suite.store.createSession(login, user.passwordHash)),
+          await Promise.allSettled<boolean | number | null>([
+            write((tx) => tx.sessions.deleteById(user.id, target.id)),
+            write((tx) => tx.sessions.deleteOthers(user.id, kept.tokenHash, T0)),
+            ...logins.map((login) =>
+              suite.store.transaction((tx) => tx.sessions.create(login, user.passwordHash), { durable: false }),
+            ),
           ]),
         );
         assert.ok(
           created.every((result) => result === true),
           'every login created its session',
         );
-        assert.ok(await suite.store.getSessionAndUser(kept.tokenHash), 'the kept session stays');
-        assert.equal(await suite.store.getSessionAndUser(target.tokenHash), null, 'the named session ended');
+        assert.ok(await suite.store.sessions.findWithUser(kept.tokenHash), 'the kept session stays');
+        assert.equal(await suite.store.sessions.findWithUser(target.tokenHash), null, 'the named session ended');
 
-        const listed = await suite.store.listSessions(user.id);
+        const listed = await suite.store.sessions.list(user.id);
         const left = listed.filter((session) => session.tokenHash !== kept.tokenHash);
-        for (const session of left) assert.ok(await suite.store.getSessionAndUser(session.tokenHash));
+        for (const session of left) assert.ok(await suite.store.sessions.findWithUser(session.tokenHash));
         const endedLogins = (ended as number) - (byId ? 0 : 1);
         assert.equal(left.length + endedLogins, LOGINS, `round ${round}: each login ended or stayed, once`);
-        assert.equal(await suite.store.deleteOtherSessions(user.id, kept.tokenHash), left.length);
-        await suite.store.deleteSession(kept.tokenHash);
+        assert.equal(await write((tx) => tx.sessions.deleteOthers(user.id, kept.tokenHash, T0)), left.length);
+        assert.equal(await write((tx) => tx.sessions.delete(kept.tokenHash)), true);
       }
     });
   });
