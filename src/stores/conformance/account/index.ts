@@ -2,6 +2,7 @@ import type { ConformanceSuite } from '../support';
 import { describeAddresses } from './addresses';
 import { describeAdministration } from './administration';
 import { describeAudit } from './audit';
+import { describeAccountAudit } from './audit-account';
 import { describeCouplings } from './couplings';
 import { describeDeleteUser } from './delete-user';
 import { describeEmailChange } from './email-change';
@@ -10,6 +11,7 @@ import { describePasswords } from './passwords';
 import { describeRaces } from './races';
 import { describeRoles } from './roles';
 import { describeSecondFactor } from './second-factor';
+import { describeSecondFactorUse } from './second-factor-use';
 import { describeSessionDetails } from './session-details';
 import { describeSessions } from './sessions';
 import { describeTokens } from './tokens';
@@ -17,8 +19,8 @@ import { describeTransactions } from './transactions';
 import { describeUsers } from './users';
 
 /**
- * Every area of the account store contract: the unit of work itself (transactions), users, tokens, addresses, passwords, deletion, sessions (and what a person
- * sees and ends of them), email changes, the second factor (its recovery codes and login challenges), roles, and
+ * Every area of the account store contract: the unit of work itself (transactions), users, tokens, addresses,
+ * passwords, deletion, sessions (and what a person sees and ends of them), email changes, the second factor (its recovery codes and login challenges), roles, and
  * administration (disabled accounts, the user list, protected roles) with the audit trail.
  */
 export function describeAccountStoreAreas(suite: ConformanceSuite): void {
@@ -33,9 +35,11 @@ export function describeAccountStoreAreas(suite: ConformanceSuite): void {
   describeEmailChange(suite);
   describeEmailChangeDrops(suite);
   describeSecondFactor(suite);
+  describeSecondFactorUse(suite);
   describeRoles(suite);
   describeCouplings(suite);
   describeRaces(suite);
   describeAdministration(suite);
   describeAudit(suite);
+  describeAccountAudit(suite);
 }
