@@ -1,7 +1,7 @@
 import { ADMIN_ROLE } from '../services/admin-permissions';
 import { AUDIT_EVENT_TYPES } from '../services/audit-event';
 import { ACCESS_NAME_MAX_LENGTH, ACCESS_NAME_PATTERN } from '../services/identity';
-import { ref, type JsonObject } from './schemas';
+import { ref, type JsonObject } from './schema-ref';
 
 const ISO_INSTANT = { type: 'string', format: 'date-time' };
 const NEXT_CURSOR = {

@@ -1,13 +1,8 @@
 import { NotAuthenticatedError } from '../http/http-errors';
 import { adminSchemas } from './admin-schemas';
+import { ref, type JsonObject } from './schema-ref';
 
-/** A JSON object of the OpenAPI document (OpenAPI 3.1, whose schemas are JSON Schema 2020-12). */
-export type JsonObject = Record<string, unknown>;
-
-/** A `$ref` to a component of the document. */
-export function ref(name: string, kind: 'schemas' | 'headers' | 'responses' = 'schemas'): JsonObject {
-  return { $ref: `#/components/${kind}/${name}` };
-}
+export { ref, type JsonObject } from './schema-ref';
 
 /** Names of the success bodies an action can declare in `@ApiDoc({ response })`. */
 export type SuccessSchemaName =

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describeUserAgent, sessionAnswer } from '../../src/http/session-answer';
 
 const ROOT = resolve(__dirname, '../../..');
@@ -11,10 +11,12 @@ describe('HTTP: the session answer', () => {
       require(process.argv[1]);
       const loaded = () => Object.keys(require.cache).some((file) => file.includes('/node_modules/bowser/'));
       const before = loaded();
-      require('gatehouse/build/src/http/session-answer').describeUserAgent('curl/8.5.0');
+      require(process.argv[2]).describeUserAgent('curl/8.5.0');
       process.stdout.write(JSON.stringify([before, loaded()]));`;
+    // The compiled module by its file: the package exports only its entries.
+    const module = join(ROOT, 'build/src/http/session-answer.js');
     for (const entry of ['gatehouse', 'gatehouse/express']) {
-      const output = execFileSync(process.execPath, ['-e', script, entry], { cwd: ROOT, encoding: 'utf8' });
+      const output = execFileSync(process.execPath, ['-e', script, entry, module], { cwd: ROOT, encoding: 'utf8' });
       expect(JSON.parse(output), entry).to.deep.equal([false, true]);
     }
   });

@@ -183,13 +183,12 @@ function readPackageJson(): PackageJson {
   return JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as PackageJson;
 }
 
-/** Every file the exports map and typesVersions name (the wildcard deep paths aside). */
+/** Every file the exports map and typesVersions name. */
 function entryTargets(): string[] {
   const { exports, typesVersions } = readPackageJson();
   const targets = Object.values(exports)
     .flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target)))
     .concat(Object.values(typesVersions['*']).flat())
-    .filter((target) => !target.includes('*'))
     .map((target) => target.replace(/^\.\//, ''));
   return [...new Set(targets)];
 }

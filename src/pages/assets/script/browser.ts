@@ -1,0 +1,51 @@
+/*
+ * The few browser APIs the pages' script touches, as types: the project compiles without the DOM library. A module
+ * of the script declares the globals it uses with these (`declare const document: BrowserDocument`), so the
+ * declarations stay in the modules that run in the browser and never reach the server's code.
+ */
+
+export interface PageElement {
+  hidden: boolean;
+  textContent: string | null;
+  readonly name: string;
+  readonly type: string;
+  value: string;
+  /** Of a checkbox. */
+  checked: boolean;
+  readonly dataset: Record<string, string | undefined>;
+  focus(): void;
+  getAttribute(name: string): string | null;
+  setAttribute(name: string, value: string): void;
+  removeAttribute(name: string): void;
+  addEventListener(type: string, listener: (event: { preventDefault(): void }) => void): void;
+  querySelector(selector: string): PageElement | null;
+  querySelectorAll(selector: string): Iterable<PageElement>;
+  append(...children: (PageElement | string)[]): void;
+  replaceChildren(...children: (PageElement | string)[]): void;
+  reset(): void;
+}
+
+export interface BrowserDocument {
+  readonly body: PageElement;
+  getElementById(id: string): PageElement | null;
+  createElement(tag: string): PageElement;
+}
+
+export interface BrowserLocation {
+  readonly search: string;
+  readonly pathname: string;
+  assign(url: string): void;
+}
+
+export interface BrowserHistory {
+  replaceState(state: unknown, unused: string, url: string): void;
+}
+
+export interface BrowserStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+
+/** Base64 of a string of Latin-1 characters (the SVG of the QR code is ASCII). */
+export type Btoa = (data: string) => string;

@@ -1,0 +1,48 @@
+import type { BrowserLocation, BrowserStorage } from './browser';
+
+declare const location: BrowserLocation;
+declare const sessionStorage: BrowserStorage;
+
+export interface TabSession {
+  loadSession: () => string | null;
+  saveSession: (token: string) => void;
+  endSession: () => void;
+  /** Goes to another page, which shows `notice` once. */
+  leave: (path: string, notice: string) => void;
+  /** The notice a page left for this one, read once. */
+  takeNotice: () => string | null;
+}
+
+/**
+ * The session of this tab. sessionStorage: the token lives as long as the tab, is never sent by the browser on its
+ * own (so no request forgery), and never reaches a URL. Storage can be unavailable (privacy settings): then nobody
+ * stays signed in. Keys carry the API's prefix, so two mounts on one origin keep their sessions apart.
+ */
+export function tabSession(api: string): TabSession {
+  const SESSION_KEY = `gatehouse.session ${api}`;
+  const NOTICE_KEY = `gatehouse.notice ${api}`;
+
+  function storage(action: (store: typeof sessionStorage) => string | null | void): string | null {
+    try {
+      return action(sessionStorage) ?? null;
+    } catch {
+      return null;
+    }
+  }
+  const loadSession = () => storage((store) => store.getItem(SESSION_KEY));
+  const saveSession = (token: string) => storage((store) => store.setItem(SESSION_KEY, token));
+  const endSession = () => storage((store) => store.removeItem(SESSION_KEY));
+
+  function leave(path: string, notice: string): void {
+    storage((store) => store.setItem(NOTICE_KEY, notice));
+    location.assign(api + path);
+  }
+
+  function takeNotice(): string | null {
+    const notice = storage((store) => store.getItem(NOTICE_KEY));
+    if (notice) storage((store) => store.removeItem(NOTICE_KEY));
+    return notice;
+  }
+
+  return { loadSession, saveSession, endSession, leave, takeNotice };
+}
