@@ -6,7 +6,7 @@ import type {
 import type { StoredEmailChange, StoredUser } from '../../services/types';
 import { copyEmailChange, copyUser, isAtOrBefore } from './copies';
 import { supersedeMessages } from './memory-outbox-records';
-import { deleteSessionsOf } from './memory-session-records';
+import { deleteSessionsOf } from './memory-session-ends';
 import type { MemoryData } from './memory-state';
 import { deleteTokensOf } from './memory-token-records';
 import { endRegistration, verifiedOwnerOf } from './memory-user-records';
@@ -71,20 +71,4 @@ export class MemoryEmailChangeRecords implements EmailChangeRecords {
     const change = this.data.emailChanges.get(tokenHash);
     return change && !isAtOrBefore(change.expiresAt, now) ? change : null;
   }
-}
-
-/**
- * The user's pending change of address goes, and its link, if no worker holds it yet, is never sent. With
- * `keptSessionId` (ending the other sessions), a change that this kept session asked for stays; null: no session
- * is kept (its own is gone or another's), so any change goes.
- */
-export function dropEmailChange(data: MemoryData, userId: string, at: Date, keptSessionId?: string | null): void {
-  let dropped = 0;
-  for (const [tokenHash, change] of data.emailChanges.ownedBy(userId)) {
-    if (keptSessionId && change.keepSessionId === keptSessionId) continue;
-    data.emailChanges.delete(tokenHash);
-    dropped++;
-  }
-  // Ending every session fails the links whatever was found; ending the others only when a change went.
-  if (keptSessionId === undefined || dropped > 0) supersedeMessages(data, userId, 'emailChange', at);
 }

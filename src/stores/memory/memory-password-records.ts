@@ -1,9 +1,9 @@
 import type { PasswordRecords } from '../../services/store/password-records';
 import type { StoredUser } from '../../services/types';
 import { copyUser } from './copies';
-import { dropEmailChange } from './memory-email-change-records';
+import { dropEmailChange } from './memory-session-ends';
 import { supersedeMessages } from './memory-outbox-records';
-import { deleteSessionsOf } from './memory-session-records';
+import { deleteSessionsOf } from './memory-session-ends';
 import type { MemoryData } from './memory-state';
 import { consumeToken, deleteTokensOf } from './memory-token-records';
 

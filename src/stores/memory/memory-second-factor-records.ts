@@ -1,7 +1,7 @@
 import type { SecondFactorEnabling, SecondFactorRecords } from '../../services/store/second-factor-records';
 import type { StoredSecondFactor, StoredUser } from '../../services/types';
 import { copySecondFactor, copyUser } from './copies';
-import { deleteSessionsOf } from './memory-session-records';
+import { deleteSessionsOf } from './memory-session-ends';
 import type { MemoryData } from './memory-state';
 
 /** The second factor (TOTP) and its recovery codes, read outside a transaction or written in one. */

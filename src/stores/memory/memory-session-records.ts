@@ -8,7 +8,7 @@ import {
 } from '../../services/types';
 import { copySession, copyUser, newestFirst } from './copies';
 import { permissionAnswer, roleAnswer } from './memory-access-records';
-import { dropEmailChange } from './memory-email-change-records';
+import { dropEmailChange, deleteSessionsOf } from './memory-session-ends';
 import type { MemoryData, MemoryState } from './memory-state';
 
 /** Sessions as the request path reads them: the committed ones, without waiting for a running transaction. */
@@ -104,19 +104,4 @@ export class MemorySessionRecords implements SessionRecords {
     this.data.sessions.set(tokenHash, { ...session, authenticatedAt: new Date(at) });
     return true;
   }
-}
-
-/** Deletes the user's sessions (those `which` picks, or all); returns how many went. */
-export function deleteSessionsOf(
-  data: MemoryData,
-  userId: string,
-  which: (session: StoredSession) => boolean = () => true,
-): number {
-  let deleted = 0;
-  for (const [tokenHash, session] of data.sessions.ownedBy(userId)) {
-    if (!which(session)) continue;
-    data.sessions.delete(tokenHash);
-    deleted++;
-  }
-  return deleted;
 }

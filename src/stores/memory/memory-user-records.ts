@@ -11,7 +11,7 @@ import type { StoredToken, StoredUser } from '../../services/types';
 import { copyToken, copyUser, isAtOrBefore } from './copies';
 import { isLastEnabledHolder } from './memory-access-records';
 import { failPendingLinks, supersedeMessages } from './memory-outbox-records';
-import { deleteSessionsOf } from './memory-session-records';
+import { deleteSessionsOf } from './memory-session-ends';
 import { removeUser, type MemoryData } from './memory-state';
 import { consumeToken, deleteTokensOf } from './memory-token-records';
 
