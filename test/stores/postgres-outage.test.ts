@@ -129,7 +129,7 @@ describeWithService('postgres', 'PostgresUserStore when the database goes away a
     const pause = new PauseAfterQuery(deletesFrom('sessions'));
     const paused = new SqlUserStore(store.db.withPlugin(pause), postgresCapabilities());
 
-    const change = paused.changePassword(user.id, user.passwordHash, 'new-hash', T0);
+    const change = paused.transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', T0));
     await pause.reached;
     await proxy.cut();
     // A checked-out client whose connection ends emits 'error'; without a listener that would end the process here.
