@@ -117,8 +117,8 @@ describeWithService('postgres', 'PostgresUserStore when the database goes away a
     await proxy.restore();
     assert.equal((await store.sessions.findWithUser('s'))?.user.id, user.id);
     assert.equal(
-      await store.transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', T0)),
-      true,
+      (await store.transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', T0)))?.passwordHash,
+      'new-hash',
     );
   });
 

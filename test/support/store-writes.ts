@@ -37,6 +37,8 @@ export function meanwhileBefore(
 ): () => void {
   const [aggregate, method] = write.split('.') as [keyof UserStoreTransaction, string];
   const original = store.transaction;
+  const run = <T>(work: (tx: UserStoreTransaction) => Promise<T>, options?: TransactionOptions) =>
+    original.call(store, work, options) as Promise<T>;
   const reached = new Error(`the write ${write} is reached`);
   const stoppingAtWrite = (tx: UserStoreTransaction): UserStoreTransaction => {
     const records = new Proxy(tx[aggregate], {
@@ -52,14 +54,14 @@ export function meanwhileBefore(
   store.transaction = async <T>(work: (tx: UserStoreTransaction) => Promise<T>, options?: TransactionOptions) => {
     if (pending) {
       try {
-        return await original.call(store, (tx) => work(stoppingAtWrite(tx)), options);
+        return await run((tx) => work(stoppingAtWrite(tx)), options);
       } catch (error) {
         if (error !== reached) throw error;
       }
       pending = false;
       await meanwhile();
     }
-    return original.call(store, work, options);
+    return run(work, options);
   };
   return () => {
     store.transaction = original;
