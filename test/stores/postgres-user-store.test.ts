@@ -266,11 +266,14 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       );
       statements.length = 0;
       assert.equal(
-        await store.transaction(async (tx) => {
-          const created = await tx.sessions.create(sessionRow('id-alice', 's'), '$argon2id$fake$alice');
-          if (created) await tx.audit.add(audit('login', 'id-alice'));
-          return created;
-        }, { durable: false }),
+        await store.transaction(
+          async (tx) => {
+            const created = await tx.sessions.create(sessionRow('id-alice', 's'), '$argon2id$fake$alice');
+            if (created) await tx.audit.add(audit('login', 'id-alice'));
+            return created;
+          },
+          { durable: false },
+        ),
         true,
       );
       assert.ok(
