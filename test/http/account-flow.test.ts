@@ -81,7 +81,7 @@ for (const kind of TEST_STORES) {
       expect(login.status).to.equal(403);
       expect(login.body.detail.code).to.equal('unverified_user');
       expect(login.body.detail.detail).to.be.a('string').and.not.empty;
-      expect(t.calls.get('createSession') ?? 0).to.equal(0);
+      expect(t.calls.get('sessions.create') ?? 0).to.equal(0);
     });
 
     it('an unverified user with a wrong password gets the same 401 as anyone else', async () => {

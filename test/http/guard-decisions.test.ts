@@ -71,7 +71,7 @@ describe('guards: how they decide (SQLite file)', () => {
     const user = guards.currentUserChecker(action);
     expect(user).to.not.be.instanceOf(Promise);
     expect(user).to.include({ username: 'alice', verified: true });
-    expect(calls.get('checkSession')).to.equal(1);
+    expect(calls.get('sessions.check')).to.equal(1);
   });
 
   it('refuses within the call: a rejected token, a missing header, a permission not held', () => {
@@ -87,7 +87,7 @@ describe('guards: how they decide (SQLite file)', () => {
       .to.throw(AccountHttpError)
       .with.property('code', 'permission_denied');
     // The rejected token and the denied one; a missing header reads nothing.
-    expect(calls.get('checkSession')).to.equal(2);
+    expect(calls.get('sessions.check')).to.equal(2);
   });
 
   it('waits only when it must: moving the idle window is a write, and the verdict a promise', async () => {
@@ -95,7 +95,7 @@ describe('guards: how they decide (SQLite file)', () => {
     const verdict = guards.authorizationChecker(actionWith(`Bearer ${token}`), ['perm:reports.read']);
     expect(verdict).to.be.instanceOf(Promise);
     expect(await verdict).to.equal(true);
-    expect(calls.get('touchSession')).to.equal(1);
+    expect(calls.get('sessions.touch')).to.equal(1);
     // The window has moved: the next request decides within the call again.
     expect(guards.authorizationChecker(actionWith(`Bearer ${token}`), ['perm:reports.read'])).to.equal(true);
   });
@@ -104,7 +104,7 @@ describe('guards: how they decide (SQLite file)', () => {
     const verdict = guards.authorizationChecker(actionWith(`Bearer ${token}`), ['perm:reports.read', 'role:reader']);
     expect(verdict).to.be.instanceOf(Promise);
     expect(await verdict).to.equal(true);
-    expect(calls.get('checkSession')).to.equal(1);
+    expect(calls.get('sessions.check')).to.equal(1);
   });
 
   it('a requirement that is not a string fails as misconfiguration, in its turn, after authentication', async () => {

@@ -165,8 +165,8 @@ function describeHostGuards(driver: Driver, kind: TestStoreKind): void {
         const response = await t.http.get('/posts/mine').set(bearer(alice));
         expect(response.status).to.equal(200);
         expect(response.body).to.deep.equal({ owner: 'alice' });
-        expect(t.calls.get('checkSession')).to.equal(1);
-        expect(t.calls.get('getSessionAndUser')).to.equal(undefined);
+        expect(t.calls.get('sessions.check')).to.equal(1);
+        expect(t.calls.get('sessions.findWithUser')).to.equal(undefined);
       });
       it('401 plain without a header', async () => expectMissing(await t.http.get('/posts/mine')));
       it('401 invalid_session_token for a rejected token', async () =>
@@ -211,7 +211,7 @@ function describeHostGuards(driver: Driver, kind: TestStoreKind): void {
       it('asks the store once: the session and the permission in one checkSession', async () => {
         t.calls.clear();
         expect((await t.http.post('/posts').set(bearer(erin))).status).to.equal(200);
-        expect(Object.fromEntries(t.calls)).to.deep.equal({ checkSession: 1 });
+        expect(Object.fromEntries(t.calls)).to.deep.equal({ 'sessions.check': 1 });
       });
       it('a permission taken from the role is refused on the next request', async () => {
         await t.accounts.access.revokePermission('editor', 'posts.write');
@@ -229,7 +229,7 @@ function describeHostGuards(driver: Driver, kind: TestStoreKind): void {
         await t.accounts.access.grantPermission('editor', 'posts.publish');
         t.calls.clear();
         expect((await t.http.post('/posts/publish').set(bearer(erin))).body).to.deep.equal({ ok: 'publish' });
-        expect(Object.fromEntries(t.calls)).to.deep.equal({ checkSession: 1, checkPermission: 1 });
+        expect(Object.fromEntries(t.calls)).to.deep.equal({ 'sessions.check': 1, 'access.checkPermission': 1 });
       });
       it('401s as usual', async () => {
         expectMissing(await t.http.post('/posts/publish'));

@@ -6,6 +6,7 @@ import { CLOCK } from '../../src/di/tokens';
 import { ManualClock } from '../support/manual-clock';
 import { totpCode } from '../support/rfc6238';
 import { bearer, buildTestApp, PASSWORD, PREFIX, type TestApp } from '../support/test-app';
+import { meanwhileBefore } from '../support/store-writes';
 import { freshStoreEachTest, TEST_STORES } from '../support/test-stores';
 
 // Switching two-factor sign-in on over HTTP, on every store: exactly the secret a code proved goes on, however new
@@ -123,25 +124,22 @@ for (const kind of TEST_STORES) {
       const session = await loginNewUser('alice');
       const proved = await start(session);
       let replacement: Promise<Response> | undefined;
-      const store = t.store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-      const enable = store.enableSecondFactor;
-      store.enableSecondFactor = async function (this: unknown, ...args: unknown[]) {
+      const restore = meanwhileBefore(t.store, 'secondFactors.enable', async () => {
         replacement = manage(session, '/totp');
         await replacement;
-        return enable.apply(this, args);
-      };
+      });
       try {
         const confirmed = await manage(session, '/totp/confirm', { code: totpCode(proved, clock.now()) });
         expectStatus(confirmed, 409, 'second_factor_setup_replaced');
         expect(confirmed.body).to.not.have.property('recovery_codes');
       } finally {
-        store.enableSecondFactor = enable;
+        restore();
       }
       const replaced = await replacement!;
       expectStatus(replaced, 200);
       const status = await t.http.get(`${PREFIX}/second-factor`).set(bearer(session));
       expect(status.body).to.include({ enabled: false, pending: true });
-      expect(await store.outbox.list()).to.satisfy((messages: { kind: string }[]) =>
+      expect(await t.store.outbox.list()).to.satisfy((messages: { kind: string }[]) =>
         messages.every((message) => message.kind !== 'secondFactorEnabled'),
       );
 

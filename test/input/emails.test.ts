@@ -97,7 +97,7 @@ describe('Input rules: emails', () => {
     for (const [i, email] of invalid.entries()) {
       expectCode(await register(`user${i}`, email), 400, 'invalid_email');
     }
-    expect(t.calls.get('createUser') ?? 0).to.equal(0);
+    expect(t.calls.get('users.create') ?? 0).to.equal(0);
   });
 
   it('keeps international domains in their ASCII form, so every spelling of one domain is one address', async () => {

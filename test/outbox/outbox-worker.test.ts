@@ -211,15 +211,15 @@ describe('OutboxWorker', () => {
   it('logs a store that cannot be asked for due mail once per outage, and its recovery once', async () => {
     const t = await setUp();
     await t.queue('emailVerified');
-    const claim = t.store.claimDueMessages.bind(t.store);
-    t.store.claimDueMessages = async () => {
+    const claim = t.store.outbox.claimDue.bind(t.store.outbox);
+    t.store.outbox.claimDue = async () => {
       throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     };
     for (let i = 0; i < 3; i++) expect(await t.worker.runOnce()).to.equal(0);
     expect(t.events('claim_failed')).to.have.length(1);
     expect(t.sender.sent).to.have.length(0);
 
-    t.store.claimDueMessages = claim;
+    t.store.outbox.claimDue = claim;
     expect(await t.worker.runOnce()).to.equal(1);
     expect(await t.worker.runOnce()).to.equal(0);
     expect(t.events('claim_recovered')).to.have.length(1);
@@ -250,8 +250,8 @@ describe('OutboxWorker', () => {
     for (const nudgeDelayMs of [40, 0]) {
       const t = await setUp({ options: { nudgeDelayMs } });
       const claims: number[] = [];
-      const claim = t.store.claimDueMessages.bind(t.store);
-      t.store.claimDueMessages = async (...args) => {
+      const claim = t.store.outbox.claimDue.bind(t.store.outbox);
+      t.store.outbox.claimDue = async (...args) => {
         const claimed = await claim(...args);
         claims.push(claimed.length);
         return claimed;
@@ -276,8 +276,8 @@ describe('OutboxWorker', () => {
   it('stop() cancels a nudge still waiting: nothing is claimed after it', async () => {
     const t = await setUp({ options: { nudgeDelayMs: 30 } });
     let claims = 0;
-    const claim = t.store.claimDueMessages.bind(t.store);
-    t.store.claimDueMessages = async (...args) => {
+    const claim = t.store.outbox.claimDue.bind(t.store.outbox);
+    t.store.outbox.claimDue = async (...args) => {
       claims += 1;
       return claim(...args);
     };

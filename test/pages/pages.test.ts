@@ -145,7 +145,7 @@ for (const driver of DRIVERS)
 
     it('the verification page answers 503 with Retry-After, naming nothing, while the database is unreachable', async () => {
       const { http, memory } = buildPagesApp();
-      memory.findUserByToken = async () => {
+      memory.tokens.findUser = async () => {
         throw new StoreUnavailableError('connection refused');
       };
       const page = await http.get(`/auth/verify-email?token=${'a'.repeat(43)}`).expect(503);

@@ -137,7 +137,7 @@ for (const driver of DRIVERS)
       const built = buildPagesAppOn(driver);
       const { token } = await signedIn(built);
       const linkToken = await requestChange(built, token, 'alice.new@example.com');
-      built.memory.findEmailChange = async () => {
+      built.memory.emailChanges.find = async () => {
         throw new StoreUnavailableError('connection refused');
       };
       const page = await built.http.get(`/auth/email-change/confirm?token=${linkToken}`).expect(503);

@@ -121,12 +121,10 @@ describe('admin CLI (gatehouse <command>)', () => {
     await store.transaction((tx) => tx.sessions.create(session('expired', longAgo), alice.passwordHash));
     await store.transaction((tx) => tx.sessions.create(session('live', new Date()), alice.passwordHash));
     await store.transaction((tx) =>
-      tx.tokens.replace({
-        tokenHash: 'old-reset',
-        userId: alice.id,
-        purpose: 'reset_password',
-        expiresAt: longAgo,
-      }),
+      tx.tokens.replace(
+        { tokenHash: 'old-reset', userId: alice.id, purpose: 'reset_password', expiresAt: longAgo },
+        { kind: 'passwordReset', at: longAgo },
+      ),
     );
     // An email sent two days ago: kept for the default 7 days, gone with GATEHOUSE_OUTBOX_RETENTION=1d.
     const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000);
@@ -152,8 +150,8 @@ describe('admin CLI (gatehouse <command>)', () => {
     ]);
     const after = await SqliteUserStore.open({ filename: join(dir, 'accounts.db') });
     try {
-      expect(await after.getSessionAndUser('live')).to.not.equal(null);
-      expect(await after.getSessionAndUser('expired')).to.equal(null);
+      expect(await after.sessions.findWithUser('live')).to.not.equal(null);
+      expect(await after.sessions.findWithUser('expired')).to.equal(null);
     } finally {
       await after.close();
     }

@@ -1,29 +1,9 @@
 import { expect } from 'chai';
-import type { UserStore } from '../../src/services/user-store';
 import { Harness, makeHarness, OTHER_PASSWORD, STRONG_PASSWORD } from '../support/core-harness';
 import { expectAccountError } from '../support/expect-account-error';
 import { CHEAP_HASHING, NEW_PASSWORD } from '../support/fixtures';
+import { meanwhileBefore } from '../support/store-writes';
 import { freshStoreEachTest, TEST_STORES, type TestStoreKind } from '../support/test-stores';
-
-/**
- * Makes the next call of `method` wait for `meanwhile` first: the call is what the operation does once its slow part
- * (verifying or hashing a password) is over, so `meanwhile` commits exactly while that operation was verifying.
- */
-function meanwhileBefore(
-  store: UserStore,
-  method: 'deleteUser' | 'changePassword',
-  meanwhile: () => Promise<unknown>,
-): void {
-  const original = store[method].bind(store) as (...args: unknown[]) => Promise<boolean>;
-  let pending = true;
-  (store as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
-    if (pending) {
-      pending = false;
-      await meanwhile();
-    }
-    return original(...args);
-  };
-}
 
 /**
  * Issue 13, finding 2: an operation that checks a session and a password and then writes must check both again inside
@@ -47,14 +27,14 @@ function describeCredentialRaces(kind: TestStoreKind): void {
       await h.accounts.requestPasswordReset('alice@example.com');
       await h.accounts.drain();
       const reset = h.sender.lastToken('sendPasswordReset');
-      meanwhileBefore(h.store, 'deleteUser', () => h.accounts.confirmPasswordReset(reset, NEW_PASSWORD));
+      meanwhileBefore(h.store, 'users.delete', () => h.accounts.confirmPasswordReset(reset, NEW_PASSWORD));
       await expectAccountError(h.accounts.deleteAccount(attacker, STRONG_PASSWORD), 'invalid_session_token');
       await stillThere();
       await h.accounts.login('alice', NEW_PASSWORD);
     });
 
     it('a deletion in flight loses to a logout-all', async () => {
-      meanwhileBefore(h.store, 'deleteUser', () => h.accounts.logoutAll(owner));
+      meanwhileBefore(h.store, 'users.delete', () => h.accounts.logoutAll(owner));
       await expectAccountError(h.accounts.deleteAccount(attacker, STRONG_PASSWORD), 'invalid_session_token');
       await stillThere();
       expect(h.logger.lines.map((line) => line.fields)).to.deep.include({
@@ -66,13 +46,13 @@ function describeCredentialRaces(kind: TestStoreKind): void {
 
     it('a deletion in flight loses to a password change on another session', async () => {
       // The change ends every session, the attacker's too; the hash check alone would refuse as well.
-      meanwhileBefore(h.store, 'deleteUser', () => h.accounts.changePassword(owner, STRONG_PASSWORD, NEW_PASSWORD));
+      meanwhileBefore(h.store, 'users.delete', () => h.accounts.changePassword(owner, STRONG_PASSWORD, NEW_PASSWORD));
       await expectAccountError(h.accounts.deleteAccount(attacker, STRONG_PASSWORD), 'invalid_session_token');
       await stillThere();
     });
 
     it('a password change in flight loses to a logout-all', async () => {
-      meanwhileBefore(h.store, 'changePassword', () => h.accounts.logoutAll(owner));
+      meanwhileBefore(h.store, 'passwords.change', () => h.accounts.logoutAll(owner));
       await expectAccountError(
         h.accounts.changePassword(attacker, STRONG_PASSWORD, OTHER_PASSWORD),
         'invalid_session_token',
@@ -84,7 +64,7 @@ function describeCredentialRaces(kind: TestStoreKind): void {
       await h.accounts.requestPasswordReset('alice@example.com');
       await h.accounts.drain();
       const reset = h.sender.lastToken('sendPasswordReset');
-      meanwhileBefore(h.store, 'changePassword', () => h.accounts.confirmPasswordReset(reset, NEW_PASSWORD));
+      meanwhileBefore(h.store, 'passwords.change', () => h.accounts.confirmPasswordReset(reset, NEW_PASSWORD));
       await expectAccountError(
         h.accounts.changePassword(attacker, STRONG_PASSWORD, OTHER_PASSWORD),
         'invalid_session_token',

@@ -26,9 +26,9 @@ describe('AccountService: password reset, change and account deletion', () => {
     /** A memory store whose email lookup fails as an unreachable database would, the next `failNext(n)` times. */
     function flakyStore() {
       const store = new MemoryUserStore();
-      const lookup = store.findVerifiedUserByEmailKey.bind(store);
+      const lookup = store.users.findVerifiedByEmailKey.bind(store.users);
       let failures = 0;
-      store.findVerifiedUserByEmailKey = async (emailKey) => {
+      store.users.findVerifiedByEmailKey = async (emailKey) => {
         if (failures > 0) {
           failures--;
           throw new StoreUnavailableError('connection refused');

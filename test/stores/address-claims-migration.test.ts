@@ -113,7 +113,7 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, unknown
       { tokenHash: 't3', userId: 'mallory', purpose: 'verify_email', expiresAt: new Date(T + 9e9) },
     ),
   );
-  assert.ok(claim.ok && claim.addressOwned);
+  assert.ok(claim.ok && claim.owner !== null);
   assert.equal(await store.transaction((tx) => tx.users.confirmAddress('t3', new Date(T))), null);
   assert.equal((await store.transaction((tx) => tx.users.confirmAddress('t1', new Date(T))))?.id, 'vera');
   // The database itself refuses a second verified owner and a taken username; foreign keys still cascade.

@@ -117,8 +117,8 @@ describeWithService('postgres', 'PostgresUserStore when the database goes away a
     await proxy.restore();
     assert.equal((await store.sessions.findWithUser('s'))?.user.id, user.id);
     assert.equal(
-      await store.transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', T0)),
-      true,
+      (await store.transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', T0)))?.passwordHash,
+      'new-hash',
     );
   });
 
@@ -129,7 +129,7 @@ describeWithService('postgres', 'PostgresUserStore when the database goes away a
     const pause = new PauseAfterQuery(deletesFrom('sessions'));
     const paused = new SqlUserStore(store.db.withPlugin(pause), postgresCapabilities());
 
-    const change = paused.changePassword(user.id, user.passwordHash, 'new-hash', T0);
+    const change = paused.transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', T0));
     await pause.reached;
     await proxy.cut();
     // A checked-out client whose connection ends emits 'error'; without a listener that would end the process here.

@@ -103,7 +103,7 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
         Object.keys(migrations),
       );
       await register(started[3], 'alice');
-      assert.ok(await started[7].findUserByUsernameKey('alice'));
+      assert.ok(await started[7].users.findByUsernameKey('alice'));
     });
 
     it('new PostgresUserStore() migrates before its first query', async () => {
@@ -266,8 +266,13 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       );
       statements.length = 0;
       assert.equal(
-        await store.transaction((tx) =>
-          tx.sessions.create(sessionRow('id-alice', 's'), '$argon2id$fake$alice', audit('login', 'id-alice')),
+        await store.transaction(
+          async (tx) => {
+            const created = await tx.sessions.create(sessionRow('id-alice', 's'), '$argon2id$fake$alice');
+            if (created) await tx.audit.add(audit('login', 'id-alice'));
+            return created;
+          },
+          { durable: false },
         ),
         true,
       );
@@ -346,7 +351,7 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       const unprepared = track(
         await PostgresUserStore.open({ connectionString: database.url, maxConnections: 1, preparedStatements: false }),
       );
-      assert.equal((await unprepared.getSessionAndUser('s'))?.user.username, 'alice');
+      assert.equal((await unprepared.sessions.findWithUser('s'))?.user.username, 'alice');
       assert.deepEqual(await preparedOn(unprepared), []);
     });
 
@@ -397,7 +402,7 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
     it('a host pool whose clients refuse custom queries (pipeline mode) still answers every read', async () => {
       const { user } = await register(keeper, 'alice');
       await openSession(keeper, user.id, 's');
-      const expected = await keeper.checkSession('s');
+      const expected = await keeper.sessions.check('s');
       const pipelined = new Pool({ connectionString: database.url, pipeline: true });
       try {
         const store = track(new PostgresUserStore({ pool: pipelined }));

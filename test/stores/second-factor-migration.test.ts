@@ -181,25 +181,26 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, Record<
     giveUpAt: new Date(T + 1),
   });
   assert.equal(
-    await store.transaction((tx) =>
-      tx.secondFactors.enable(
-        {
-          userId: 'alice',
-          sealedSecret: 'v1.sealed',
-          step: 5,
-          recoveryCodeHashes: ['code-1', 'code-2'],
-          now: new Date(T),
-        },
-        notice('m4', 'secondFactorEnabled'),
-      ),
-    ),
+    await store.transaction(async (tx) => {
+      const enabled = await tx.secondFactors.enable({
+        userId: 'alice',
+        sealedSecret: 'v1.sealed',
+        step: 5,
+        recoveryCodeHashes: ['code-1', 'code-2'],
+        now: new Date(T),
+      });
+      if (enabled) await tx.outbox.add(notice('m4', 'secondFactorEnabled'), enabled.user);
+      return enabled !== null;
+    }),
     true,
   );
   assert.equal(await store.transaction((tx) => tx.secondFactors.useTotpStep('alice', 6)), true);
   assert.equal(
-    await store.transaction((tx) =>
-      tx.secondFactors.consumeRecoveryCode('alice', 'code-1', notice('m5', 'recoveryCodeUsed')),
-    ),
+    await store.transaction(async (tx) => {
+      const user = await tx.secondFactors.consumeRecoveryCode('alice', 'code-1');
+      if (user) await tx.outbox.add(notice('m5', 'recoveryCodeUsed'), user);
+      return user !== null;
+    }),
     true,
   );
   await store.transaction((tx) =>

@@ -144,41 +144,44 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, Record<
   assert.equal(await store.sessions.findWithUser('s2'), null);
 
   // The new kinds are accepted, an unknown one still refused; a change of address can be stored and confirmed.
-  const requested = await store.transaction((tx) =>
-    tx.emailChanges.request(
-      {
-        tokenHash: 'change-1',
-        userId: 'alice',
-        newEmail: 'Alice@New.example',
-        newEmailKey: 'alice@new.example',
-        createdAt: new Date(T),
-        expiresAt: new Date(T + 3_600_000),
-        endOtherSessions: true,
-        keepSessionId: listed[1].id,
-      },
-      {
-        link: { id: 'm3', kind: 'emailChange', sealedToken: 'v1.x', createdAt: new Date(T), giveUpAt: new Date(T + 1) },
-        requestedNotice: {
-          id: 'm4',
-          kind: 'emailChangeRequested',
-          sealedToken: null,
-          createdAt: new Date(T),
-          giveUpAt: new Date(T + 1),
-        },
-      },
-      's1',
-    ),
-  );
-  assert.deepEqual(requested, { ok: true, addressOwned: false });
-  const confirmed = await store.transaction((tx) =>
-    tx.emailChanges.confirm('change-1', new Date(T + 1), {
-      id: 'm5',
-      kind: 'emailChanged',
-      sealedToken: null,
-      createdAt: new Date(T),
-      giveUpAt: new Date(T + 1),
-    }),
-  );
+  const change = {
+    tokenHash: 'change-1',
+    userId: 'alice',
+    newEmail: 'Alice@New.example',
+    newEmailKey: 'alice@new.example',
+    createdAt: new Date(T),
+    expiresAt: new Date(T + 3_600_000),
+    endOtherSessions: true,
+    keepSessionId: listed[1].id,
+  };
+  // The link and the notice, composed in the request's transaction as the core does.
+  const requested = await store.transaction(async (tx) => {
+    const result = await tx.emailChanges.request(change, 's1');
+    if (!result.ok) return result;
+    const { user } = result;
+    if (!result.owner) {
+      await tx.outbox.add(
+        { id: 'm3', kind: 'emailChange', sealedToken: 'v1.x', createdAt: new Date(T), giveUpAt: new Date(T + 1) },
+        { id: user.id, username: user.username, email: change.newEmail },
+      );
+    }
+    await tx.outbox.add(
+      { id: 'm4', kind: 'emailChangeRequested', sealedToken: null, createdAt: new Date(T), giveUpAt: new Date(T + 1) },
+      user,
+    );
+    return result;
+  });
+  assert.ok(requested.ok && requested.owner === null);
+  const confirmed = await store.transaction(async (tx) => {
+    const result = await tx.emailChanges.confirm('change-1', new Date(T + 1));
+    if (result.outcome !== 'changed') return result;
+    const { user, previousEmail } = result;
+    await tx.outbox.add(
+      { id: 'm5', kind: 'emailChanged', sealedToken: null, createdAt: new Date(T), giveUpAt: new Date(T + 1) },
+      { id: user.id, username: user.username, email: previousEmail },
+    );
+    return result;
+  });
   assert.equal(confirmed.outcome, 'changed');
   assert.ok(await store.sessions.findWithUser('s1'), 'the session that asked is kept');
   await assert.rejects(store.db.updateTable('outbox').set({ kind: 'somethingElse' }).where('id', '=', 'm4').execute());

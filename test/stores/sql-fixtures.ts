@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
-import type { CreateUserOptions } from '../../src/services/account-store';
-import { NewUser, StoredSession, StoredToken, UserStore } from '../../src/services/user-store';
+import type {
+  NewAuditEvent,
+  NewOutboxMessage,
+  NewUser,
+  StoredSession,
+  StoredToken,
+  UserStore,
+} from '../../src/services/user-store';
 
 // Rows for the SQL store tests, with predictable ids and token hashes (`id-alice`, `verify-alice`).
 
@@ -15,11 +21,22 @@ export async function register(store: UserStore, label: string) {
   return { user: result.user, verification };
 }
 
+/** What the core writes with a registration, in its transaction (as `AccountService.register` composes it). */
+export interface RegistrationEffects {
+  /** The verification link, queued to the new user when no verified account holds the address. */
+  link?: NewOutboxMessage;
+  /** The notice queued instead, to the verified account that holds the address. */
+  ownerNotice?: NewOutboxMessage;
+  expiredUnverifiedBefore?: Date;
+  /** The `register` event, written with the user whoever holds the address. */
+  audit?: NewAuditEvent & { subjectId: string | null };
+}
+
 export function attemptRegistration(
   store: UserStore,
   label: string,
   overrides: Partial<NewUser> = {},
-  options?: CreateUserOptions,
+  effects: RegistrationEffects = {},
 ) {
   const user: NewUser = {
     id: `id-${label}`,
@@ -31,7 +48,15 @@ export function attemptRegistration(
     createdAt: T0,
     ...overrides,
   };
-  return store.transaction((tx) => tx.users.create(user, token(user.id, 'verify_email', `verify-${label}`), options));
+  const verification = token(user.id, 'verify_email', `verify-${label}`);
+  return store.transaction(async (tx) => {
+    const created = await tx.users.create(user, verification, effects.expiredUnverifiedBefore);
+    if (!created.ok) return created;
+    const message = created.owner ? effects.ownerNotice : effects.link;
+    if (message) await tx.outbox.add(message, created.owner ?? created.user);
+    if (effects.audit) await tx.audit.add(effects.audit);
+    return created;
+  });
 }
 
 export function sessionRow(userId: string, tokenHash: string, overrides: Partial<StoredSession> = {}): StoredSession {
@@ -50,11 +75,15 @@ export function sessionRow(userId: string, tokenHash: string, overrides: Partial
   };
 }
 
-/** Opens a session with the user's current password hash; fails the test if the store refuses. */
+/**
+ * Opens a session with the user's current password hash, in a transaction that does not wait for the disk (as the
+ * core signs in); fails the test if the store refuses.
+ */
 export async function openSession(store: UserStore, userId: string, tokenHash: string): Promise<void> {
   const user = await store.users.findById(userId);
-  const created = await store.transaction((tx) =>
-    tx.sessions.create(sessionRow(userId, tokenHash), user!.passwordHash),
+  const created = await store.transaction(
+    (tx) => tx.sessions.create(sessionRow(userId, tokenHash), user!.passwordHash),
+    { durable: false },
   );
   if (!created) throw new Error(`openSession: no session for ${userId}`);
 }
@@ -67,3 +96,6 @@ export function token(
 ): StoredToken {
   return { tokenHash, userId, purpose, expiresAt };
 }
+
+/** What a new reset token supersedes (`TokenRecords.replace`): the earlier reset links, as of T0. */
+export const SUPERSEDES_RESETS = { kind: 'passwordReset', at: T0 } as const;

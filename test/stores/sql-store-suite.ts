@@ -10,12 +10,22 @@ import {
   NewAuditEvent,
   NewOutboxMessage,
   StoredUser,
+  UserStoreTransaction,
 } from '../../src/services/user-store';
 import { deletesFrom, PauseAfterQuery, stillPendingAfter } from './pause-plugin';
-import { attemptRegistration, DAY_LATER, openSession, register, sessionRow, T0, token } from './sql-fixtures';
+import {
+  attemptRegistration,
+  DAY_LATER,
+  openSession,
+  register,
+  sessionRow,
+  SUPERSEDES_RESETS,
+  T0,
+  token,
+} from './sql-fixtures';
 
 /** A login event of the user, as the core would write it. */
-function auditEventOf(userId: string): NewAuditEvent {
+function auditEventOf(userId: string): NewAuditEvent & { subjectId: string } {
   return {
     id: randomUUID(),
     at: T0,
@@ -87,8 +97,8 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         await first.close();
 
         const second = await open();
-        assert.deepEqual(await second.getSessionAndUser('session-1'), { session, user });
-        assert.equal(await second.checkPermission(user.id, 'posts:write'), 'granted');
+        assert.deepEqual(await second.sessions.findWithUser('session-1'), { session, user });
+        assert.equal(await second.access.checkPermission(user.id, 'posts:write'), 'granted');
         assert.ok(await second.transaction((tx) => tx.users.confirmAddress(verification.tokenHash, T0)));
       });
 
@@ -122,7 +132,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const { user } = await register(store, 'alice');
         await openSession(store, user.id, 's');
         const reset = token(user.id, 'reset_password', 'reset-1');
-        await store.transaction((tx) => tx.tokens.replace(reset));
+        await store.transaction((tx) => tx.tokens.replace(reset, SUPERSEDES_RESETS));
 
         const stopFailing = await harness.failOn(store, 'delete', 'sessions');
         await assert.rejects(
@@ -159,7 +169,9 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const store = await open();
         const { user } = await register(store, 'alice');
         await openSession(store, user.id, 's');
-        await store.transaction((tx) => tx.tokens.replace(token(user.id, 'reset_password', 'reset-1')));
+        await store.transaction((tx) =>
+          tx.tokens.replace(token(user.id, 'reset_password', 'reset-1'), SUPERSEDES_RESETS),
+        );
 
         const stopFailing = await harness.failOn(store, 'delete', 'tokens');
         await assert.rejects(
@@ -206,7 +218,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
 
         const stopFailing = await harness.failOn(store, 'delete', 'user_roles');
         await assert.rejects(
-          store.transaction((tx) => tx.users.delete(user.id)),
+          store.transaction((tx) => tx.users.delete(user.id, T0)),
           /injected failure/,
         );
         await stopFailing();
@@ -215,7 +227,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         assert.ok(await store.sessions.findWithUser('s'));
         assert.ok(await store.tokens.findUser(verification.tokenHash, 'verify_email', T0));
         assert.equal(await store.access.checkRole(user.id, 'admin'), 'granted');
-        assert.equal(await store.transaction((tx) => tx.users.delete(user.id)), true);
+        assert.equal((await store.transaction((tx) => tx.users.delete(user.id, T0))).outcome, 'deleted');
       });
 
       it('disableUser: when writing its audit event fails, the user stays enabled with its sessions', async () => {
@@ -225,7 +237,10 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
 
         const stopFailing = await harness.failOn(store, 'insert', 'audit_events');
         await assert.rejects(
-          store.transaction((tx) => tx.users.disable(user.id, T0, auditEventOf(user.id))),
+          store.transaction(async (tx) => {
+            await tx.users.disable(user.id, T0);
+            await tx.audit.add(auditEventOf(user.id));
+          }),
           /injected failure/,
         );
         await stopFailing();
@@ -241,9 +256,10 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
 
         const stopFailing = await harness.failOn(store, 'insert', 'audit_events');
         await assert.rejects(
-          store.transaction((tx) =>
-            tx.sessions.create(sessionRow(user.id, 's'), user.passwordHash, auditEventOf(user.id)),
-          ),
+          store.transaction(async (tx) => {
+            await tx.sessions.create(sessionRow(user.id, 's'), user.passwordHash);
+            await tx.audit.add(auditEventOf(user.id));
+          }),
           /injected failure/,
         );
         await stopFailing();
@@ -284,14 +300,17 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           'deleteUser',
           'user_roles',
           1,
-          (s: SqlUserStore, u: StoredUser) => s.transaction((tx) => tx.users.delete(u.id)),
+          (s: SqlUserStore, u: StoredUser) =>
+            s.transaction(async (tx) => (await tx.users.delete(u.id, T0)).outcome === 'deleted'),
         ],
       ] as const) {
         it(`${operation}: the login waits for it, then creates no session (and does not fail)`, async () => {
           const store = await open();
           const other = await open();
           const { user } = await register(store, 'alice');
-          await store.transaction((tx) => tx.tokens.replace(token(user.id, 'reset_password', 'reset-1')));
+          await store.transaction((tx) =>
+            tx.tokens.replace(token(user.id, 'reset_password', 'reset-1'), SUPERSEDES_RESETS),
+          );
           const pause = new PauseAfterQuery(deletesFrom(lastTable), occurrence);
 
           const change = act(pausing(store, pause), user);
@@ -302,7 +321,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
 
           assert.ok(await change);
           assert.equal(await login, false, 'the session of the old password was refused');
-          assert.equal(await other.getSessionAndUser('late'), null);
+          assert.equal(await other.sessions.findWithUser('late'), null);
           assert.ok(waited, 'the login waited for the change to commit');
         });
       }
@@ -345,14 +364,16 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         );
         const owners = confirmed.filter((user) => user !== null);
         assert.equal(owners.length, 1, 'exactly one confirmation wins');
-        assert.equal((await stores[1].findVerifiedUserByEmailKey('same@example.com'))?.id, owners[0]!.id);
+        assert.equal((await stores[1].users.findVerifiedByEmailKey('same@example.com'))?.id, owners[0]!.id);
         assert.deepEqual(await count(stores[0], 'users'), 1, 'the other registrations ended');
       });
 
       it('20 concurrent uses of one reset token across both: exactly one succeeds', async () => {
         const stores = [await open(), await open()];
         const { user } = await register(stores[0], 'alice');
-        await stores[0].transaction((tx) => tx.tokens.replace(token(user.id, 'reset_password', 'reset-1')));
+        await stores[0].transaction((tx) =>
+          tx.tokens.replace(token(user.id, 'reset_password', 'reset-1'), SUPERSEDES_RESETS),
+        );
 
         const results = fulfilled(
           await Promise.allSettled(
@@ -363,7 +384,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         );
         const winners = results.filter((result) => result !== null);
         assert.equal(winners.length, 1);
-        assert.equal((await stores[1].findUserById(user.id))?.passwordHash, winners[0]!.passwordHash);
+        assert.equal((await stores[1].users.findById(user.id))?.passwordHash, winners[0]!.passwordHash);
       });
 
       it('20 concurrent uses of one verification token across both: exactly one succeeds', async () => {
@@ -383,9 +404,9 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const [a, b] = [await open(), await open()];
         const { user } = await register(a, 'alice');
         await openSession(b, user.id, 's');
-        assert.equal((await a.getSessionAndUser('s'))?.user.id, user.id);
+        assert.equal((await a.sessions.findWithUser('s'))?.user.id, user.id);
         await b.transaction((tx) => tx.sessions.delete('s'));
-        assert.equal(await a.getSessionAndUser('s'), null);
+        assert.equal(await a.sessions.findWithUser('s'), null);
       });
 
       it('a deletion racing a reset, a change, a login and new tokens: none throws, nothing is left', async () => {
@@ -394,7 +415,9 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const stores = [await open(), await open()];
         for (let round = 0; round < 8; round++) {
           const { user, verification } = await register(stores[0], `alice-${round}`);
-          await stores[0].transaction((tx) => tx.tokens.replace(token(user.id, 'reset_password', `reset-${round}`)));
+          await stores[0].transaction((tx) =>
+            tx.tokens.replace(token(user.id, 'reset_password', `reset-${round}`), SUPERSEDES_RESETS),
+          );
           await openSession(stores[0], user.id, `s-${round}`);
           const on = (i: number) => stores[(i + round) % 2];
 
@@ -405,13 +428,15 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
               on(2).transaction((tx) => tx.users.confirmAddress(verification.tokenHash, T0)),
               on(3).transaction((tx) => tx.sessions.create(sessionRow(user.id, `late-${round}`), user.passwordHash)),
               on(4)
-                .replaceToken(token(user.id, 'reset_password', `reset-again-${round}`))
+                .transaction((tx) =>
+                  tx.tokens.replace(token(user.id, 'reset_password', `reset-again-${round}`), SUPERSEDES_RESETS),
+                )
                 .catch(ignoreUnknownUser),
-              on(5).transaction((tx) => tx.users.delete(user.id)),
-              on(6).touchSession(`s-${round}`, DAY_LATER),
+              on(5).transaction((tx) => tx.users.delete(user.id, T0)),
+              on(6).sessions.touch(`s-${round}`, DAY_LATER),
             ]),
           );
-          assert.equal(await stores[1].findUserById(user.id), null);
+          assert.equal(await stores[1].users.findById(user.id), null);
         }
         assert.deepEqual(
           await Promise.all(['users', 'sessions', 'tokens'].map((table) => count(stores[0], table))),
@@ -439,11 +464,10 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
               endOtherSessions: true,
               keepSessionId: `id-of-s-${label}`,
             },
-            {},
             `s-${label}`,
           ),
         );
-        assert.deepEqual(requested, { ok: true, addressOwned: false });
+        assert.ok(requested.ok && requested.owner === null, 'stored, and nobody owns the address');
         return user;
       }
 
@@ -461,7 +485,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           'changed',
           ...Array.from({ length: 19 }, () => 'invalid'),
         ]);
-        assert.equal((await stores[1].findUserByUsernameKey('alice'))?.email, 'Alice@New.example');
+        assert.equal((await stores[1].users.findByUsernameKey('alice'))?.email, 'Alice@New.example');
       });
 
       it('two accounts confirming one address while a registration of it is verified, across both: one owner', async () => {
@@ -488,7 +512,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           ].filter(Boolean);
           assert.equal(winners.length, 1, `round ${round}: exactly one wins (${JSON.stringify([hers, his])})`);
           for (const result of [hers, his]) assert.ok(result.outcome === 'changed' || result.outcome === 'taken');
-          assert.equal((await stores[1].findVerifiedUserByEmailKey(address))?.id, winners[0]);
+          assert.equal((await stores[1].users.findVerifiedByEmailKey(address))?.id, winners[0]);
         }
       });
 
@@ -496,7 +520,9 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const stores = [await open(), await open()];
         for (let round = 0; round < 8; round++) {
           const user = await asking(stores[0], `alice-${round}`, `moved-${round}@new.example`);
-          await stores[0].transaction((tx) => tx.tokens.replace(token(user.id, 'reset_password', `reset-${round}`)));
+          await stores[0].transaction((tx) =>
+            tx.tokens.replace(token(user.id, 'reset_password', `reset-${round}`), SUPERSEDES_RESETS),
+          );
           const on = (i: number) => stores[(i + round) % 2];
 
           fulfilled(
@@ -517,16 +543,15 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
                     endOtherSessions: false,
                     keepSessionId: null,
                   },
-                  {},
                   `s-alice-${round}`,
                 ),
               ),
               on(5).transaction((tx) => tx.sessions.markAuthenticated(`s-alice-${round}`, user.passwordHash, T0)),
-              on(6).transaction((tx) => tx.sessions.deleteOthers(user.id, `s-alice-${round}`)),
-              on(7).transaction((tx) => tx.users.delete(user.id)),
+              on(6).transaction((tx) => tx.sessions.deleteOthers(user.id, `s-alice-${round}`, T0)),
+              on(7).transaction((tx) => tx.users.delete(user.id, T0)),
             ]),
           );
-          assert.equal(await stores[1].findUserById(user.id), null);
+          assert.equal(await stores[1].users.findById(user.id), null);
         }
         assert.deepEqual(
           await Promise.all(['users', 'sessions', 'tokens', 'email_changes'].map((table) => count(stores[0], table))),
@@ -549,8 +574,9 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         };
         assert.equal(await store.transaction((tx) => tx.secondFactors.start(factor)), true);
         assert.equal(
-          await store.transaction((tx) =>
-            tx.secondFactors.enable(enablingOf(user.id, 100, ['code-1', 'code-2', 'code-3'])),
+          await store.transaction(
+            async (tx) =>
+              (await tx.secondFactors.enable(enablingOf(user.id, 100, ['code-1', 'code-2', 'code-3']))) !== null,
           ),
           true,
         );
@@ -580,7 +606,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           ),
         );
         assert.equal(results.filter(Boolean).length, 1);
-        assert.equal((await stores[1].getSecondFactor(user.id))?.lastUsedStep, 101);
+        assert.equal((await stores[1].secondFactors.get(user.id))?.lastUsedStep, 101);
       });
 
       it('20 concurrent uses of one recovery code across both: exactly one succeeds, with one notice', async () => {
@@ -589,15 +615,19 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const results = fulfilled(
           await Promise.allSettled(
             Array.from({ length: 20 }, (_, i) =>
-              stores[i % 2].transaction((tx) =>
-                tx.secondFactors.consumeRecoveryCode(user.id, 'code-2', notice('recoveryCodeUsed', i)),
+              stores[i % 2].transaction(async (tx) =>
+                notifying(
+                  tx,
+                  await tx.secondFactors.consumeRecoveryCode(user.id, 'code-2'),
+                  notice('recoveryCodeUsed', i),
+                ),
               ),
             ),
           ),
         );
         assert.equal(results.filter(Boolean).length, 1);
         assert.equal(await count(stores[0], 'outbox'), 1);
-        assert.equal(await stores[1].countRecoveryCodes(user.id), 2);
+        assert.equal(await stores[1].secondFactors.countRecoveryCodes(user.id), 2);
       });
 
       it('20 concurrent answers to one challenge across both, 5 allowed: exactly 5 are counted', async () => {
@@ -645,26 +675,25 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           );
           const [enabled, ...started] = fulfilled(
             await Promise.allSettled<boolean>([
-              stores[0].transaction((tx) =>
-                tx.secondFactors.enable(
-                  { ...enablingOf(user.id, 7, [`race-${round}`]), sealedSecret: `v1.proved-${round}` },
-                  notice('secondFactorEnabled', round),
-                ),
-              ),
+              stores[0].transaction(async (tx) => {
+                const enabling = { ...enablingOf(user.id, 7, [`race-${round}`]), sealedSecret: `v1.proved-${round}` };
+                const enabled = await tx.secondFactors.enable(enabling);
+                return notifying(tx, enabled?.user ?? null, notice('secondFactorEnabled', round));
+              }),
               ...[0, 1, 2, 3].map((i) =>
                 stores[1].transaction((tx) => tx.secondFactors.start(waiting(user.id, `v1.started-${round}-${i}`))),
               ),
             ]),
           );
-          const factor = await stores[1].getSecondFactor(user.id);
+          const factor = await stores[1].secondFactors.get(user.id);
           if (enabled) {
             assert.deepEqual([factor?.enabled, factor?.sealedSecret], [true, `v1.proved-${round}`], `round ${round}`);
             assert.deepEqual(started, [false, false, false, false], `round ${round}: every start came after`);
-            assert.equal(await stores[1].countRecoveryCodes(user.id), 1);
+            assert.equal(await stores[1].secondFactors.countRecoveryCodes(user.id), 1);
           } else {
             assert.equal(factor?.enabled, false, `round ${round}`);
             assert.notEqual(factor?.sealedSecret, `v1.proved-${round}`, `round ${round}`);
-            assert.equal(await stores[1].countRecoveryCodes(user.id), 0);
+            assert.equal(await stores[1].secondFactors.countRecoveryCodes(user.id), 0);
           }
         }
       });
@@ -673,21 +702,28 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const stores = [await open(), await open()];
         for (let round = 0; round < 8; round++) {
           const user = await enrolled(stores[round % 2], `alice-${round}`);
-          await stores[0].transaction((tx) => tx.tokens.replace(token(user.id, 'reset_password', `reset-${round}`)));
+          await stores[0].transaction((tx) =>
+            tx.tokens.replace(token(user.id, 'reset_password', `reset-${round}`), SUPERSEDES_RESETS),
+          );
           const on = (i: number) => stores[(i + round) % 2];
 
           const [disabled, used] = fulfilled(
             await Promise.allSettled<unknown>([
-              on(0).transaction((tx) => tx.secondFactors.disable(user.id, T0, notice('secondFactorDisabled', round))),
-              on(1).transaction((tx) =>
-                tx.secondFactors.consumeRecoveryCode(user.id, 'code-1', notice('recoveryCodeUsed', round)),
+              on(0).transaction(async (tx) =>
+                notifying(tx, await tx.secondFactors.disable(user.id, T0), notice('secondFactorDisabled', round)),
+              ),
+              on(1).transaction(async (tx) =>
+                notifying(
+                  tx,
+                  await tx.secondFactors.consumeRecoveryCode(user.id, 'code-1'),
+                  notice('recoveryCodeUsed', round),
+                ),
               ),
               on(2).transaction((tx) => tx.secondFactors.useTotpStep(user.id, 101)),
-              on(3).transaction((tx) =>
-                tx.secondFactors.replaceRecoveryCodes(
-                  user.id,
-                  [`new-${round}`],
-                  T0,
+              on(3).transaction(async (tx) =>
+                notifying(
+                  tx,
+                  await tx.secondFactors.replaceRecoveryCodes(user.id, [`new-${round}`], T0),
                   notice('recoveryCodesRegenerated', round),
                 ),
               ),
@@ -703,12 +739,12 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
                   lastUsedStep: null,
                 }),
               ),
-              on(7).transaction((tx) => tx.users.delete(user.id)),
+              on(7).transaction((tx) => tx.users.delete(user.id, T0)),
             ]),
           );
           assert.equal(typeof disabled, 'boolean');
           assert.equal(typeof used, 'boolean');
-          assert.equal(await stores[1].findUserById(user.id), null);
+          assert.equal(await stores[1].users.findById(user.id), null);
         }
         assert.deepEqual(
           await Promise.all(
@@ -736,16 +772,17 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
 
         const stopFailing = await harness.failOn(store, 'insert', 'outbox');
         await assert.rejects(
-          store.transaction((tx) =>
-            tx.secondFactors.enable(enablingOf(user.id, 7, ['c1']), notice('secondFactorEnabled', 0)),
-          ),
+          store.transaction(async (tx) => {
+            const enabled = await tx.secondFactors.enable(enablingOf(user.id, 7, ['c1']));
+            return notifying(tx, enabled?.user ?? null, notice('secondFactorEnabled', 0));
+          }),
           /injected failure/,
         );
         await stopFailing();
 
         assert.equal((await store.secondFactors.get(user.id))?.enabled, false);
         assert.equal(await store.secondFactors.countRecoveryCodes(user.id), 0);
-        assert.equal(await store.transaction((tx) => tx.secondFactors.enable(enablingOf(user.id, 7, ['c1']))), true);
+        assert.notEqual(await store.transaction((tx) => tx.secondFactors.enable(enablingOf(user.id, 7, ['c1']))), null);
       });
 
       it('consumeRecoveryCode: when queuing the notice fails, the code is not used up', async () => {
@@ -765,13 +802,18 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
 
         const stopFailing = await harness.failOn(store, 'insert', 'outbox');
         await assert.rejects(
-          store.transaction((tx) => tx.secondFactors.consumeRecoveryCode(user.id, 'c1', notice('recoveryCodeUsed', 0))),
+          store.transaction(async (tx) =>
+            notifying(tx, await tx.secondFactors.consumeRecoveryCode(user.id, 'c1'), notice('recoveryCodeUsed', 0)),
+          ),
           /injected failure/,
         );
         await stopFailing();
 
         assert.equal(await store.secondFactors.countRecoveryCodes(user.id), 1);
-        assert.equal(await store.transaction((tx) => tx.secondFactors.consumeRecoveryCode(user.id, 'c1')), true);
+        assert.equal(
+          (await store.transaction((tx) => tx.secondFactors.consumeRecoveryCode(user.id, 'c1')))?.id,
+          user.id,
+        );
       });
     });
 
@@ -814,14 +856,24 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
   });
 }
 
-/** A notice as the core would queue it; `n` keeps the ids of one test apart. */
 /** The enabling of a factor started as `v1.sealed` (as every factor in this suite is). */
 function enablingOf(userId: string, step: number, recoveryCodeHashes: string[]) {
   return { userId, sealedSecret: 'v1.sealed', step, recoveryCodeHashes, now: T0 };
 }
 
+/** A notice as the core would queue it; `n` keeps the ids of one test apart. */
 function notice(kind: OutboxKind, n: number): NewOutboxMessage {
   return { id: `${kind}-${n}-${randomUUID()}`, kind, sealedToken: null, createdAt: T0, giveUpAt: DAY_LATER };
+}
+
+/** Queues `message` to the user a change returned, in its transaction, as the core does; whether it changed. */
+async function notifying(
+  tx: UserStoreTransaction,
+  user: StoredUser | null,
+  message: NewOutboxMessage,
+): Promise<boolean> {
+  if (user) await tx.outbox.add(message, user);
+  return user !== null;
 }
 
 async function count(store: SqlUserStore, table: string): Promise<number> {

@@ -94,7 +94,9 @@ describe('SqliteUserStore on a real file', () => {
         await bookkeeping(async () => claimed.push(...(await store.outbox.claimDue(T0, DAY_LATER, 5)))),
         await bookkeeping(() => store.outbox.markSent(claimed[0].id, T0)),
         await bookkeeping(() =>
-          store.transaction((tx) => tx.sessions.create(sessionRow(user.id, 'session-1'), user.passwordHash)),
+          store.transaction((tx) => tx.sessions.create(sessionRow(user.id, 'session-1'), user.passwordHash), {
+            durable: false,
+          }),
         ),
         await bookkeeping(() => store.sessions.touch('session-1', DAY_LATER)),
       ]) {
@@ -154,13 +156,13 @@ describe('SqliteUserStore on a real file', () => {
         rows.map((row) => row.name),
         Object.keys(migrations),
       );
-      assert.deepEqual(await second.findUserById(user.id), user);
+      assert.deepEqual(await second.users.findById(user.id), user);
     });
 
     it('lets two stores of one process open a fresh file at the same moment', async () => {
       const [a, b] = await Promise.all([open(), open()]);
       await register(a, 'alice');
-      assert.ok(await b.findUserByUsernameKey('alice'));
+      assert.ok(await b.users.findByUsernameKey('alice'));
     });
 
     it('fails with an error naming the migration, and leaves no half-built schema', async () => {
@@ -218,17 +220,19 @@ describe('SqliteUserStore on a real file', () => {
       const base = await open();
       const pause = new PauseAfterQuery(isSelect);
       const paused = new SqlUserStore(base.db.withPlugin(pause), sqliteCapabilities(filename));
-      const registration = paused.createUser(
-        {
-          id: 'id-alice',
-          username: 'alice',
-          usernameKey: 'alice',
-          email: 'a@example.com',
-          emailKey: 'a@example.com',
-          passwordHash: 'h',
-          createdAt: T0,
-        },
-        token('id-alice', 'verify_email', 'verify-alice'),
+      const registration = paused.transaction((tx) =>
+        tx.users.create(
+          {
+            id: 'id-alice',
+            username: 'alice',
+            usernameKey: 'alice',
+            email: 'a@example.com',
+            emailKey: 'a@example.com',
+            passwordHash: 'h',
+            createdAt: T0,
+          },
+          token('id-alice', 'verify_email', 'verify-alice'),
+        ),
       );
       await pause.reached;
 
