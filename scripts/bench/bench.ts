@@ -38,7 +38,7 @@ import { printReport, REFERENCES, type Report, type Row } from './report';
 import { seedEnrolledAccounts } from './second-factor-accounts';
 import { poolSize, SecondFactorSignIns } from './second-factor-sign-ins';
 import { benchEnv, openBenchDatabase, seedAccounts, type BenchDatabase, type Seeded, PASSWORD } from './seed';
-import { startFlags } from './start-flags';
+import { startEnv, startFlags } from './start-flags';
 
 const BUILD = join(__dirname, '../..');
 const MAIN = join(BUILD, 'src/server/main.js');
@@ -239,7 +239,7 @@ async function benchDatabase(
   const signIns = runs('second-factor') ? await seedSignIns(env, cwd, options, report) : undefined;
 
   log(`${name}: starting the standalone server and the host app`);
-  const server = await BenchProcess.start(MAIN, env, LISTENING, {
+  const server = await BenchProcess.start(MAIN, { ...startEnv(), ...env }, LISTENING, {
     cwd,
     nodeArgs: [...startFlags(), ...options.nodeArgs],
   });

@@ -9,8 +9,9 @@
  *   which depends less than the wall time on what else the machine is doing. These run in a copy of the checkout,
  *   so the stale build never touches the checkout's build/. Beside them, the build check alone and Node starting
  *   and exiting.
- * - The server's resident memory (VmRSS) right after its first answer, and after one sign-in: register, verify from
- *   the printed link, log in.
+ * - The server's resident memory (VmRSS) once it has answered and idled a few seconds, then after one sign-in and after
+ *   ten (each a new account: register, verify from the printed link, log in; two argon2 hashes), started as `npm
+ *   start` starts it (its variables and Node flags).
  * - For each package entry: `require` in a fresh process, the modules and distinct packages it loads, and its RSS.
  *
  *   npm run bench:startup -- --runs 5 --skip-stale --json bench-results/startup.json
@@ -18,7 +19,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { startFlags } from './start-flags';
+import { startCommand } from './start-flags';
 import { BenchProcess } from './bench-process';
 import { type EntryLoad, loadEntry } from './entry-loads';
 import { copyProject, type StartTiming, timeToExit, timeToFirstAnswer } from './first-answer';
@@ -69,7 +70,7 @@ interface Timed {
 interface StartupReport {
   machine: { cpu: string; cores: number; node: string };
   starts: Timed[];
-  memory: { afterStartBytes: number; afterSignInBytes: number };
+  memory: { afterStartBytes: number; afterSignInBytes: number; afterTenSignInsBytes: number };
   entries: ({ entry: string; runs: number[] } & EntryLoad)[];
 }
 
@@ -111,29 +112,47 @@ function residentBytes(pid: number): number {
   return kib === undefined ? NaN : Number(kib) * 1024;
 }
 
-/** The server's RSS after its first answer, then after one account signed up, verified and logged in. */
+/** How long the server idles after its first answer before its memory is read: timers and lazy work settle. */
+const IDLE_MS = 3000;
+const SIGN_INS = 10;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The server's RSS once started and idle, then after one and after ten sign-ins, each a new account. */
 async function measureMemory(project: string): Promise<StartupReport['memory']> {
-  log('memory: after start and after one sign-in');
+  log(`memory: after start, after one sign-in and after ${SIGN_INS}`);
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-startup-db-'));
-  const server = await BenchProcess.start(join(project, 'build/src/server/main.js'), serverEnv(dir), LISTENING, {
-    cwd: project,
-    nodeArgs: startFlags(join(project, 'package.json')),
-  });
+  const start = startCommand(join(project, 'package.json'));
+  const server = await BenchProcess.start(
+    join(project, 'build/src/server/main.js'),
+    { ...start.env, ...serverEnv(dir) },
+    LISTENING,
+    { cwd: project, nodeArgs: start.flags },
+  );
   try {
     await fetch(`${server.url}/auth/me`);
+    await pause(IDLE_MS);
     const afterStartBytes = residentBytes(server.pid);
-    await registerVerified(server, 'startupuser', PASSWORD);
-    const login = await fetch(`${server.url}/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'startupuser', password: PASSWORD }),
-    });
-    if (login.status !== 200) throw new Error(`login answered ${login.status}`);
-    return { afterStartBytes, afterSignInBytes: residentBytes(server.pid) };
+    let afterSignInBytes = NaN;
+    for (let i = 1; i <= SIGN_INS; i++) {
+      await signIn(server, `startupuser${i}`);
+      if (i === 1) afterSignInBytes = residentBytes(server.pid);
+    }
+    return { afterStartBytes, afterSignInBytes, afterTenSignInsBytes: residentBytes(server.pid) };
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function signIn(server: BenchProcess, username: string): Promise<void> {
+  await registerVerified(server, username, PASSWORD);
+  const login = await fetch(`${server.url}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password: PASSWORD }),
+  });
+  if (login.status !== 200) throw new Error(`login answered ${login.status}`);
 }
 
 function measureEntries(count: number): StartupReport['entries'] {
@@ -168,8 +187,11 @@ function printReport(report: StartupReport, options: Options): void {
   out.push('');
   out.push('| server memory | RSS MiB |');
   out.push('|---|---:|');
-  out.push(`| after start (first answer) | ${(report.memory.afterStartBytes / MIB).toFixed(0)} |`);
+  out.push(
+    `| after start (first answer, ${IDLE_MS / 1000} s idle) | ${(report.memory.afterStartBytes / MIB).toFixed(0)} |`,
+  );
   out.push(`| after one sign-in (register, verify, login) | ${(report.memory.afterSignInBytes / MIB).toFixed(0)} |`);
+  out.push(`| after ${SIGN_INS} sign-ins | ${(report.memory.afterTenSignInsBytes / MIB).toFixed(0)} |`);
   out.push('');
   out.push('| entry | require ms (median) | modules (own) | packages | RSS MiB |');
   out.push('|---|---:|---:|---:|---:|');
@@ -187,7 +209,7 @@ async function main(): Promise<void> {
   const report: StartupReport = {
     machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: availableParallelism(), node: process.version },
     starts: [],
-    memory: { afterStartBytes: NaN, afterSignInBytes: NaN },
+    memory: { afterStartBytes: NaN, afterSignInBytes: NaN, afterTenSignInsBytes: NaN },
     entries: [],
   };
   const project = copyProject(ROOT, options.skipStale);

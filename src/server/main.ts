@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // First: it sizes libuv's pool, which must happen before anything uses it (see threadpool-size.ts).
 import './threadpool-size';
+// Second: it must run before routing-controllers requires class-validator (see deferred-modules.ts).
+import './deferred-modules';
 import 'reflect-metadata';
 import { ConfigurationError } from '../errors/configuration-error';
 import type { Server } from 'node:http';

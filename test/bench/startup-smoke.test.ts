@@ -8,7 +8,7 @@ const STARTUP = join(__dirname, '../../scripts/bench/startup.js');
 
 interface StartupJson {
   starts: { what: string; runs: number[]; cpu?: number[] }[];
-  memory: { afterStartBytes: number; afterSignInBytes: number };
+  memory: { afterStartBytes: number; afterSignInBytes: number; afterTenSignInsBytes: number };
   entries: { entry: string; modules: number; packages: string[] }[];
 }
 
@@ -48,6 +48,7 @@ describe('npm run bench:startup (smoke: it runs and reports every figure)', func
     expect(report.starts[0].cpu?.[0]).to.be.greaterThan(0);
     expect(report.memory.afterStartBytes).to.be.greaterThan(0);
     expect(report.memory.afterSignInBytes).to.be.greaterThan(0);
+    expect(report.memory.afterTenSignInsBytes).to.be.greaterThan(0);
     expect(report.entries.map((entry) => entry.entry)).to.include.members(['gatehouse', 'gatehouse/sqlite']);
     const sqlite = report.entries.find((entry) => entry.entry === 'gatehouse/sqlite')!;
     expect(sqlite.packages).to.include('better-sqlite3');
