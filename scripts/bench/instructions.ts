@@ -1,6 +1,7 @@
 /**
  * `npm run bench:instructions`: machine instructions per request, counted by valgrind, for the rows whose CPU the
- * main bench compares with its reference (the bare route, the reference, `GET /me`, the perm host route on SQLite).
+ * main bench compares with its reference (the bare route, the reference, `GET /me`, the perm host route on SQLite),
+ * and for sign-in and registration (`POST /login`, `POST /register`: argon2's work included, in its threads).
  *
  * Why: on the bench VM the same build's server CPU per request moves by ±15% from one 5-second run to the next (and
  * at times from 60 to 150 µs), so an A/B of a change worth 2% cannot be read from `npm run bench`. Instructions are
@@ -12,15 +13,18 @@
  * over 4 keep-alive connections; the difference of the two totals over B - A is the cost of a request with start-up
  * and warm-up taken out. Needs valgrind (Debian: `apt-get install valgrind`). About ten minutes with the defaults.
  *
- *   npm run bench:instructions -- --requests 3000,9000 --parallel 2
+ * Sign-in and registration hash a password each (about a second a request under valgrind), so they answer fewer
+ * (`--signins A,B`, default 20,60).
+ *
+ *   npm run bench:instructions -- --requests 3000,9000 --signins 20,60 --parallel 2
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, get } from 'node:http';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BenchProcess } from './bench-process';
-import { benchEnv, openBenchDatabase, seedAccounts } from './seed';
+import { benchEnv, openBenchDatabase, PASSWORD, seedAccounts } from './seed';
 import { startFlags } from './start-flags';
 
 const BUILD = join(__dirname, '../..');
@@ -35,10 +39,14 @@ interface Target {
   nodeArgs: string[];
   path: string;
   headers: Record<string, string>;
+  /** A POST's JSON body for the n-th request of a run; absent: a GET. */
+  body?: (n: number, run: number) => object;
+  /** The two run lengths, when not `--requests`. */
+  requests?: [number, number];
 }
 
 async function main(): Promise<void> {
-  const { requests, parallel } = parseArgs(process.argv.slice(2));
+  const { requests, signins, parallel } = parseArgs(process.argv.slice(2));
   if (!(await hasValgrind())) {
     process.stderr.write('bench:instructions needs valgrind on PATH (Debian: apt-get install valgrind)\n');
     process.exit(2);
@@ -76,17 +84,38 @@ async function main(): Promise<void> {
         path: seeded.hostRoute,
         headers: bearer,
       },
+      {
+        name: 'POST /login (argon2id verify)',
+        script: join(BUILD, 'src/server/main.js'),
+        nodeArgs: startFlags(),
+        path: '/auth/login',
+        headers: {},
+        body: () => ({ username: seeded.username, password: PASSWORD }),
+        requests: signins,
+      },
+      {
+        name: 'POST /register (argon2id hash, link queued and sent)',
+        script: join(BUILD, 'src/server/main.js'),
+        nodeArgs: startFlags(),
+        path: '/auth/register',
+        headers: {},
+        // Names unique across the runs of one bench: each run registers into the same seeded database.
+        body: (n, run) => {
+          const name = `reg${run}x${n}`;
+          return { username: name, email: `${name}@example.com`, password: PASSWORD };
+        },
+        requests: signins,
+      },
     ];
     const counts = await inBatches(targets, parallel, async (target) => {
-      const [few, many] = [
-        await countRun(target, env, cwd, requests[0]),
-        await countRun(target, env, cwd, requests[1]),
-      ];
-      return (many - few) / (requests[1] - requests[0]);
+      const [a, b] = target.requests ?? requests;
+      const [few, many] = [await countRun(target, env, cwd, a), await countRun(target, env, cwd, b)];
+      return (many - few) / (b - a);
     });
     const referenceCount = counts[targets.indexOf(reference)];
     process.stdout.write(
-      `Node ${process.version}; instructions per request, from runs of ${requests.join(' and ')}\n\n`,
+      `Node ${process.version}; instructions per request, from runs of ${requests.join(' and ')} ` +
+        `(sign-in and registration: ${signins.join(' and ')})\n\n`,
     );
     process.stdout.write('| row | instructions per request | to the reference |\n|---|---:|---:|\n');
     targets.forEach((target, index) => {
@@ -99,20 +128,29 @@ async function main(): Promise<void> {
   }
 }
 
-function parseArgs(argv: string[]): { requests: [number, number]; parallel: number } {
+function parseArgs(argv: string[]): { requests: [number, number]; signins: [number, number]; parallel: number } {
   let requests: [number, number] = [3000, 9000];
+  let signins: [number, number] = [20, 60];
   let parallel = 2;
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1] ?? ''];
     if (flag === '--requests') requests = value.split(',').map(Number) as [number, number];
+    else if (flag === '--signins') signins = value.split(',').map(Number) as [number, number];
     else if (flag === '--parallel') parallel = Number(value);
-    else throw new Error(`unknown option ${flag} (use --requests A,B and --parallel N)`);
+    else throw new Error(`unknown option ${flag} (use --requests A,B, --signins A,B and --parallel N)`);
   }
-  if (!(requests[0] > 0 && requests[1] > requests[0]))
-    throw new Error('--requests takes two counts, the first smaller');
+  for (const [flag, pair] of [
+    ['--requests', requests],
+    ['--signins', signins],
+  ] as const) {
+    if (!(pair[0] > 0 && pair[1] > pair[0])) throw new Error(`${flag} takes two counts, the first smaller`);
+  }
   if (!(parallel >= 1)) throw new Error('--parallel takes a count of at least 1');
-  return { requests, parallel };
+  return { requests, signins, parallel };
 }
+
+/** Told apart in registration names, so that every run of one bench registers new names. */
+let runNumber = 0;
 
 function hasValgrind(): Promise<boolean> {
   return new Promise((resolve) => {
@@ -133,15 +171,16 @@ async function inBatches<T, R>(items: T[], size: number, work: (item: T) => Prom
 
 /** The instructions the target's process ran, from start to exit, having answered `requests` requests. */
 async function countRun(target: Target, env: Record<string, string>, cwd: string, requests: number): Promise<number> {
+  const run = ++runNumber;
   const server = await BenchProcess.start(target.script, env, LISTENING, {
     cwd,
     nodeArgs: ['--predictable', ...target.nodeArgs],
     launcher: ['valgrind', ...VALGRIND],
-    // Under valgrind the standalone server takes tens of seconds to listen.
-    readyTimeoutMs: 300_000,
+    // Under valgrind the standalone server takes tens of seconds to listen, minutes on a busy machine.
+    readyTimeoutMs: 1_200_000,
   });
   try {
-    await send(`${server.url}${target.path}`, target.headers, requests);
+    await send(`${server.url}${target.path}`, target, requests, run);
   } finally {
     await server.stop();
   }
@@ -151,20 +190,29 @@ async function countRun(target: Target, env: Record<string, string>, cwd: string
   return Number(total.replace(/,/g, ''));
 }
 
-/** Sends `count` GETs over CONNECTIONS keep-alive connections; any answer but 200 fails the run. */
-async function send(url: string, headers: Record<string, string>, count: number): Promise<void> {
+/**
+ * Sends `count` requests (GETs, or POSTs of `target.body`) over CONNECTIONS keep-alive connections; any answer but
+ * 200 (201 for a registration) fails the run.
+ */
+async function send(url: string, target: Target, count: number, run: number): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   let sent = 0;
   const worker = async () => {
     while (sent < count) {
-      sent++;
+      const n = sent++;
+      const body = target.body ? JSON.stringify(target.body(n, run)) : undefined;
+      const headers = body
+        ? { ...target.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }
+        : target.headers;
       const status = await new Promise<number>((resolve, reject) => {
-        get(url, { agent, headers }, (response) => {
+        const req = request(url, { agent, headers, method: body ? 'POST' : 'GET' }, (response) => {
           response.resume();
           response.once('end', () => resolve(response.statusCode ?? 0));
-        }).once('error', reject);
+        });
+        req.once('error', reject);
+        req.end(body);
       });
-      if (status !== 200) throw new Error(`${url} answered ${status}`);
+      if (status !== 200 && status !== 201) throw new Error(`${url} answered ${status}`);
     }
   };
   try {
