@@ -96,20 +96,19 @@ export class SqlAccessRecords implements AccessRecords {
     return (await this.reads()).listUserRoles(userId);
   }
 
-  async createRole(name: string): Promise<boolean> {
-    const trx = await this.unit.ready();
-    const created = await trx
-      .insertInto('roles')
-      .values({ name })
-      .onConflict((oc) => oc.column('name').doNothing())
-      .executeTakeFirst();
-    return Number(created.numInsertedOrUpdatedRows ?? 0) > 0;
+  createRole(name: string): Promise<boolean> {
+    return this.createName('roles', name);
   }
 
-  async createPermission(name: string): Promise<boolean> {
+  createPermission(name: string): Promise<boolean> {
+    return this.createName('permissions', name);
+  }
+
+  /** Inserts the name unless it exists; true when it was created now. */
+  private async createName(table: 'roles' | 'permissions', name: string): Promise<boolean> {
     const trx = await this.unit.ready();
     const created = await trx
-      .insertInto('permissions')
+      .insertInto(table)
       .values({ name })
       .onConflict((oc) => oc.column('name').doNothing())
       .executeTakeFirst();
