@@ -36,7 +36,7 @@ export { readBearerToken } from './http/bearer-header';
 export { clientIp } from './http/client-ip';
 export { AccountController } from './controllers/account-controller';
 export { SessionsController } from './controllers/sessions-controller';
-export { EmailChangeController } from './controllers/email-change-controller';
+export { EmailChangeController } from './controllers/email-changes/email-change-controller';
 export { SecondFactorController } from './controllers/second-factor-controller';
 export { ACCOUNT_CONTROLLERS } from './app/account-controllers';
 

@@ -2,7 +2,7 @@ import { AccountController } from '../controllers/account-controller';
 import { AdminAuditController } from '../controllers/admin-audit-controller';
 import { AdminRolesController } from '../controllers/admin-roles-controller';
 import { AdminUsersController } from '../controllers/admin-users-controller';
-import { EmailChangeController } from '../controllers/email-change-controller';
+import { EmailChangeController } from '../controllers/email-changes/email-change-controller';
 import { SecondFactorController } from '../controllers/second-factor-controller';
 import { SessionsController } from '../controllers/sessions-controller';
 

@@ -10,7 +10,7 @@ import { assetAnswer, pageAnswer, SECURITY_PAGE_CSP } from './page-headers';
 import { seeOther, type PageAnswer, type PageRoute } from './page-answer';
 import { accountPage } from './views/account-page';
 import { adminPage } from './views/admin-page';
-import { emailChangePage, type EmailChangeLink } from './views/email-change-page';
+import { emailChangePage, type EmailChangeLink } from './email-changes/email-change-page';
 import type { PageContext } from './views/page-context';
 import { passwordResetPage } from './views/password-reset-page';
 import { securityPage } from './views/security-page';

@@ -5,7 +5,7 @@ import { AccountContext, type AccountServiceDeps } from './account-context';
 import { Administration } from './administration';
 import { anonymous, self, type RequestOrigin } from './audit-trail';
 import { type Awaitable, whenReady } from './awaitable';
-import { EmailChanges } from './email-changes';
+import { EmailChanges } from './email-changes/email-changes';
 import { expiryCutoffs, expiryRulesOf, sessionExpiresAt, unverifiedCreatedBefore } from './expiry-rules';
 import { canonicalEmail, canonicalUsername, emailKeyOf, usernameKeyOf } from './identity';
 import type { MailDelivery } from './mail-delivery';

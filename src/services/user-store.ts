@@ -1,7 +1,7 @@
 import type { AccessReads, AccessRecords } from './store/access-records';
 import type { AdminReads } from './store/admin-reads';
 import type { AuditReads, AuditWriter } from './store/audit-records';
-import type { EmailChangeReads, EmailChangeRecords } from './store/email-change-records';
+import type { EmailChangeReads, EmailChangeRecords } from './email-changes/email-change-records';
 import type { OutboxQueue, OutboxWriter } from './store/outbox-records';
 import type { PasswordRecords, TokenReads, TokenRecords } from './store/password-records';
 import type {
@@ -93,7 +93,7 @@ export interface UserStore {
 export type * from './store/access-records';
 export type * from './store/admin-reads';
 export type * from './store/audit-records';
-export type * from './store/email-change-records';
+export type * from './email-changes/email-change-records';
 export type * from './store/outbox-records';
 export type * from './store/password-records';
 export type * from './store/second-factor-records';

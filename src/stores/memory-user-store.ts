@@ -17,7 +17,7 @@ import type {
 import { MemoryAccessRecords } from './memory/memory-access-records';
 import { MemoryAdminReads } from './memory/memory-admin-reads';
 import { MemoryAuditRecords } from './memory/memory-audit-records';
-import { MemoryEmailChangeRecords } from './memory/memory-email-change-records';
+import { MemoryEmailChangeRecords } from './memory/email-changes/memory-email-change-records';
 import { deleteExpired } from './memory/memory-expiry';
 import { MemoryLoginChallengeRecords } from './memory/memory-login-challenge-records';
 import { MemoryOutboxQueue } from './memory/memory-outbox-queue';

@@ -2,7 +2,7 @@ import { Kysely } from 'kysely';
 import type { AccessReads } from '../../services/store/access-records';
 import type { AdminReads } from '../../services/store/admin-reads';
 import type { AuditReads } from '../../services/store/audit-records';
-import type { EmailChangeReads } from '../../services/store/email-change-records';
+import type { EmailChangeReads } from '../../services/email-changes/email-change-records';
 import type { OutboxQueue } from '../../services/store/outbox-records';
 import type { TokenReads } from '../../services/store/password-records';
 import type { LoginChallengeReads, SecondFactorReads } from '../../services/store/second-factor-records';
@@ -12,7 +12,7 @@ import type { ExpiryCutoffs, TransactionOptions, UserStore, UserStoreTransaction
 import { SqlAccessReads, SqlAccessRecords } from './records/sql-access-records';
 import { SqlAdminReads } from './records/sql-admin-reads';
 import { SqlAuditReads, SqlAuditWriter } from './records/sql-audit';
-import { SqlEmailChangeReads, SqlEmailChangeRecords } from './records/sql-email-change-records';
+import { SqlEmailChangeReads, SqlEmailChangeRecords } from './records/email-changes/sql-email-change-records';
 import { deleteExpired } from './records/sql-expiry';
 import { SqlLoginChallengeReads, SqlLoginChallengeRecords } from './records/sql-login-challenge-records';
 import { SqlOutboxQueue, SqlOutboxWriter } from './records/sql-outbox';

@@ -4,15 +4,15 @@ import type {
   EmailChangeRecords,
   EmailChangeRequestResult,
   EmailChangeResult,
-} from '../../../services/store/email-change-records';
-import type { StoredEmailChange, StoredUser } from '../../../services/types';
-import { fromEmailChangeRow, fromUserRow, toEmailChangeRow } from '../rows';
-import { type Database, USER_COLUMNS } from '../schema';
-import { deleteTokensOf } from './credential-ends';
-import { supersedeMessages } from './pending-links';
-import type { SqlUnit } from './unit-of-work';
-import { endRegistrations } from './user-owned-tables';
-import { sessionStillOpen, userRowOf, verifiedOwnerOf } from './user-rows';
+} from '../../../../services/email-changes/email-change-records';
+import type { StoredEmailChange, StoredUser } from '../../../../services/types';
+import { fromEmailChangeRow, fromUserRow, toEmailChangeRow } from '../../rows';
+import { type Database, USER_COLUMNS } from '../../schema';
+import { deleteTokensOf } from '../credential-ends';
+import { supersedeMessages } from '../pending-links';
+import type { SqlUnit } from '../unit-of-work';
+import { endRegistrations } from '../user-owned-tables';
+import { sessionStillOpen, userRowOf, verifiedOwnerOf } from '../user-rows';
 
 /** Pending changes of address, read on `db` (the store's, or a transaction's). */
 export class SqlEmailChangeReads implements EmailChangeReads {

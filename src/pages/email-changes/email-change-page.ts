@@ -1,6 +1,6 @@
 import { html } from '../html';
 import { layout } from '../layout';
-import type { PageContext } from './page-context';
+import type { PageContext } from '../views/page-context';
 
 /**
  * What the server found for the link's token: the change it would make, none (no token, or one that is unknown,

@@ -2,14 +2,14 @@ import type {
   EmailChangeRecords,
   EmailChangeRequestResult,
   EmailChangeResult,
-} from '../../services/store/email-change-records';
-import type { StoredEmailChange, StoredUser } from '../../services/types';
-import { copyEmailChange, copyUser, isAtOrBefore } from './copies';
-import { supersedeMessages } from './memory-outbox-records';
-import { deleteSessionsOf } from './memory-session-ends';
-import type { MemoryData } from './memory-state';
-import { deleteTokensOf } from './memory-token-records';
-import { endRegistration, verifiedOwnerOf } from './memory-user-records';
+} from '../../../services/email-changes/email-change-records';
+import type { StoredEmailChange, StoredUser } from '../../../services/types';
+import { copyEmailChange, copyUser, isAtOrBefore } from '../copies';
+import { supersedeMessages } from '../memory-outbox-records';
+import { deleteSessionsOf } from '../memory-session-ends';
+import type { MemoryData } from '../memory-state';
+import { deleteTokensOf } from '../memory-token-records';
+import { endRegistration, verifiedOwnerOf } from '../memory-user-records';
 
 /** Pending changes of address (at most one per user), read outside a transaction or written in one. */
 export class MemoryEmailChangeRecords implements EmailChangeRecords {

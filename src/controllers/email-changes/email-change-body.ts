@@ -1,7 +1,7 @@
 import { IsBoolean, IsString, MaxLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
-import { MAX_EMAIL } from './bounds';
-import { OptionalField } from './optional-field';
+import { MAX_EMAIL } from '../dto/bounds';
+import { OptionalField } from '../dto/optional-field';
 
 /** POST /email-change */
 export class EmailChangeBody {

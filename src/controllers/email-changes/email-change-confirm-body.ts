@@ -1,6 +1,6 @@
 import { IsString, MaxLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
-import { MAX_TOKEN } from './bounds';
+import { MAX_TOKEN } from '../dto/bounds';
 
 /** POST /email-change/confirm: the raw token from the link sent to the new address. */
 export class EmailChangeConfirmBody {

@@ -1,9 +1,9 @@
-import { AccountError, invalidSession } from '../errors/account-error';
-import { AccountContext } from './account-context';
-import { anonymous, self } from './audit-trail';
-import { canonicalEmail } from './identity';
-import { canSend } from './sender-operations';
-import { isRawToken } from './token-hasher';
+import { AccountError, invalidSession } from '../../errors/account-error';
+import { AccountContext } from '../account-context';
+import { anonymous, self } from '../audit-trail';
+import { canonicalEmail } from '../identity';
+import { canSend } from '../sender-operations';
+import { isRawToken } from '../token-hasher';
 
 const invalidEmailChangeToken = () =>
   new AccountError('invalid_email_change_token', 'Email change link is invalid or expired');

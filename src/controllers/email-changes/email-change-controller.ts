@@ -1,14 +1,14 @@
 import { Body, JsonController, Post, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
-import { BearerToken } from '../guards/bearer-token';
-import { Accounts } from '../guards/request-accounts';
-import { rateLimit } from '../http/rate-limit';
-import { ApiDoc } from '../openapi/api-doc';
-import type { AccountService } from '../services/account-service';
-import { EmailChangeBody } from './dto/email-change-body';
-import { EmailChangeConfirmBody } from './dto/email-change-confirm-body';
-import { jsonObjectBody } from './json-object-body';
-import { done, PLAIN_ANSWER } from './plain-answer';
+import { BearerToken } from '../../guards/bearer-token';
+import { Accounts } from '../../guards/request-accounts';
+import { rateLimit } from '../../http/rate-limit';
+import { ApiDoc } from '../../openapi/api-doc';
+import type { AccountService } from '../../services/account-service';
+import { EmailChangeBody } from './email-change-body';
+import { EmailChangeConfirmBody } from './email-change-confirm-body';
+import { jsonObjectBody } from '../json-object-body';
+import { done, PLAIN_ANSWER } from '../plain-answer';
 
 /** Changing the account's email address: asked for while signed in, made by the link sent to the new address. */
 @JsonController()
