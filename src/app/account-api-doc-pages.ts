@@ -1,4 +1,4 @@
-import { PAGE_PATHS } from '../pages/account-pages';
+import type { HostedPages } from '../pages/hosted-page';
 import { SCRIPT_PATH, STYLES_PATH } from '../pages/layout';
 import { errorResponses, pageErrorCases } from '../openapi/error-responses';
 import { responseHeaders, type JsonObject } from '../openapi/schemas';
@@ -22,30 +22,13 @@ export const NON_API_TAGS: JsonObject[] = [
   },
 ];
 
-/** What each page is; a page without an entry here fails the document's build, and with it its tests. */
-const PAGE_SUMMARIES: Record<string, string> = {
-  '/register': 'The sign-up page',
-  '/login': 'The sign-in page',
-  '/password-reset': 'The page of the password reset link: request a link, or set the new password',
-  '/account': 'The account page: who is signed in, password change, logout, deletion',
-  '/security': 'The security page: sessions (each can be ended), re-authentication, email change',
-  '/admin':
-    'The administration page: accounts by prefix, a user’s details and audit events, and the admin actions on them',
-  '/verify-email': 'The page of the verification link: confirms the address when the person presses the button',
-  '/email-change/confirm':
-    'The page of the email-change link: names the account and the new address; the button confirms the change',
-};
-
-/** The hosted pages' GETs, and the bare prefix, which redirects to the account page. */
-export function pagePaths(): Paths {
+/** The hosted pages' GETs (each feature's, from `featurePages()`), and the bare prefix, which redirects to the account page. */
+export function pagePaths(pages: HostedPages): Paths {
   const paths: Paths = {};
-  for (const path of PAGE_PATHS) {
-    const summary = PAGE_SUMMARIES[path];
-    if (!summary) throw new Error(`The hosted page ${path} has no summary in the API document`);
-    paths[path] = { get: publicGet(`${camel(path)}Page`, PAGES_TAG, summary, 'text/html') };
+  for (const [path, page] of Object.entries(pages)) {
+    paths[path] = { get: publicGet(`${camel(path)}Page`, PAGES_TAG, page.summary, 'text/html') };
+    if (page.link) linkPage(paths[path].get, page.link);
   }
-  linkPage(paths['/verify-email'].get, 'registration');
-  linkPage(paths['/email-change/confirm'].get, 'account and new address');
   paths['/'] = {
     get: withResponses(
       { operationId: 'landingPage', tags: [PAGES_TAG], summary: 'Redirects to the account page', security: [] },

@@ -3,6 +3,7 @@ import { getMetadataArgsStorage } from 'routing-controllers';
 import { getPaths, OpenAPI, parseRoutes } from 'routing-controllers-openapi';
 import { API_TAG, documentedActions } from '../openapi/api-doc';
 import { ACCOUNT_CONTROLLERS } from './account-controllers';
+import { featurePages } from './features';
 import { addShadowedOperations } from './shadowed-operations';
 import { ACCOUNT_ERROR_CODES } from '../errors/account-error';
 import { httpErrorCodes, routingResponses } from '../openapi/error-responses';
@@ -74,7 +75,7 @@ export function accountApiDocument(options: AccountApiDocumentOptions = {}): Jso
   }
   const allPaths = mergePaths(
     paths,
-    options.pages ? pagePaths() : {},
+    options.pages ? pagePaths(featurePages()) : {},
     options.pages || options.apiDocs ? assetPaths() : {},
     options.apiDocs ? documentPaths() : {},
   );

@@ -1,5 +1,6 @@
 import { accountApiDocRoutes } from '../app/account-api-docs';
 import type { AccountApiDocumentOptions } from '../app/account-api-document';
+import { featurePages } from '../app/features';
 import { accountPageRoutes, type AccountPagesOptions } from '../pages/account-pages';
 import type { ExpressHandler } from './express-types';
 import { pageMiddleware } from './page-middleware';
@@ -15,7 +16,7 @@ import { pageMiddleware } from './page-middleware';
  */
 export function accountPages(options: AccountPagesOptions = {}): ExpressHandler {
   const prefix = options.prefix ?? '/auth';
-  return pageMiddleware('accountPages()', prefix, accountPageRoutes({ prefix }));
+  return pageMiddleware('accountPages()', prefix, accountPageRoutes(featurePages(), { prefix }));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { accountApiDocRoutes } from '../app/account-api-docs';
 import type { AccountApiDocumentOptions } from '../app/account-api-document';
+import { featurePages } from '../app/features';
 import { accountPageRoutes, type AccountPagesOptions } from '../pages/account-pages';
 import { refuseOtherDriver } from './driver-check';
 import type { KoaMiddleware } from './koa-types';
@@ -17,7 +18,7 @@ import { pageMiddleware } from './page-middleware';
  */
 export function accountPages(options: AccountPagesOptions = {}): KoaMiddleware {
   const prefix = options.prefix ?? '/auth';
-  return refuseOtherDriver('accountPages()', pageMiddleware(prefix, accountPageRoutes({ prefix })));
+  return refuseOtherDriver('accountPages()', pageMiddleware(prefix, accountPageRoutes(featurePages(), { prefix })));
 }
 
 /**

@@ -1,41 +1,14 @@
 import { expect } from 'chai';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { importsOf, ROOT, SRC, sourceFiles } from './source-files';
 
-// Run from build/test/architecture: the sources and the document are read from the repository itself.
-const ROOT = resolve(__dirname, '../../..');
-const SRC = join(ROOT, 'src');
 const ROOT_FOLDER = '(root)';
 
 /** The folder of `src/` a file belongs to; files directly in `src/` belong to `(root)`. */
 function folderOf(file: string): string {
   const parts = relative(SRC, file).split(sep);
   return parts.length > 1 ? parts[0] : ROOT_FOLDER;
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return name.endsWith('.ts') ? [path] : [];
-  });
-}
-
-/**
- * Every relative import of a file (`import`, `export ... from`, `import type`, dynamic `import()` and `require`), as
- * the source file it names (`./x` is `x.ts`, else `x/index.ts`, as the compiler resolves it).
- */
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const specifiers = [
-    ...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\s*\(\s*|^import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm),
-  ];
-  return specifiers.map((match) => sourceFileOf(resolve(dirname(file), match[1])));
-}
-
-function sourceFileOf(path: string): string {
-  const candidates = [`${path}.ts`, join(path, 'index.ts'), path];
-  return candidates.find((candidate) => existsSync(candidate) && statSync(candidate).isFile()) ?? path;
 }
 
 /** The folder → allowed folders table of docs/architecture.md ("may import" column). */
