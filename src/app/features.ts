@@ -9,11 +9,12 @@ import { ACCOUNT_PAGES, ADMINISTRATION_PAGES, SECURITY_PAGES } from '../pages/co
 import { EMAIL_CHANGE_PAGES } from '../pages/email-changes/email-change-pages';
 import type { HostedPages } from '../pages/hosted-page';
 import type { AuditEventType } from '../services/audit-event';
+import type { CredentialKind } from '../services/credential-kinds';
 import type { OutboxKind } from '../services/outbox-message';
 
 /**
  * A sign-in method or account feature, as the one list below registers it: what it adds to the routes, the pages,
- * the email and audit kinds and the tables. Its code lives in a sub-folder named `name` of each layer it has code in
+ * the credential, email and audit kinds and the tables. Its code lives in a sub-folder named `name` of each layer it has code in
  * (`src/services/<name>/`, `src/controllers/<name>/`...: docs/architecture.md, "Features as slices").
  */
 export interface Feature {
@@ -21,6 +22,8 @@ export interface Feature {
   readonly name: string;
   /** Its routes, in the order the API document lists their paths. */
   readonly controllers: readonly (new () => object)[];
+  /** The kinds of credential it signs in with (`CREDENTIAL_KINDS`). */
+  readonly credentialKinds: readonly CredentialKind[];
   /** Its hosted pages, by path below the prefix. */
   readonly pages: HostedPages;
   /** The outbox kinds of the emails it sends. */
@@ -40,12 +43,13 @@ export interface Feature {
 /**
  * Every feature, in the order of the API document's paths. The account routes, the hosted pages and the API
  * document read their controllers and pages from here, and `test/architecture/features.test.ts` proves that every
- * controller, page, email kind, audit kind, user-owned table and migration belongs to exactly one feature.
+ * controller, page, credential kind, email kind, audit kind, user-owned table and migration belongs to exactly one feature.
  */
 export const FEATURES: readonly Feature[] = [
   {
     name: 'account',
     controllers: [AccountController],
+    credentialKinds: ['password'],
     pages: ACCOUNT_PAGES,
     emailKinds: [
       'verification',
@@ -72,6 +76,7 @@ export const FEATURES: readonly Feature[] = [
   {
     name: 'sessions',
     controllers: [SessionsController],
+    credentialKinds: [],
     pages: SECURITY_PAGES,
     emailKinds: [],
     auditKinds: ['reauthenticate', 'session_ended', 'other_sessions_ended'],
@@ -82,6 +87,7 @@ export const FEATURES: readonly Feature[] = [
   {
     name: 'email-changes',
     controllers: [EmailChangeController],
+    credentialKinds: [],
     pages: EMAIL_CHANGE_PAGES,
     emailKinds: ['emailChange', 'emailChangeRequested', 'emailChanged', 'emailChangeAttempt'],
     auditKinds: ['email_change_requested', 'email_change'],
@@ -91,6 +97,7 @@ export const FEATURES: readonly Feature[] = [
   {
     name: 'second-factor',
     controllers: [SecondFactorController],
+    credentialKinds: ['totp', 'recovery_code'],
     pages: {},
     emailKinds: ['secondFactorEnabled', 'secondFactorDisabled', 'recoveryCodesRegenerated', 'recoveryCodeUsed'],
     auditKinds: [
@@ -106,6 +113,7 @@ export const FEATURES: readonly Feature[] = [
   {
     name: 'administration',
     controllers: [AdminUsersController, AdminAuditController],
+    credentialKinds: [],
     pages: ADMINISTRATION_PAGES,
     emailKinds: [],
     auditKinds: [
@@ -125,6 +133,7 @@ export const FEATURES: readonly Feature[] = [
   {
     name: 'access',
     controllers: [AdminRolesController],
+    credentialKinds: [],
     pages: {},
     emailKinds: [],
     auditKinds: [

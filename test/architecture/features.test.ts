@@ -5,6 +5,7 @@ import { getMetadataArgsStorage } from 'routing-controllers';
 import { ACCOUNT_CONTROLLERS } from '../../src/app/account-controllers';
 import { FEATURES, featurePages, type Feature } from '../../src/app/features';
 import { AUDIT_EVENT_TYPES } from '../../src/services/audit-event';
+import { CREDENTIAL_KINDS } from '../../src/services/credential-kinds';
 import { OUTBOX_KINDS } from '../../src/services/outbox-message';
 import { migrations } from '../../src/stores/sql/migrate';
 import { USER_OWNED_TABLES } from '../../src/stores/sql/records/user-owned-tables';
@@ -84,7 +85,8 @@ describe('architecture: features as slices with one registration list (src/app/f
     expect(() => featurePages([...FEATURES, FEATURES[0]])).to.throw('Two features serve the page');
   });
 
-  it('gives every email kind, audit kind, user-owned table and migration to exactly one feature', () => {
+  it('gives every credential kind, email kind, audit kind, user-owned table and migration to exactly one feature', () => {
+    expect(misplaced((feature) => feature.credentialKinds, Object.keys(CREDENTIAL_KINDS))).to.deep.equal([]);
     expect(misplaced((feature) => feature.emailKinds, OUTBOX_KINDS)).to.deep.equal([]);
     expect(misplaced((feature) => feature.auditKinds, AUDIT_EVENT_TYPES)).to.deep.equal([]);
     expect(misplaced((feature) => feature.tables, Object.values(USER_OWNED_TABLES).flat())).to.deep.equal([]);

@@ -1,0 +1,14 @@
+import type { AuthMethod } from './auth-methods';
+
+/**
+ * Every kind of credential an account can hold, each with the methods (RFC 8176, `AUTH_METHODS`) a proof of it
+ * records on the session: the one list of them. A new way to sign in adds its kind here (passkeys `passkey`, with
+ * `hwk` or `swk`; provider identities `oidc`, with `fed`) and names it in its feature's entry (`src/app/features.ts`).
+ */
+export const CREDENTIAL_KINDS = {
+  password: ['pwd'],
+  totp: ['otp'],
+  recovery_code: ['lookup_secret'],
+} as const satisfies Record<string, readonly AuthMethod[]>;
+
+export type CredentialKind = keyof typeof CREDENTIAL_KINDS;
