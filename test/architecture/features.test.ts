@@ -110,6 +110,16 @@ describe('architecture: features as slices with one registration list (src/app/f
     expect(unknown).to.deep.equal([]);
   });
 
+  it('knows a slice folder by its place: under a layer, the SQL records or the memory store, named for a feature', () => {
+    const at = (...parts: string[]) => featureOf(join(SRC, ...parts, 'x.ts'));
+    expect(at('services', 'email-changes')).to.equal('email-changes');
+    expect(at('stores', 'sql', 'records', 'email-changes')).to.equal('email-changes');
+    expect(at('stores', 'memory', 'email-changes', 'deeper')).to.equal('email-changes');
+    expect(at('services')).to.equal(undefined);
+    expect(at('services', 'store')).to.equal(undefined);
+    expect(at('stores', 'conformance', 'account')).to.equal(undefined);
+  });
+
   it('never lets a feature’s folder import another feature’s folder', () => {
     const crossings: string[] = [];
     for (const file of sourceFiles(SRC)) {
