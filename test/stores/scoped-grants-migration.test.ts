@@ -2,19 +2,24 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import { Pool } from 'pg';
-import { migrations } from '../../src/stores/sql/migrate';
+import { type Kysely, sql } from 'kysely';
 import { PostgresUserStore } from '../../src/stores/postgres-user-store';
 import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
 import type { SqlUserStore } from '../../src/stores/sql/sql-user-store';
 import { createTestDatabase } from '../support/postgres-database';
 import { describeWithService } from '../support/services';
-import { openSqlite } from '../../src/stores/sql/sqlite-statement-cache';
+import {
+  migrateDownTo,
+  migrateTo,
+  migrationsBefore,
+  postgresAsPreviousRelease,
+  sqliteAsPreviousRelease,
+} from './migration-steps';
 
 const THIS = '2026-11-29-scoped-grants';
 /** The schema as the release before this migration left it. */
-const BEFORE = Object.keys(migrations).slice(0, Object.keys(migrations).indexOf(THIS));
+const BEFORE = migrationsBefore(THIS);
+const migrateDown = (db: Kysely<any>) => migrateDownTo(db, BEFORE[BEFORE.length - 1]);
 const T = Date.UTC(2030, 0, 1);
 
 /**
@@ -103,19 +108,6 @@ async function checkGuards(store: SqlUserStore): Promise<void> {
   }
 }
 
-async function migrateTo(db: Kysely<any>, names: string[]): Promise<void> {
-  const provider = { getMigrations: async () => Object.fromEntries(names.map((name) => [name, migrations[name]])) };
-  const { error } = await new Migrator({ db, provider }).migrateToLatest();
-  if (error) throw error;
-}
-
-/** Back to the schema of the previous release, undoing whatever later migrations did first. */
-async function migrateDown(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const { error } = await migrator.migrateTo(BEFORE[BEFORE.length - 1]);
-  if (error) throw error;
-}
-
 /** What the upgrade must keep and now allow, on a store opened over the upgraded schema. */
 async function checkUpgraded(store: SqlUserStore, before: { user_id: string; role: string }[]): Promise<void> {
   assert.deepEqual(await grants(store.db), before, 'every grant kept');
@@ -156,13 +148,6 @@ describe(`migration ${THIS} (SQLite)`, () => {
   });
   afterEach(() => rmSync(folder, { recursive: true, force: true }));
 
-  function previousRelease(filename: string): Kysely<any> {
-    // Through openSqlite: a statement left to the garbage collector aborts Node 24 (see sqlite-statement-cache).
-    const database = openSqlite(filename);
-    database.exec('PRAGMA foreign_keys = ON');
-    return new Kysely<any>({ dialect: new SqliteDialect({ database }) });
-  }
-
   const tableShape = async (db: Kysely<any>) => ({
     columns: (await sql<{ name: string; pk: number }>`pragma table_info(user_roles)`.execute(db)).rows
       .filter((column) => column.pk > 0)
@@ -181,7 +166,7 @@ describe(`migration ${THIS} (SQLite)`, () => {
 
   it('keeps every grant, global, and every guard answer; the guard reads one probe of the new key', async () => {
     const filename = join(folder, 'gatehouse.db');
-    const previous = previousRelease(filename);
+    const previous = sqliteAsPreviousRelease(filename);
     await migrateTo(previous, BEFORE);
     await seedPreviousRelease(previous);
     const before = await grants(previous);
@@ -209,7 +194,7 @@ describe(`migration ${THIS} (SQLite)`, () => {
   });
 
   it('goes down again to the previous table, keeping every grant, and refuses while scoped grants exist', async () => {
-    const db = previousRelease(join(folder, 'gatehouse.db'));
+    const db = sqliteAsPreviousRelease(join(folder, 'gatehouse.db'));
     try {
       await migrateTo(db, BEFORE);
       await seedPreviousRelease(db);
@@ -229,8 +214,7 @@ describeWithService('postgres', `migration ${THIS} (PostgreSQL)`, function () {
   this.timeout(30_000);
   it('keeps every grant and guard answer, refuses to go down over scoped grants, and goes down again', async () => {
     const database = await createTestDatabase('grants_migration');
-    const connect = () =>
-      new Kysely<any>({ dialect: new PostgresDialect({ pool: new Pool({ connectionString: database.url }) }) });
+    const connect = () => postgresAsPreviousRelease(database.url);
     const primaryKey = async (db: Kysely<any>) =>
       (
         await sql<{ column_name: string }>`select a.attname as column_name
