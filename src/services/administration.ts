@@ -182,7 +182,9 @@ export class Administration {
     await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageRoles);
     const name = checkRoleName(role);
     const audit = this.event(actor, 'admin.role_granted', userId, { role: name });
-    expectGranted(await this.core.audited(audit, (tx) => tx.access.grantRole(userId, name, grantorOf(actor)), isOk));
+    expectGranted(
+      await this.core.audited(audit, (tx) => tx.access.grantRole(userId, name, { grantor: grantorOf(actor) }), isOk),
+    );
     this.log(audit, 'role granted');
     return this.core.store.access.listUserRoles(userId);
   }

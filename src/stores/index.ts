@@ -4,6 +4,8 @@
 // (test/architecture/public-types.test.ts checks it).
 export type * from '../services/user-store';
 export { AUDIT_EVENT_TYPES } from '../services/audit-event';
+// The scope of every grant a host's store keeps today (`GrantScope`).
+export { GLOBAL_SCOPE } from '../services/store/access-records';
 export { MemoryUserStore } from './memory-user-store';
 export { wrapStore, type StoreWrapper, type StoreWrappers } from '../services/store/wrap-store';
 export { StoreUnavailableError, isStoreUnavailable } from '../errors/store-unavailable-error';

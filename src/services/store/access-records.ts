@@ -1,5 +1,19 @@
 import type { AccessAnswer } from '../types';
 
+/**
+ * Where a role grant applies. Every grant today is global (`GLOBAL_SCOPE`): it is what `@Authorized('role:x')` and
+ * `perm:x`, the admin views and the last-holder protections read. A slice that grants roles within something (an
+ * organization) gives its grants a scope of its own, any other non-empty string; such a grant answers no global check.
+ */
+export type GrantScope = string;
+
+/**
+ * The scope of global grants: the empty string, which no organization id or other scope can ever be, so no scope a
+ * slice makes up can be mistaken for it (a word such as `'global'` could be); also what a row written without a scope
+ * (by an instance of an earlier release, during an upgrade) gets.
+ */
+export const GLOBAL_SCOPE: GrantScope = '';
+
 export type GrantResult = 'ok' | 'unknown_role' | 'unknown_permission' | 'unknown_user';
 
 /**
@@ -17,25 +31,34 @@ export interface RoleSummary {
   permissions: string[];
 }
 
-/** How `AccessRecords.revokeRole` is decided. */
-export interface RevokeRoleConditions {
-  /** Refused (`last_holder`) when the user is the last enabled user holding the role. */
-  keepLastHolder?: boolean;
+/** How `AccessRecords.grantRole` is decided. */
+export interface GrantRoleConditions {
   /** The administrator making the change (see `AccessRecords`). */
   grantor?: string;
+  /** Where the grant applies; `GLOBAL_SCOPE` when absent. */
+  scope?: GrantScope;
 }
 
-/** Roles, permissions and grants, read outside a transaction or in one. */
+/** How `AccessRecords.revokeRole` is decided. */
+export interface RevokeRoleConditions extends GrantRoleConditions {
+  /** Refused (`last_holder`) when the user is the last enabled user holding the role in the grant's scope. */
+  keepLastHolder?: boolean;
+}
+
+/**
+ * Roles, permissions and grants, read outside a transaction or in one. The checks read global grants only: a grant in
+ * any other scope never answers them.
+ */
 export interface AccessReads {
-  /** Whether the user holds the role; `unknown` when no role of that name exists. */
+  /** Whether the user holds the role globally; `unknown` when no role of that name exists. */
   checkRole(userId: string, role: string): Promise<AccessAnswer>;
-  /** Whether any role of the user carries the permission; `unknown` when no permission of that name exists. */
+  /** Whether any global role of the user carries the permission; `unknown` when no permission of that name exists. */
   checkPermission(userId: string, permission: string): Promise<AccessAnswer>;
   /** Every role by name, each with its permissions; all lists are sorted (by UTF-16 code units, as `Array#sort`). */
   listRoles(): Promise<RoleSummary[]>;
   listPermissions(): Promise<string[]>;
-  /** The user's roles, sorted; empty for an unknown user. */
-  listUserRoles(userId: string): Promise<string[]>;
+  /** The user's roles in `scope` (global when absent), sorted; empty for an unknown user. */
+  listUserRoles(userId: string, scope?: GrantScope): Promise<string[]>;
 }
 
 /**
@@ -48,6 +71,9 @@ export interface AccessReads {
  * from the grantor), and a grant that hands on a permission the grantor does not hold (granting a role hands on all
  * its permissions). Concurrent changes of access are decided one after the other, so a grantor demoted meanwhile,
  * or a role changed meanwhile, cannot slip through. Unknown names are reported before a refusal.
+ *
+ * A grant is the user, the role and its scope (`GrantScope`); the same role may be granted to a user in several
+ * scopes, each granted and revoked apart. What the grantor holds, for the refusals, is what it holds globally.
  */
 export interface AccessRecords extends AccessReads {
   /** Creates the role if missing; true when it was created now. */
@@ -55,7 +81,7 @@ export interface AccessRecords extends AccessReads {
   createPermission(name: string): Promise<boolean>;
   grantPermission(role: string, permission: string, grantor?: string): Promise<GrantResult | AccessChangeRefusal>;
   revokePermission(role: string, permission: string, grantor?: string): Promise<GrantResult | AccessChangeRefusal>;
-  grantRole(userId: string, role: string, grantor?: string): Promise<GrantResult | AccessChangeRefusal>;
+  grantRole(userId: string, role: string, conditions?: GrantRoleConditions): Promise<GrantResult | AccessChangeRefusal>;
   /** Concurrent revokes of the last two holders cannot both succeed under `keepLastHolder`. */
   revokeRole(
     userId: string,

@@ -1,6 +1,7 @@
 import type { AdminReads, UserDetails, UserListQuery } from '../../services/store/admin-reads';
 import type { StoredUser } from '../../services/types';
 import { copyUser, isAtOrBefore, newestFirst } from './copies';
+import { rolesOf } from './memory-access-records';
 import type { MemoryData } from './memory-state';
 
 /** The reads of the administration, outside a transaction: each one synchronous, so one consistent read. */
@@ -15,7 +16,7 @@ export class MemoryAdminReads implements AdminReads {
           (!prefix || user.usernameKey.startsWith(prefix) || user.emailKey.startsWith(prefix)) &&
           (verified === undefined || user.verified === verified) &&
           (disabled === undefined || (user.disabledAt !== null) === disabled) &&
-          (role === undefined || this.data.userRoles.get(user.id)?.has(role) === true) &&
+          (role === undefined || rolesOf(this.data, user.id).has(role)) &&
           (createdFrom === undefined || user.createdAt.getTime() >= createdFrom.getTime()) &&
           (createdBefore === undefined || user.createdAt.getTime() < createdBefore.getTime()) &&
           (after === undefined || newestFirst(user, after) > 0),
@@ -29,7 +30,7 @@ export class MemoryAdminReads implements AdminReads {
     const { data } = this;
     const user = data.users.get(userId);
     if (!user) return null;
-    const roles = [...(data.userRoles.get(userId) ?? [])].sort();
+    const roles = [...rolesOf(data, userId)].sort();
     const permissions = new Set(roles.flatMap((role) => [...(data.roles.get(role) ?? [])]));
     const liveSessions = data.sessions
       .ownedBy(userId)

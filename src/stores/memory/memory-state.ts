@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AuditEvent } from '../../services/audit-event';
+import type { GrantScope } from '../../services/store/access-records';
 import type {
   StoredEmailChange,
   StoredLoginChallenge,
@@ -28,8 +29,8 @@ export interface MemoryData {
   roles: TableAccess<string, ReadonlySet<string>>;
   /** Permission name -> true. */
   permissions: TableAccess<string, true>;
-  /** User id -> names of the roles granted to the user. */
-  userRoles: TableAccess<string, ReadonlySet<string>>;
+  /** User id -> scope of the grants (`GrantScope`) -> names of the roles granted to the user there. */
+  userRoles: TableAccess<string, ReadonlyMap<GrantScope, ReadonlySet<string>>>;
   /** Message id -> message, in insertion order; messages outlive their user (they are not the user's rows). */
   outbox: TableAccess<string, OutboxRow>;
   /** User id -> the user's second factor, enabled or waiting. */
@@ -97,7 +98,7 @@ export class MemoryState {
       tokens: table<string, StoredToken>('tokens', byUser),
       roles: table<string, ReadonlySet<string>>('roles'),
       permissions: table<string, true>('permissions'),
-      userRoles: table<string, ReadonlySet<string>>('userRoles', byKey),
+      userRoles: table<string, ReadonlyMap<GrantScope, ReadonlySet<string>>>('userRoles', byKey),
       outbox: table<string, OutboxRow>('outbox'),
       secondFactors: table<string, StoredSecondFactor>('secondFactors', byKey),
       recoveryCodes: table<string, string>('recoveryCodes', { ownerOf: (userId: string) => userId }),

@@ -1,4 +1,5 @@
 import { type AliasedExpression, type Compilable, type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import { GLOBAL_SCOPE } from '../../services/store/access-records';
 import type { AccessAnswer } from '../../services/types';
 import { precompile, type PrecompileOptions } from './precompiled-query';
 import type { SqlCapabilities } from './sql-capabilities';
@@ -41,6 +42,9 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
         's.second_factor',
       ])
       .where('s.token_hash', '=', tokenHash);
+  // The guards answer for global grants only. The scope is a literal of the SQL text, not a parameter: nothing more to
+  // bind per request, and the primary key (user_id, scope, role) is still probed with every column given.
+  const globalScope = sql.lit(GLOBAL_SCOPE);
   const userBy = (column: 'u.id' | 'u.username_key') =>
     compiled(1, (value: string) => db.selectFrom('users as u').select(userColumns).where(column, '=', value));
   return {
@@ -71,8 +75,8 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
     sessionCheck: compiled(1, (tokenHash: string) => sessionCheck(tokenHash)),
 
     /**
-     * `sessionCheck` and, in the same statement, the guard's answer for a role (`access`, see `accessCode`). Each value
-     * is a placeholder of its own, as `precompile` wants; the caller passes the role twice.
+     * `sessionCheck` and, in the same statement, the guard's answer for a global role (`access`, see `accessCode`).
+     * Each value is a placeholder of its own, as `precompile` wants; the caller passes the role twice.
      */
     sessionCheckWithRole: compiled(3, (tokenHash: string, role: string, roleAgain: string) =>
       sessionCheck(tokenHash).select((eb) =>
@@ -82,6 +86,7 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
               .selectFrom('user_roles as ur')
               .select('ur.role')
               .where('ur.role', '=', role)
+              .where('ur.scope', '=', globalScope)
               .whereRef('ur.user_id', '=', 'u.id'),
           ),
           eb.exists(eb.selectFrom('roles as r').select('r.name').where('r.name', '=', roleAgain)),
@@ -89,7 +94,7 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
       ),
     ),
 
-    /** `sessionCheckWithRole` for a permission: granted when a role of the user carries it. */
+    /** `sessionCheckWithRole` for a permission: granted when a global role of the user carries it. */
     sessionCheckWithPermission: compiled(3, (tokenHash: string, permission: string, permissionAgain: string) =>
       sessionCheck(tokenHash).select((eb) =>
         accessCode(
@@ -99,6 +104,7 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
               .innerJoin('user_roles as ur', 'ur.role', 'rp.role')
               .select('rp.role')
               .where('rp.permission', '=', permission)
+              .where('ur.scope', '=', globalScope)
               .whereRef('ur.user_id', '=', 'u.id'),
           ),
           eb.exists(eb.selectFrom('permissions as p').select('p.name').where('p.name', '=', permissionAgain)),
@@ -106,16 +112,18 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
       ),
     ),
 
-    /** The role's row (absent: unknown role) and the user's grant of it, if any. */
+    /** The role's row (absent: unknown role) and the user's global grant of it, if any. */
     role: compiled(2, (userId: string, role: string) =>
       db
         .selectFrom('roles as r')
-        .leftJoin('user_roles as ur', (join) => join.onRef('ur.role', '=', 'r.name').on('ur.user_id', '=', userId))
+        .leftJoin('user_roles as ur', (join) =>
+          join.onRef('ur.role', '=', 'r.name').on('ur.user_id', '=', userId).on('ur.scope', '=', globalScope),
+        )
         .select('ur.user_id as holder')
         .where('r.name', '=', role),
     ),
 
-    /** The permission's row (absent: unknown permission) and whether a role of the user carries it. */
+    /** The permission's row (absent: unknown permission) and whether a global role of the user carries it. */
     permission: compiled(2, (userId: string, permission: string) =>
       db
         .selectFrom('permissions as p')
@@ -127,7 +135,8 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
                 .innerJoin('user_roles as ur', 'ur.role', 'rp.role')
                 .select('rp.role')
                 .whereRef('rp.permission', '=', 'p.name')
-                .where('ur.user_id', '=', userId),
+                .where('ur.user_id', '=', userId)
+                .where('ur.scope', '=', globalScope),
             )
             .as('granted'),
         )

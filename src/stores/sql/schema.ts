@@ -84,9 +84,11 @@ export interface RolePermissionsTable {
   permission: string;
 }
 
+/** A role granted to a user in a scope (`GrantScope`; see migrations/2026-11-29-scoped-grants). */
 export interface UserRolesTable {
   user_id: string;
   role: string;
+  scope: string;
 }
 
 /** A message waiting for delivery or kept for a while after it (see migrations/2026-11-24-outbox). */

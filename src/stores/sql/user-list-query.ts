@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { GLOBAL_SCOPE } from '../../services/store/access-records';
 import type { UserListQuery } from '../../services/store/admin-reads';
 import type { StoredUser } from '../../services/types';
 import { fromUserRow } from './rows';
@@ -37,6 +38,7 @@ export async function listUsers(db: Kysely<Database>, query: UserListQuery): Pro
             .selectFrom('user_roles as ur')
             .select('ur.user_id')
             .whereRef('ur.user_id', '=', 'u.id')
+            .where('ur.scope', '=', GLOBAL_SCOPE)
             .where('ur.role', '=', role!),
         ),
       ),

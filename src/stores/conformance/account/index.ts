@@ -10,6 +10,7 @@ import { describeEmailChangeDrops } from './email-change-drops';
 import { describePasswords } from './passwords';
 import { describeRaces } from './races';
 import { describeRoles } from './roles';
+import { describeScopedGrants } from './scoped-grants';
 import { describeSecondFactor } from './second-factor';
 import { describeSecondFactorUse } from './second-factor-use';
 import { describeSessionDetails } from './session-details';
@@ -20,7 +21,7 @@ import { describeUsers } from './users';
 
 /**
  * Every area of the account store contract: the unit of work itself (transactions), users, tokens, addresses,
- * passwords, deletion, sessions (and what a person sees and ends of them), email changes, the second factor (its recovery codes and login challenges), roles, and
+ * passwords, deletion, sessions (and what a person sees and ends of them), email changes, the second factor (its recovery codes and login challenges), roles (and the scopes of grants), and
  * administration (disabled accounts, the user list, protected roles) with the audit trail.
  */
 export function describeAccountStoreAreas(suite: ConformanceSuite): void {
@@ -37,6 +38,7 @@ export function describeAccountStoreAreas(suite: ConformanceSuite): void {
   describeSecondFactor(suite);
   describeSecondFactorUse(suite);
   describeRoles(suite);
+  describeScopedGrants(suite);
   describeCouplings(suite);
   describeRaces(suite);
   describeAdministration(suite);

@@ -111,7 +111,7 @@ export function describeRaces(suite: ConformanceSuite): void {
 
       const [revoked, ...grants] = await Promise.all([
         write((tx) => tx.access.revokePermission('managers', 'manage')),
-        ...others.map(({ user }) => write((tx) => tx.access.grantRole(user.id, 'big', grantor.id))),
+        ...others.map(({ user }) => write((tx) => tx.access.grantRole(user.id, 'big', { grantor: grantor.id }))),
       ]);
       assert.equal(revoked, 'ok');
       assert.ok(
@@ -123,7 +123,10 @@ export function describeRaces(suite: ConformanceSuite): void {
         assert.deepEqual(await suite.store.access.listUserRoles(user.id), grants[index] === 'ok' ? ['big'] : []);
       }
       // Once demoted, nothing more: every later grant is refused.
-      assert.equal(await write((tx) => tx.access.grantRole(others[0].user.id, 'big', grantor.id)), 'not_held');
+      assert.equal(
+        await write((tx) => tx.access.grantRole(others[0].user.id, 'big', { grantor: grantor.id })),
+        'not_held',
+      );
     });
 
     it('concurrent role and permission creation and grants of one name: one creation, no throw', async () => {

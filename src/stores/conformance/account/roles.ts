@@ -73,17 +73,17 @@ export function describeRoles(suite: ConformanceSuite): void {
       await write((tx) => tx.access.grantRole(grantor.id, 'managers'));
       const g = grantor.id;
 
-      assert.equal(await write((tx) => tx.access.grantRole(g, 'small', g)), 'own_access');
+      assert.equal(await write((tx) => tx.access.grantRole(g, 'small', { grantor: g })), 'own_access');
       assert.equal(
         await write((tx) => tx.access.revokeRole(g, 'managers', { keepLastHolder: false, grantor: g })),
         'own_access',
       );
       assert.equal(await write((tx) => tx.access.grantPermission('managers', 'delete', g)), 'own_access');
       assert.equal(await write((tx) => tx.access.revokePermission('managers', 'manage', g)), 'own_access');
-      assert.equal(await write((tx) => tx.access.grantRole(other.id, 'big', g)), 'not_held');
+      assert.equal(await write((tx) => tx.access.grantRole(other.id, 'big', { grantor: g })), 'not_held');
       assert.equal(await write((tx) => tx.access.grantPermission('small', 'delete', g)), 'not_held');
       // Unknown names are named first, whoever asks.
-      assert.equal(await write((tx) => tx.access.grantRole(other.id, 'ghost', g)), 'unknown_role');
+      assert.equal(await write((tx) => tx.access.grantRole(other.id, 'ghost', { grantor: g })), 'unknown_role');
       assert.equal(await write((tx) => tx.access.grantPermission('small', 'ghost', g)), 'unknown_permission');
       assert.deepEqual(await suite.store.access.listUserRoles(g), ['managers']);
       assert.deepEqual(await suite.store.access.listUserRoles(other.id), []);
@@ -98,7 +98,7 @@ export function describeRoles(suite: ConformanceSuite): void {
 
       // What it holds, it may hand on, to others and to roles it does not hold.
       assert.equal(await write((tx) => tx.access.grantPermission('small', 'manage', g)), 'ok');
-      assert.equal(await write((tx) => tx.access.grantRole(other.id, 'small', g)), 'ok');
+      assert.equal(await write((tx) => tx.access.grantRole(other.id, 'small', { grantor: g })), 'ok');
       assert.equal(
         await write((tx) => tx.access.revokeRole(other.id, 'small', { keepLastHolder: false, grantor: g })),
         'ok',

@@ -1,12 +1,15 @@
 import type { Kysely } from 'kysely';
-import type {
-  AccessChangeRefusal,
-  AccessReads,
-  AccessRecords,
-  GrantResult,
-  RevokeRoleConditions,
-  RevokeRoleResult,
-  RoleSummary,
+import {
+  type AccessChangeRefusal,
+  type AccessReads,
+  type AccessRecords,
+  GLOBAL_SCOPE,
+  type GrantResult,
+  type GrantRoleConditions,
+  type GrantScope,
+  type RevokeRoleConditions,
+  type RevokeRoleResult,
+  type RoleSummary,
 } from '../../../services/store/access-records';
 import type { AccessAnswer } from '../../../services/types';
 import type { RequestPathQueries } from '../request-path-queries';
@@ -59,9 +62,8 @@ export class SqlAccessReads implements AccessReads {
     return sortNames(rows.map((row) => row.name));
   }
 
-  async listUserRoles(userId: string): Promise<string[]> {
-    const rows = await this.db.selectFrom('user_roles').select('role').where('user_id', '=', userId).execute();
-    return sortNames(rows.map((row) => row.role));
+  async listUserRoles(userId: string, scope: GrantScope = GLOBAL_SCOPE): Promise<string[]> {
+    return userRoleNames(this.db, userId, scope);
   }
 }
 
@@ -92,8 +94,8 @@ export class SqlAccessRecords implements AccessRecords {
     return (await this.reads()).listPermissions();
   }
 
-  async listUserRoles(userId: string): Promise<string[]> {
-    return (await this.reads()).listUserRoles(userId);
+  async listUserRoles(userId: string, scope?: GrantScope): Promise<string[]> {
+    return (await this.reads()).listUserRoles(userId, scope);
   }
 
   createRole(name: string): Promise<boolean> {
@@ -148,7 +150,12 @@ export class SqlAccessRecords implements AccessRecords {
     return 'ok';
   }
 
-  async grantRole(userId: string, role: string, grantor?: string): Promise<GrantResult | AccessChangeRefusal> {
+  async grantRole(
+    userId: string,
+    role: string,
+    conditions: GrantRoleConditions = {},
+  ): Promise<GrantResult | AccessChangeRefusal> {
+    const { grantor, scope = GLOBAL_SCOPE } = conditions;
     const trx = await this.lockedForChange();
     const unknown = await unknownUserOrRole(trx, userId, role, this.unit.capabilities.rowLocks);
     if (unknown) return unknown;
@@ -164,8 +171,8 @@ export class SqlAccessRecords implements AccessRecords {
     }
     await trx
       .insertInto('user_roles')
-      .values({ user_id: userId, role })
-      .onConflict((oc) => oc.columns(['user_id', 'role']).doNothing())
+      .values({ user_id: userId, role, scope })
+      .onConflict((oc) => oc.columns(['user_id', 'scope', 'role']).doNothing())
       .execute();
     return 'ok';
   }
@@ -175,14 +182,19 @@ export class SqlAccessRecords implements AccessRecords {
     role: string,
     conditions: RevokeRoleConditions = {},
   ): Promise<RevokeRoleResult | AccessChangeRefusal> {
-    const { keepLastHolder = false, grantor } = conditions;
+    const { keepLastHolder = false, grantor, scope = GLOBAL_SCOPE } = conditions;
     const { rowLocks } = this.unit.capabilities;
     const trx = await this.lockedForChange();
     const unknown = await unknownUserOrRole(trx, userId, role, rowLocks);
     if (unknown) return unknown;
     if (grantor !== undefined && grantor === userId) return 'own_access';
-    if (keepLastHolder && (await isLastEnabledHolder(trx, userId, role, rowLocks))) return 'last_holder';
-    await trx.deleteFrom('user_roles').where('user_id', '=', userId).where('role', '=', role).execute();
+    if (keepLastHolder && (await isLastEnabledHolder(trx, userId, role, rowLocks, scope))) return 'last_holder';
+    await trx
+      .deleteFrom('user_roles')
+      .where('user_id', '=', userId)
+      .where('scope', '=', scope)
+      .where('role', '=', role)
+      .execute();
     return 'ok';
   }
 
@@ -229,17 +241,30 @@ async function unknownUserOrRole(
   return null;
 }
 
+/** Whether the user holds the role globally (a grantor's access is its global grants). */
 async function holdsRole(trx: Kysely<Database>, userId: string, role: string): Promise<boolean> {
   const row = await trx
     .selectFrom('user_roles')
     .select('role')
     .where('user_id', '=', userId)
+    .where('scope', '=', GLOBAL_SCOPE)
     .where('role', '=', role)
     .executeTakeFirst();
   return row !== undefined;
 }
 
-/** Those of `permissions` that no role of the user carries. */
+/** The names of the roles granted to the user in `scope`, sorted. */
+export async function userRoleNames(db: Kysely<Database>, userId: string, scope: GrantScope): Promise<string[]> {
+  const rows = await db
+    .selectFrom('user_roles')
+    .select('role')
+    .where('user_id', '=', userId)
+    .where('scope', '=', scope)
+    .execute();
+  return sortNames(rows.map((row) => row.role));
+}
+
+/** Those of `permissions` that no global role of the user carries. */
 async function permissionsNotHeld(
   trx: Kysely<Database>,
   userId: string,
@@ -251,6 +276,7 @@ async function permissionsNotHeld(
     .innerJoin('role_permissions as rp', 'rp.role', 'ur.role')
     .select('rp.permission')
     .where('ur.user_id', '=', userId)
+    .where('ur.scope', '=', GLOBAL_SCOPE)
     .where('rp.permission', 'in', [...permissions])
     .execute();
   const held = new Set(rows.map((row) => row.permission));

@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
+import { GLOBAL_SCOPE } from '../../../services/store/access-records';
 import type { AdminReads, UserDetails, UserListQuery } from '../../../services/store/admin-reads';
 import type { StoredUser } from '../../../services/types';
 import { fromUserRow } from '../rows';
 import { type Database, USER_COLUMNS } from '../schema';
 import type { SqlCapabilities } from '../sql-capabilities';
 import { listUsers } from '../user-list-query';
-import { sortNames } from './sql-access-records';
+import { sortNames, userRoleNames } from './sql-access-records';
 
 /** The reads of the administration, on the store's Kysely. */
 export class SqlAdminReads implements AdminReads {
@@ -30,13 +31,15 @@ export class SqlAdminReads implements AdminReads {
         .$if(this.capabilities.rowLocks, (query) => query.forShare())
         .executeTakeFirst();
       if (!row) return null;
-      const roles = await trx.selectFrom('user_roles').select('role').where('user_id', '=', userId).execute();
+      // Global grants only: today's administration knows no other scope.
+      const roles = await userRoleNames(trx, userId, GLOBAL_SCOPE);
       const permissions = await trx
         .selectFrom('role_permissions as rp')
         .innerJoin('user_roles as ur', 'ur.role', 'rp.role')
         .select('rp.permission')
         .distinct()
         .where('ur.user_id', '=', userId)
+        .where('ur.scope', '=', GLOBAL_SCOPE)
         .execute();
       const factor = await trx
         .selectFrom('second_factors')
@@ -53,7 +56,7 @@ export class SqlAdminReads implements AdminReads {
       return {
         user: fromUserRow(row),
         lastSignInAt: row.last_sign_in_at === null ? null : new Date(Number(row.last_sign_in_at)),
-        roles: sortNames(roles.map((grant) => grant.role)),
+        roles,
         permissions: sortNames(permissions.map((grant) => grant.permission)),
         secondFactor: Boolean(factor?.enabled),
         liveSessions: Number(live.n),

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { GLOBAL_SCOPE, type GrantScope } from '../../../services/store/access-records';
 import { type Database, USER_COLUMNS, type UsersTable } from '../schema';
 
 /** A user row, every column: what the aggregates return as a `StoredUser` (`fromUserRow`). */
@@ -71,7 +72,8 @@ export async function sessionStillOpen(
 }
 
 /**
- * Whether the user holds the role and no other enabled user does. Where writers lock rows, the role's row is locked
+ * Whether the user holds the role in `scope` (global unless given: deleting and disabling protect global holders)
+ * and no other enabled user does there. Where writers lock rows, the role's row is locked
  * first (after the user's, the lock order): the protected changes of one role (revoke, disable, delete) queue here,
  * and each then counts the holders as the one before it left them, so two of them cannot remove the last two.
  */
@@ -80,6 +82,7 @@ export async function isLastEnabledHolder(
   userId: string,
   role: string,
   rowLocks: boolean,
+  scope: GrantScope = GLOBAL_SCOPE,
 ): Promise<boolean> {
   if (rowLocks) {
     await trx.selectFrom('roles').select('name').where('name', '=', role).forNoKeyUpdate().execute();
@@ -88,6 +91,7 @@ export async function isLastEnabledHolder(
     .selectFrom('user_roles')
     .select('user_id')
     .where('user_id', '=', userId)
+    .where('scope', '=', scope)
     .where('role', '=', role)
     .executeTakeFirst();
   if (!holds) return false;
@@ -96,6 +100,7 @@ export async function isLastEnabledHolder(
     .innerJoin('users as u', 'u.id', 'ur.user_id')
     .select('u.id')
     .where('ur.role', '=', role)
+    .where('ur.scope', '=', scope)
     .where('ur.user_id', '<>', userId)
     .where('u.disabled_at', 'is', null)
     .limit(1)
