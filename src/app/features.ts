@@ -145,7 +145,7 @@ export const FEATURES: readonly Feature[] = [
       'admin.permission_revoked',
     ],
     tables: ['user_roles'],
-    migrations: [],
+    migrations: ['2026-11-29-scoped-grants'],
   },
 ];
 
