@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { OutboxWorker } from '../../src/outbox/outbox-worker';
-import type { EmailSender } from '../../src/services/email-sender';
+import type { LegacyEmailSender } from '../../src/services/legacy-email-sender';
 import { MessageComposer } from '../../src/services/message-composer';
 import type { OutboxKind } from '../../src/services/outbox-message';
 import { TokenSealer } from '../../src/services/token-sealer';
@@ -25,7 +25,7 @@ const OPERATION_OF = {
 const KINDS = Object.keys(OPERATION_OF) as (keyof typeof OPERATION_OF)[];
 
 /** The required operations, recording nothing; the optional ones are added by each test. */
-function baseSender(): EmailSender {
+function baseSender(): LegacyEmailSender {
   const none = async () => {};
   return {
     sendVerification: none,
@@ -36,7 +36,7 @@ function baseSender(): EmailSender {
   };
 }
 
-async function setUp(sender: EmailSender) {
+async function setUp(sender: LegacyEmailSender) {
   const store = new MemoryUserStore();
   const clock = new ManualClock();
   const created = await store.transaction((tx) =>
@@ -70,10 +70,10 @@ async function setUp(sender: EmailSender) {
   return { worker, queue, lastErrorOf };
 }
 
-describe('OutboxWorker: the kinds of the optional sender operations (email change, second factor)', () => {
+describe('OutboxWorker with an old per-kind sender: the kinds of its optional operations (email change, second factor)', () => {
   it('hands each to its operation, the link with its token unsealed and the notices with username and address only', async () => {
     const calls: unknown[][] = [];
-    const sender: EmailSender = { ...baseSender() };
+    const sender: LegacyEmailSender = { ...baseSender() };
     for (const kind of KINDS) {
       Object.assign(sender, {
         [OPERATION_OF[kind]]: async (...args: unknown[]) => void calls.push([OPERATION_OF[kind], ...args.slice(0, -1)]),
