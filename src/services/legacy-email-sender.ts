@@ -26,7 +26,7 @@ export interface LegacyEmailSender {
 }
 
 /** The method of an old sender that sends each kind. Frozen: kinds added from now on have no method. */
-const LEGACY_OPERATIONS = {
+export const LEGACY_OPERATIONS = {
   verification: 'sendVerification',
   passwordReset: 'sendPasswordReset',
   emailVerified: 'sendEmailVerified',

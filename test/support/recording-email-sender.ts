@@ -1,23 +1,9 @@
 import type { EmailContext, EmailSender, OutgoingEmail } from '../../src/services/email-sender';
+import { LEGACY_OPERATIONS } from '../../src/services/legacy-email-sender';
 import type { OutboxKind } from '../../src/services/outbox-message';
 
-/** The name tests give each kind (the method of the old per-kind sender), so their expectations read as before. */
-export const OPERATION_OF_KIND = {
-  verification: 'sendVerification',
-  passwordReset: 'sendPasswordReset',
-  emailVerified: 'sendEmailVerified',
-  passwordChanged: 'sendPasswordChanged',
-  accountDeleted: 'sendAccountDeleted',
-  registrationAttempt: 'sendRegistrationAttempt',
-  emailChange: 'sendEmailChange',
-  emailChangeRequested: 'sendEmailChangeRequested',
-  emailChanged: 'sendEmailChanged',
-  emailChangeAttempt: 'sendEmailChangeAttempt',
-  secondFactorEnabled: 'sendSecondFactorEnabled',
-  secondFactorDisabled: 'sendSecondFactorDisabled',
-  recoveryCodesRegenerated: 'sendRecoveryCodesRegenerated',
-  recoveryCodeUsed: 'sendRecoveryCodeUsed',
-} as const satisfies Record<OutboxKind, string>;
+/** The name tests give each kind: the method of the old per-kind sender, so their expectations read as before. */
+const OPERATION_OF_KIND = LEGACY_OPERATIONS;
 
 export type EmailOperation = (typeof OPERATION_OF_KIND)[OutboxKind];
 
