@@ -7,7 +7,7 @@ import { type DatabaseConfig, loadConfig } from '../../src/server/config';
 import { openStore } from '../../src/server/open-store';
 import { DEFAULT_ACCOUNT_OPTIONS } from '../../src/services/account-options';
 import { AccountService } from '../../src/services/account-service';
-import type { EmailSender } from '../../src/services/email-sender';
+import type { EmailSender, OutgoingEmail } from '../../src/services/email-sender';
 import { usernameKeyOf } from '../../src/services/identity';
 import { TOTP_PERIOD_SECONDS } from '../../src/services/totp';
 import type { UserStore } from '../../src/services/user-store';
@@ -30,13 +30,11 @@ const AT_ONCE = 16;
 /** Keeps the verification links, the only mail the seeding reads; the rest goes nowhere. */
 class LinkCatcher implements EmailSender {
   readonly links = new Map<string, string>();
-  async sendVerification(username: string, _email: string, token: string): Promise<void> {
-    this.links.set(username, token);
+  // The first release's kinds only, as before: the seeding queues no optional notice.
+  readonly kinds = ['verification', 'passwordReset', 'emailVerified', 'passwordChanged', 'accountDeleted'] as const;
+  async send(message: OutgoingEmail): Promise<void> {
+    if (message.kind === 'verification') this.links.set(message.username, message.token);
   }
-  async sendPasswordReset(): Promise<void> {}
-  async sendEmailVerified(): Promise<void> {}
-  async sendPasswordChanged(): Promise<void> {}
-  async sendAccountDeleted(): Promise<void> {}
 }
 
 /**

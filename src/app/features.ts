@@ -71,7 +71,13 @@ export const FEATURES: readonly Feature[] = [
       'account_deleted',
     ],
     tables: ['tokens'],
-    migrations: ['2026-11-22-initial', '2026-11-23-expiry-indexes', '2026-11-24-outbox', '2026-11-25-address-claims'],
+    migrations: [
+      '2026-11-22-initial',
+      '2026-11-23-expiry-indexes',
+      '2026-11-24-outbox',
+      '2026-11-25-address-claims',
+      '2026-11-30-kinds-checked-in-code',
+    ],
   },
   {
     name: 'sessions',

@@ -88,7 +88,7 @@ export async function runCli(
   const sender = secondFactor ? buildSender(config) : new NullEmailSender();
   try {
     // The CLI sends no mail itself: without a delivery, what a command queues waits in the outbox for a worker.
-    // The core queues a notice only when the sender has its operation, so `second-factor disable` is given the
+    // The core queues a notice only when the sender carries its kind, so `second-factor disable` is given the
     // configured sender (as the worker builds it, which has the notice), to queue the "turned off" mail for it.
     // Ending a user's sessions, turning off their second factor and administration are audit events (whose, and
     // when), so those commands log; the others stay quiet.

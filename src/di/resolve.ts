@@ -7,6 +7,7 @@ import { compileTrustedProxies } from '../limits/trusted-proxies';
 import { RateLimits } from '../limits/rate-limits';
 import type { RateLimitOptions } from '../limits/rate-limit-options';
 import type { EmailSender } from '../services/email-sender';
+import type { LegacyEmailSender } from '../services/legacy-email-sender';
 import type { AccountOptions } from '../services/account-options';
 import type { AccountService } from '../services/account-service';
 import { createAccountService } from './create-account-service';
@@ -39,7 +40,7 @@ export interface TokenContainer {
 /** The values a service was built from; a new service is built when any of them is a different object. */
 interface Built {
   store: UserStore;
-  sender: EmailSender | undefined;
+  sender: EmailSender | LegacyEmailSender | undefined;
   options: AccountOptions;
   clock: Clock | undefined;
   logger: Logger | undefined;

@@ -1,5 +1,6 @@
 import { Token } from 'typedi';
 import type { EmailSender } from '../services/email-sender';
+import type { LegacyEmailSender } from '../services/legacy-email-sender';
 import type { RateLimitOptions } from '../limits/rate-limit-options';
 import type { AccountOptions } from '../services/account-options';
 import type { Clock } from '../services/clock';
@@ -9,8 +10,11 @@ import type { UserStore } from '../services/user-store';
 
 /** The seams a host swaps with `Container.set(TOKEN, value)`. Only USER_STORE and ACCOUNT_OPTIONS are required. */
 export const USER_STORE = new Token<UserStore>('gatehouse.UserStore');
-/** Defaults to the console sender, which prints messages (with their links) to stdout. */
-export const EMAIL_SENDER = new Token<EmailSender>('gatehouse.EmailSender');
+/**
+ * Defaults to the console sender, which prints messages (with their links) to stdout. An old per-kind sender is still
+ * accepted (see `fromLegacySender`).
+ */
+export const EMAIL_SENDER = new Token<EmailSender | LegacyEmailSender>('gatehouse.EmailSender');
 export const ACCOUNT_OPTIONS = new Token<AccountOptions>('gatehouse.AccountOptions');
 /** Changes what `GET /me` returns, and only that. */
 export const USER_SERIALIZER = new Token<UserSerializer>('gatehouse.UserSerializer');

@@ -1,5 +1,6 @@
 /** The email side of Gatehouse: link building, message templates, and the console and SMTP senders. */
-export type { EmailContext, EmailSender } from '../services/email-sender';
+export type { EmailContext, EmailSender, LinkEmail, NoticeEmail, OutgoingEmail } from '../services/email-sender';
+export { fromLegacySender, type LegacyEmailSender } from '../services/legacy-email-sender';
 export {
   EmailLinks,
   DEFAULT_EMAIL_CHANGE_PATH,

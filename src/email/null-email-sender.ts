@@ -1,10 +1,18 @@
-import { EmailSender } from '../services/email-sender';
+import type { EmailSender } from '../services/email-sender';
+import type { OutboxKind } from '../services/outbox-message';
 
-/** Sends nothing. For tools that build the account core but trigger no mail (the admin CLI). */
+/**
+ * Sends nothing. For tools that build the account core but trigger no mail (the admin CLI). It carries only the kinds
+ * every sender has, so the core queues no optional message for it (an email change is refused).
+ */
 export class NullEmailSender implements EmailSender {
-  async sendVerification(): Promise<void> {}
-  async sendPasswordReset(): Promise<void> {}
-  async sendEmailVerified(): Promise<void> {}
-  async sendPasswordChanged(): Promise<void> {}
-  async sendAccountDeleted(): Promise<void> {}
+  readonly kinds: readonly OutboxKind[] = [
+    'verification',
+    'passwordReset',
+    'emailVerified',
+    'passwordChanged',
+    'accountDeleted',
+  ];
+
+  async send(): Promise<void> {}
 }

@@ -1,7 +1,10 @@
 import { DEFAULT_ACCOUNT_OPTIONS } from '../services/account-options';
 import { EmailDeliveryError } from './email-delivery-error';
 import type { EmailLinks } from './email-links';
-import type { EmailContext, EmailSender } from '../services/email-sender';
+import type { EmailContext, EmailSender, OutgoingEmail } from '../services/email-sender';
+import { LINK_KIND_ENTRIES, type LinkLifetimeOption } from './email-kinds';
+import { carriesLink, isOutboxKind, OUTBOX_KINDS, type LinkKind, type OutboxKind } from '../services/outbox-message';
+import { canSend, UnsupportedMessageError } from '../services/sender-operations';
 import { checkHeaderText, isSafeHeaderText, unsafeRecipientReason } from './header-safety';
 import {
   resolveLocales,
@@ -10,6 +13,7 @@ import {
   type EmailMessage,
   type EmailOperation,
   type EmailTemplates,
+  type LinkContext,
   type NoticeContext,
 } from './templates';
 
@@ -38,17 +42,19 @@ export interface TemplatedEmailSenderOptions {
 export const DEFAULT_APP_NAME = 'Gatehouse';
 
 /**
- * Implements the EmailSender operations (all fourteen, the optional ones included) once: it builds each message from
- * the templates and hands it, with a recipient already checked for header injection, to `deliver`. A new transport only writes `deliver`.
+ * Implements `EmailSender.send` once for every kind: it builds the message from the kind's template (and, for a kind
+ * with a link, from its entry in `LINK_KIND_ENTRIES`) and hands it, with a recipient already checked for header
+ * injection, to `deliver`. A new transport only writes `deliver`; a new kind is a template (and a registry entry for
+ * a link), not a method.
  */
 export abstract class TemplatedEmailSender implements EmailSender {
+  /** Every kind, but email change when the links cannot point at its page; absent: every kind. */
+  readonly kinds?: readonly OutboxKind[];
   private readonly links: EmailLinks;
   private readonly appName: string;
   private readonly templates: EmailTemplates;
   private readonly locales: ReadonlyMap<string, EmailTemplates>;
-  private readonly verificationTokenTtlMs: number;
-  private readonly resetTokenTtlMs: number;
-  private readonly emailChangeTokenTtlMs: number;
+  private readonly lifetimes: Readonly<Record<LinkLifetimeOption, number>>;
 
   protected constructor(options: TemplatedEmailSenderOptions) {
     if (!options?.links || typeof options.links.verification !== 'function') {
@@ -58,13 +64,15 @@ export abstract class TemplatedEmailSender implements EmailSender {
     this.appName = checkHeaderText('appName', options.appName ?? DEFAULT_APP_NAME);
     this.templates = resolveTemplates(options.templates);
     this.locales = resolveLocales(options.locales, this.templates);
-    this.verificationTokenTtlMs = checkTtl(options, 'verificationTokenTtlMs');
-    this.resetTokenTtlMs = checkTtl(options, 'resetTokenTtlMs');
-    this.emailChangeTokenTtlMs = checkTtl(options, 'emailChangeTokenTtlMs');
+    this.lifetimes = {
+      verificationTokenTtlMs: checkTtl(options, 'verificationTokenTtlMs'),
+      resetTokenTtlMs: checkTtl(options, 'resetTokenTtlMs'),
+      emailChangeTokenTtlMs: checkTtl(options, 'emailChangeTokenTtlMs'),
+    };
     // Links that cannot point at an email-change page (a front end configured without one) leave the sender without
-    // the operation, so the core refuses the request (`email_change_unavailable`) instead of queuing a link that
-    // could never be built.
-    if (!canLinkEmailChange(this.links)) Object.defineProperty(this, 'sendEmailChange', { value: undefined });
+    // the kind, so the core refuses the request (`email_change_unavailable`) instead of queuing a link that could
+    // never be built.
+    if (!canLinkEmailChange(this.links)) this.kinds = OUTBOX_KINDS.filter((kind) => kind !== 'emailChange');
   }
 
   /**
@@ -78,128 +86,32 @@ export abstract class TemplatedEmailSender implements EmailSender {
     context: EmailContext,
   ): Promise<void>;
 
-  sendVerification(
-    username: string,
-    email: string,
-    verificationToken: string,
-    context: EmailContext = {},
-  ): Promise<void> {
-    return this.send('verification', username, email, context, (templates, notice) =>
-      templates.verification({
-        ...notice,
-        link: this.links.verification(verificationToken),
-        expiresInMs: this.verificationTokenTtlMs,
-      }),
-    );
-  }
-
-  sendPasswordReset(username: string, email: string, resetToken: string, context: EmailContext = {}): Promise<void> {
-    return this.send('passwordReset', username, email, context, (templates, notice) =>
-      templates.passwordReset({
-        ...notice,
-        link: this.links.passwordReset(resetToken),
-        expiresInMs: this.resetTokenTtlMs,
-      }),
-    );
-  }
-
-  sendEmailVerified(username: string, email: string, context: EmailContext = {}): Promise<void> {
-    return this.send('emailVerified', username, email, context, (templates, notice) => templates.emailVerified(notice));
-  }
-
-  sendPasswordChanged(username: string, email: string, context: EmailContext = {}): Promise<void> {
-    return this.send('passwordChanged', username, email, context, (templates, notice) =>
-      templates.passwordChanged(notice),
-    );
-  }
-
-  sendAccountDeleted(username: string, email: string, context: EmailContext = {}): Promise<void> {
-    return this.send('accountDeleted', username, email, context, (templates, notice) =>
-      templates.accountDeleted(notice),
-    );
-  }
-
-  sendRegistrationAttempt(username: string, email: string, context: EmailContext = {}): Promise<void> {
-    return this.send('registrationAttempt', username, email, context, (templates, notice) =>
-      templates.registrationAttempt(notice),
-    );
-  }
-
-  sendEmailChange(username: string, newEmail: string, changeToken: string, context: EmailContext = {}): Promise<void> {
-    return this.send('emailChange', username, newEmail, context, (templates, notice) =>
-      templates.emailChange({
-        ...notice,
-        link: this.links.emailChange(changeToken),
-        expiresInMs: this.emailChangeTokenTtlMs,
-      }),
-    );
-  }
-
-  sendEmailChangeRequested(username: string, email: string, context: EmailContext = {}): Promise<void> {
-    return this.send('emailChangeRequested', username, email, context, (templates, notice) =>
-      templates.emailChangeRequested(notice),
-    );
-  }
-
-  sendEmailChanged(username: string, previousEmail: string, context: EmailContext = {}): Promise<void> {
-    return this.send('emailChanged', username, previousEmail, context, (templates, notice) =>
-      templates.emailChanged(notice),
-    );
-  }
-
-  sendEmailChangeAttempt(username: string, email: string, context: EmailContext = {}): Promise<void> {
-    return this.send('emailChangeAttempt', username, email, context, (templates, notice) =>
-      templates.emailChangeAttempt(notice),
-    );
-  }
-
-  sendSecondFactorEnabled(username: string, email: string, context: EmailContext = {}): Promise<void> {
-    return this.send('secondFactorEnabled', username, email, context, (templates, notice) =>
-      templates.secondFactorEnabled(notice),
-    );
-  }
-
-  sendSecondFactorDisabled(username: string, email: string, context: EmailContext = {}): Promise<void> {
-    return this.send('secondFactorDisabled', username, email, context, (templates, notice) =>
-      templates.secondFactorDisabled(notice),
-    );
-  }
-
-  sendRecoveryCodesRegenerated(username: string, email: string, context: EmailContext = {}): Promise<void> {
-    return this.send('recoveryCodesRegenerated', username, email, context, (templates, notice) =>
-      templates.recoveryCodesRegenerated(notice),
-    );
-  }
-
-  sendRecoveryCodeUsed(username: string, email: string, context: EmailContext = {}): Promise<void> {
-    return this.send('recoveryCodeUsed', username, email, context, (templates, notice) =>
-      templates.recoveryCodeUsed(notice),
-    );
-  }
-
-  private async send(
-    operation: EmailOperation,
-    username: string,
-    to: string,
-    context: EmailContext,
-    build: (templates: EmailTemplates, notice: NoticeContext) => EmailMessage,
-  ): Promise<void> {
+  async send(message: OutgoingEmail, context: EmailContext = {}): Promise<void> {
+    const kind = message?.kind;
+    if (!isOutboxKind(kind) || !canSend(this, kind)) throw new UnsupportedMessageError();
+    const to = message.email;
     const refusal = unsafeRecipientReason(to);
-    if (refusal) throw new EmailDeliveryError(operation, { code: 'EINVALIDRECIPIENT' }, refusal);
+    if (refusal) throw new EmailDeliveryError(kind, { code: 'EINVALIDRECIPIENT' }, refusal);
     const templates = templatesFor(this.locales, context?.locale, this.templates);
-    const message = build(templates, { appName: this.appName, username, email: to });
-    if (!isSafeHeaderText(message.subject)) {
+    const notice: NoticeContext = { appName: this.appName, username: message.username, email: to };
+    const built = carriesLink(kind)
+      ? (templates[kind] as (context: LinkContext) => EmailMessage)(this.withLink(kind, notice, message))
+      : (templates[kind] as (context: NoticeContext) => EmailMessage)(notice);
+    if (!isSafeHeaderText(built.subject)) {
       const reason = 'the template built an empty subject or one with control characters';
-      throw new EmailDeliveryError(operation, { code: 'EINVALIDSUBJECT' }, reason);
+      throw new EmailDeliveryError(kind, { code: 'EINVALIDSUBJECT' }, reason);
     }
-    await this.deliver(to, message, operation, context ?? {});
+    await this.deliver(to, built, kind, context ?? {});
+  }
+
+  private withLink(kind: LinkKind, notice: NoticeContext, message: OutgoingEmail): LinkContext {
+    const entry = LINK_KIND_ENTRIES[kind];
+    const token = (message as { token?: unknown }).token;
+    return { ...notice, link: entry.link(this.links, token as string), expiresInMs: this.lifetimes[entry.lifetime] };
   }
 }
 
-function checkTtl(
-  options: TemplatedEmailSenderOptions,
-  name: 'verificationTokenTtlMs' | 'resetTokenTtlMs' | 'emailChangeTokenTtlMs',
-): number {
+function checkTtl(options: TemplatedEmailSenderOptions, name: LinkLifetimeOption): number {
   const value = options[name];
   if (value === undefined) return DEFAULT_ACCOUNT_OPTIONS[name];
   if (!Number.isFinite(value) || value <= 0) {

@@ -24,7 +24,7 @@ const STATUS_BY_CODE: Record<AccountErrorCode, number> = {
   // An unknown id and another user's session alike, so ids cannot be probed.
   session_not_found: 404,
   invalid_email_change_token: 400,
-  // The host's email sender has no email-change operations (see EmailSender): a deployment choice, not the client's.
+  // The host's email sender does not carry email change (see EmailSender.kinds): a deployment choice, not the client's.
   email_change_unavailable: 501,
   invalid_second_factor_code: 401,
   // Unknown, expired, used, out of answers, or the password changed since: sign in again.

@@ -1,9 +1,13 @@
 /** Email that is never lost: the outbox's messages, the delivery worker, its options and the token sealing. */
 export {
   carriesLink,
+  isOutboxKind,
+  LINK_KINDS,
   OUTBOX_KINDS,
   OUTBOX_STATUSES,
   type ClaimedMessage,
+  type LinkKind,
+  type NoticeKind,
   type NewOutboxMessage,
   type OutboxEntry,
   type OutboxKind,

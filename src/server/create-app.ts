@@ -12,6 +12,7 @@ import {
   USER_STORE,
 } from '../di/tokens';
 import type { EmailSender } from '../services/email-sender';
+import type { LegacyEmailSender } from '../services/legacy-email-sender';
 import { mountAccountRoutes } from '../koa/mount-account-routes';
 import type { RateLimitOptions } from '../limits/rate-limit-options';
 import type { AccountOptions } from '../services/account-options';
@@ -22,7 +23,7 @@ import type { UserStore } from '../services/user-store';
 
 export interface AppDependencies {
   store: UserStore;
-  sender: EmailSender;
+  sender: EmailSender | LegacyEmailSender;
   options: AccountOptions;
   /** Route prefix of the account routes; default `/auth`. */
   prefix?: string;

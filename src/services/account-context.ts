@@ -7,6 +7,7 @@ import { type Awaitable, whenReady } from './awaitable';
 import { BackgroundTasks } from './background-tasks';
 import { Clock, systemClock } from './clock';
 import type { EmailSender } from './email-sender';
+import { toEmailSender, type LegacyEmailSender } from './legacy-email-sender';
 import { isExpiredRegistration, registrationExpiresAt, sessionStatus } from './expiry-rules';
 import { usernameKeyOf } from './identity';
 import { Logger, silentLogger, withRequest } from './logger';
@@ -24,7 +25,8 @@ import type { TransactionOptions, UserStore, UserStoreTransaction } from './user
 /** What `AccountService` is made of (its parts share them through `AccountContext`). */
 export interface AccountServiceDeps {
   store: UserStore;
-  sender: EmailSender;
+  /** One with `send`; an old per-kind sender is still accepted (see `fromLegacySender`). */
+  sender: EmailSender | LegacyEmailSender;
   options: AccountOptions;
   clock?: Clock;
   /** Security events are logged here; without one, nothing is. */
@@ -81,7 +83,7 @@ export class AccountContext {
 
   constructor(deps: AccountServiceDeps) {
     this.store = deps.store;
-    this.sender = deps.sender;
+    this.sender = toEmailSender(deps.sender);
     this.options = resolveAccountOptions(deps.options);
     this.clock = deps.clock ?? systemClock;
     this.logger = deps.logger ?? silentLogger;

@@ -78,6 +78,20 @@ export const AUDIT_EVENT_TYPES = [
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
+const KNOWN_TYPES: ReadonlySet<string> = new Set(AUDIT_EVENT_TYPES);
+
+/**
+ * Refuses to record an event type this release does not know. The table does not constrain `type`, so a new type is
+ * one entry in `AUDIT_EVENT_TYPES`, not a table rebuild; the stores check it where they write an event. A type read
+ * back that this release does not know (a later release's) is listed as it is.
+ */
+export function checkAuditEventType(type: unknown): AuditEventType {
+  if (typeof type !== 'string' || !KNOWN_TYPES.has(type)) {
+    throw new TypeError(`Gatehouse: unknown audit event type ${JSON.stringify(type)}`);
+  }
+  return type as AuditEventType;
+}
+
 /**
  * A page of the audit trail, newest first (`at`, then `id`, both descending). Filters combine with AND; `userId`
  * matches events whose subject or actor is that user.

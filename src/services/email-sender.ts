@@ -1,6 +1,8 @@
+import type { LinkKind, NoticeKind, OutboxKind } from './outbox-message';
+
 /**
  * What the outbox tells a sender about the message it hands over. Every field is optional and senders may ignore
- * the whole argument: an EmailSender written before it existed keeps working unchanged.
+ * the whole argument.
  */
 export interface EmailContext {
   /**
@@ -12,39 +14,55 @@ export interface EmailContext {
   locale?: string;
 }
 
+/** A message that carries a link: `token` is the raw token the link must hold (never log it). */
+export interface LinkEmail<K extends LinkKind = LinkKind> {
+  kind: K;
+  /** Username of the account the message is about. */
+  username: string;
+  /** The recipient address (for `emailChange`, the new address to confirm). */
+  email: string;
+  token: string;
+}
+
 /**
- * Delivery of the account emails (spec section 6). Raw tokens reach the sender and nothing else; an implementation
- * must never log them. A sender may throw: the outbox records the failure (its class and code only), retries with
- * backoff, and the account change stands. A sender is called from the delivery worker, never while a request waits.
+ * A notice: no link and no secret. For `registrationAttempt` and `emailChangeAttempt`, `username` is the owner's of
+ * the address; for `emailChanged`, `email` is the previous address.
+ */
+export interface NoticeEmail<K extends NoticeKind = NoticeKind> {
+  kind: K;
+  username: string;
+  email: string;
+}
+
+/**
+ * One message the outbox hands to a sender, told apart by `kind` (see `OUTBOX_KINDS`): `if (message.kind ===
+ * 'passwordReset') message.token` type-checks.
+ */
+export type OutgoingEmail =
+  { [K in LinkKind]: LinkEmail<K> }[LinkKind] | { [K in NoticeKind]: NoticeEmail<K> }[NoticeKind];
+
+/**
+ * Delivery of the account emails (spec section 6): one `send` for every kind of message, so a new kind needs no new
+ * method. Raw tokens reach the sender and nothing else; an implementation must never log them. A sender may throw:
+ * the outbox records the failure (its class and code only), retries with backoff, and the account change stands. A
+ * sender is called from the delivery worker, never while a request waits.
+ *
+ * @example
+ * const sender: EmailSender = {
+ *   kinds: ['verification', 'passwordReset', 'emailVerified', 'passwordChanged', 'accountDeleted'],
+ *   async send(message, context) {
+ *     await myMailer.post(message.email, message.kind, message.kind === 'verification' ? message.token : undefined);
+ *   },
+ * };
  */
 export interface EmailSender {
-  sendVerification(username: string, email: string, verificationToken: string, context?: EmailContext): Promise<void>;
-  sendPasswordReset(username: string, email: string, resetToken: string, context?: EmailContext): Promise<void>;
-  sendEmailVerified(username: string, email: string, context?: EmailContext): Promise<void>;
-  sendPasswordChanged(username: string, email: string, context?: EmailContext): Promise<void>;
-  sendAccountDeleted(username: string, email: string, context?: EmailContext): Promise<void>;
+  send(message: OutgoingEmail, context?: EmailContext): Promise<void>;
   /**
-   * Optional sixth operation: someone tried to register with this address, which already has an account. The
-   * registration answers as if it succeeded (no enumeration), so this notice is how the owner learns of it.
+   * The kinds this sender can carry; absent, every kind. The core queues the optional messages only for a sender
+   * that carries them: without `emailChange` an email change is refused (`email_change_unavailable`), without a
+   * notice (`registrationAttempt`, the other email-change and the second-factor notices) it is not sent. The five
+   * kinds of the first release (verification, passwordReset, emailVerified, passwordChanged, accountDeleted) are
+   * expected of every sender.
    */
-  sendRegistrationAttempt?(username: string, email: string, context?: EmailContext): Promise<void>;
-  /**
-   * Optional, with the three below: a sender without it cannot carry an email change, which is then refused
-   * (`email_change_unavailable`). The link to confirm `newEmail` as the address of `username`'s account.
-   */
-  sendEmailChange?(username: string, newEmail: string, token: string, context?: EmailContext): Promise<void>;
-  /** To the current address: someone signed in as `username` asked to change the account's address. */
-  sendEmailChangeRequested?(username: string, email: string, context?: EmailContext): Promise<void>;
-  /** To the previous address: the account's address was changed. */
-  sendEmailChanged?(username: string, previousEmail: string, context?: EmailContext): Promise<void>;
-  /** To the owner of an address: another account asked to take it as its address, and was refused. */
-  sendEmailChangeAttempt?(username: string, email: string, context?: EmailContext): Promise<void>;
-  /** Optional notices of the second factor: it was switched on. */
-  sendSecondFactorEnabled?(username: string, email: string, context?: EmailContext): Promise<void>;
-  /** It was switched off (by the person, or by an operator). */
-  sendSecondFactorDisabled?(username: string, email: string, context?: EmailContext): Promise<void>;
-  /** New recovery codes replaced the old ones. */
-  sendRecoveryCodesRegenerated?(username: string, email: string, context?: EmailContext): Promise<void>;
-  /** A recovery code was used to sign in. */
-  sendRecoveryCodeUsed?(username: string, email: string, context?: EmailContext): Promise<void>;
+  readonly kinds?: readonly OutboxKind[];
 }

@@ -1,7 +1,9 @@
 /**
- * The kinds of message the outbox carries: one per EmailSender operation (the key of its template, which
- * `email/templates/types.ts` checks against this list). Three of them carry a link with a raw token (`carriesLink`);
- * the others are notices.
+ * The kinds of message the outbox carries: each is one `kind` of `OutgoingEmail` and the key of its template (which
+ * `email/templates/types.ts` checks against this list). Three of them carry a link with a raw token (`LINK_KINDS`);
+ * the others are notices. The database does not constrain the column (2026-11-30-kinds-checked-in-code): the stores
+ * check a kind with `isOutboxKind` where they write it, and the worker where it reads it, so a new kind is one entry
+ * here and needs no table rebuild.
  */
 export const OUTBOX_KINDS = [
   'verification',
@@ -23,8 +25,29 @@ export const OUTBOX_KINDS = [
 export type OutboxKind = (typeof OUTBOX_KINDS)[number];
 
 /** The kinds whose message carries a link with a raw (sealed at rest) token. */
-export function carriesLink(kind: OutboxKind): boolean {
-  return kind === 'verification' || kind === 'passwordReset' || kind === 'emailChange';
+export const LINK_KINDS = ['verification', 'passwordReset', 'emailChange'] as const satisfies readonly OutboxKind[];
+
+export type LinkKind = (typeof LINK_KINDS)[number];
+
+export type NoticeKind = Exclude<OutboxKind, LinkKind>;
+
+const KNOWN_KINDS: ReadonlySet<string> = new Set(OUTBOX_KINDS);
+const LINKS: ReadonlySet<string> = new Set(LINK_KINDS);
+
+/** Whether `value` is a kind this release knows: a row written by a later release may carry another. */
+export function isOutboxKind(value: unknown): value is OutboxKind {
+  return typeof value === 'string' && KNOWN_KINDS.has(value);
+}
+
+/** Whether a message of `kind` carries a link, and so a token. */
+export function carriesLink(kind: OutboxKind): kind is LinkKind {
+  return LINKS.has(kind);
+}
+
+/** Refuses to queue a kind this release does not know, before it reaches the database (which no longer checks). */
+export function checkOutboxKind(kind: unknown): OutboxKind {
+  if (!isOutboxKind(kind)) throw new TypeError(`Gatehouse: unknown outbox message kind ${JSON.stringify(kind)}`);
+  return kind;
 }
 
 /**

@@ -396,7 +396,7 @@ export class SecondFactors {
     return expected.length === given.length && timingSafeEqual(expected, given);
   }
 
-  /** A notice of the second factor, queued only for a sender that has its operation. */
+  /** A notice of the second factor, queued only for a sender that carries its kind. */
   private notice(kind: OutboxKind, now: Date) {
     return canSend(this.core.sender, kind) ? this.core.messages.notice(kind, now) : undefined;
   }

@@ -31,7 +31,12 @@ describe('ConsoleEmailSender', () => {
     const { sender, printed } = consoleSender();
     let thrown: unknown;
     try {
-      await sender.sendPasswordReset('alice', `${EMAIL}\r\nBcc: evil@attacker.example`, TOKEN);
+      await sender.send({
+        kind: 'passwordReset',
+        username: 'alice',
+        email: `${EMAIL}\r\nBcc: evil@attacker.example`,
+        token: TOKEN,
+      });
     } catch (error) {
       thrown = error;
     }
@@ -46,7 +51,7 @@ describe('ConsoleEmailSender', () => {
     const printed: string[] = [];
     process.stdout.write = ((chunk: string) => printed.push(chunk) > 0) as typeof process.stdout.write;
     try {
-      await sender.sendVerification('bob', EMAIL, TOKEN);
+      await sender.send({ kind: 'verification', username: 'bob', email: EMAIL, token: TOKEN });
     } finally {
       process.stdout.write = original;
     }

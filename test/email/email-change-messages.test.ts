@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { canSend } from '../../src/services/sender-operations';
 import { ConsoleEmailSender, EmailLinks, englishTemplates, type EmailMessage } from '../../src/email';
 
 const notice = { appName: 'Acme', username: 'alice', email: 'alice@example.com' };
@@ -43,16 +44,24 @@ describe('email change: links and messages', () => {
     );
   });
 
-  it('without publicUrl or emailChangeUrl, has no email-change link, and its senders lack the operation', () => {
+  it('without publicUrl or emailChangeUrl, has no email-change link, and its senders do not carry the kind', async () => {
     const links = new EmailLinks({ verifyUrl: 'https://app.example.com/v', resetUrl: 'https://app.example.com/r' });
     expect(links.hasEmailChange).to.equal(false);
     expect(() => links.emailChange('t')).to.throw(TypeError, /publicUrl or emailChangeUrl/);
-    const { sender } = senderOn(links);
-    expect(sender.sendEmailChange).to.equal(undefined);
+    const { sender, printed } = senderOn(links);
+    expect(canSend(sender, 'emailChange')).to.equal(false);
     // The notices need no link: they stay.
-    expect(typeof sender.sendEmailChanged).to.equal('function');
+    expect(canSend(sender, 'emailChanged')).to.equal(true);
+    const refused = await sender
+      .send({ kind: 'emailChange', username: 'alice', email: 'new@example.com', token: 't' })
+      .then(
+        () => null,
+        (error: { code?: string }) => error.code,
+      );
+    expect(refused).to.equal('EINVALIDMESSAGE');
+    expect(printed).to.deep.equal([]);
     const { sender: full } = senderOn(new EmailLinks({ publicUrl: 'https://example.com' }));
-    expect(typeof full.sendEmailChange).to.equal('function');
+    expect(canSend(full, 'emailChange')).to.equal(true);
   });
 
   it('mails the new address a link naming the account, stating the configured lifetime', async () => {
@@ -60,7 +69,7 @@ describe('email change: links and messages', () => {
       new EmailLinks({ publicUrl: 'https://example.com', prefix: '/auth' }),
       30 * 60_000,
     );
-    await sender.sendEmailChange!('alice', 'new@example.com', 'tok');
+    await sender.send({ kind: 'emailChange', username: 'alice', email: 'new@example.com', token: 'tok' });
     const text = printed.join('');
     expect(text).to.contain('To: new@example.com');
     expect(text).to.contain(link);

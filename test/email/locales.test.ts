@@ -67,10 +67,16 @@ describe('email languages (locales)', () => {
   it("send in the recipient's language, falling back message by message to the host's default set", async () => {
     const custom = () => ({ subject: 'Custom notice', text: 'custom', html: '<p>custom</p>' });
     const sender = new MemorySender({ locales: { fr: french }, templates: { accountDeleted: custom } });
-    await sender.sendPasswordReset('alice', 'alice@example.com', 'tok', { messageId: 'm1', locale: 'fr-CA' });
-    await sender.sendAccountDeleted('alice', 'alice@example.com', { locale: 'fr' });
-    await sender.sendPasswordReset('alice', 'alice@example.com', 'tok', { locale: 'de' });
-    await sender.sendPasswordReset('alice', 'alice@example.com', 'tok');
+    await sender.send(
+      { kind: 'passwordReset', username: 'alice', email: 'alice@example.com', token: 'tok' },
+      { messageId: 'm1', locale: 'fr-CA' },
+    );
+    await sender.send({ kind: 'accountDeleted', username: 'alice', email: 'alice@example.com' }, { locale: 'fr' });
+    await sender.send(
+      { kind: 'passwordReset', username: 'alice', email: 'alice@example.com', token: 'tok' },
+      { locale: 'de' },
+    );
+    await sender.send({ kind: 'passwordReset', username: 'alice', email: 'alice@example.com', token: 'tok' });
 
     const [fr, frFallback, de, none] = sender.delivered;
     expect(fr.message.subject).to.equal('Réinitialisez votre mot de passe Gatehouse');
@@ -84,7 +90,10 @@ describe('email languages (locales)', () => {
 
   it('escape user-controlled values in a translated HTML body', async () => {
     const sender = new MemorySender({ locales: { fr: french } });
-    await sender.sendPasswordChanged('<img src=x onerror=alert(1)>', 'alice@example.com', { locale: 'fr' });
+    await sender.send(
+      { kind: 'passwordChanged', username: '<img src=x onerror=alert(1)>', email: 'alice@example.com' },
+      { locale: 'fr' },
+    );
     const [{ message }] = sender.delivered;
     expect(message.html).to.contain('<p>Bonjour &lt;img src=x onerror=alert(1)&gt;,</p>');
     expect(message.html).to.not.contain('<img');

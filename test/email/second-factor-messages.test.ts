@@ -45,10 +45,10 @@ describe('second factor: the notices', () => {
       },
       output: { write: (chunk: string) => printed.push(chunk) },
     });
-    await sender.sendSecondFactorEnabled('alice', 'alice@example.com');
-    await sender.sendSecondFactorDisabled('alice', 'alice@example.com');
-    await sender.sendRecoveryCodesRegenerated('alice', 'alice@example.com');
-    await sender.sendRecoveryCodeUsed('alice', 'alice@example.com');
+    await sender.send({ kind: 'secondFactorEnabled', username: 'alice', email: 'alice@example.com' });
+    await sender.send({ kind: 'secondFactorDisabled', username: 'alice', email: 'alice@example.com' });
+    await sender.send({ kind: 'recoveryCodesRegenerated', username: 'alice', email: 'alice@example.com' });
+    await sender.send({ kind: 'recoveryCodeUsed', username: 'alice', email: 'alice@example.com' });
     const text = printed.join('');
     expect(text).to.contain('Subject: Two-factor sign-in is now on for your Acme account');
     expect(text).to.contain('Subject: Two-factor sign-in is now off for your Acme account');

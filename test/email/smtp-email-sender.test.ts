@@ -172,7 +172,9 @@ describe('SmtpEmailSender (real SMTP server on loopback)', () => {
         rejectData: () => smtpError(554, `5.7.1 suspicious link ?token=${TOKEN} to ${EMAIL}`),
       });
       sender = senderFor(server);
-      const error = await rejectionOf(sender.sendPasswordReset(USERNAME, EMAIL, TOKEN));
+      const error = await rejectionOf(
+        sender.send({ kind: 'passwordReset', username: USERNAME, email: EMAIL, token: TOKEN }),
+      );
       expect(error.code).to.equal('EMESSAGE');
       expect(error.command).to.equal('DATA');
       expect(error.responseCode).to.equal(554);
@@ -187,7 +189,9 @@ describe('SmtpEmailSender (real SMTP server on loopback)', () => {
       const port = (closed.address() as net.AddressInfo).port;
       await new Promise<void>((resolve) => closed.close(() => resolve()));
       sender = senderFor({ url: `smtp://127.0.0.1:${port}` });
-      const error = await rejectionOf(sender.sendVerification(USERNAME, EMAIL, TOKEN));
+      const error = await rejectionOf(
+        sender.send({ kind: 'verification', username: USERNAME, email: EMAIL, token: TOKEN }),
+      );
       expect(error.code).to.equal('ESOCKET');
       expect(error.command).to.equal('CONN');
       expect(error.originalCode).to.equal('ECONNREFUSED');
@@ -202,7 +206,9 @@ describe('SmtpEmailSender (real SMTP server on loopback)', () => {
       try {
         sender = senderFor({ url: `smtp://127.0.0.1:${port}` }, { transport: { greetingTimeout: 300 } });
         const started = Date.now();
-        const error = await rejectionOf(sender.sendPasswordReset(USERNAME, EMAIL, TOKEN));
+        const error = await rejectionOf(
+          sender.send({ kind: 'passwordReset', username: USERNAME, email: EMAIL, token: TOKEN }),
+        );
         expect(Date.now() - started).to.be.below(3_000);
         expect(error.code).to.equal('ETIMEDOUT');
         expect(error.command).to.equal('CONN');
@@ -218,10 +224,13 @@ describe('SmtpEmailSender (real SMTP server on loopback)', () => {
     server = await startSmtpServer();
     sender = senderFor(server);
     const messageId = '0b7e4c1a-5d2f-4e8b-9a3c-6f1d2e3b4a5c';
-    await sender.sendPasswordReset(USERNAME, EMAIL, TOKEN, { messageId });
-    await sender.sendPasswordReset(USERNAME, EMAIL, TOKEN, { messageId });
-    await sender.sendEmailVerified(USERNAME, EMAIL);
-    await sender.sendEmailVerified(USERNAME, EMAIL, { messageId: 'bad id\r\nBcc: evil@x.example' });
+    await sender.send({ kind: 'passwordReset', username: USERNAME, email: EMAIL, token: TOKEN }, { messageId });
+    await sender.send({ kind: 'passwordReset', username: USERNAME, email: EMAIL, token: TOKEN }, { messageId });
+    await sender.send({ kind: 'emailVerified', username: USERNAME, email: EMAIL });
+    await sender.send(
+      { kind: 'emailVerified', username: USERNAME, email: EMAIL },
+      { messageId: 'bad id\r\nBcc: evil@x.example' },
+    );
     const ids = await Promise.all(server.received.map(async (mail) => (await parseMail(mail)).messageId));
     expect(ids.slice(0, 2)).to.deep.equal([`<${messageId}@acme.example>`, `<${messageId}@acme.example>`]);
     expect(ids[2]).to.be.a('string').and.not.equal(ids[0]);
@@ -232,7 +241,7 @@ describe('SmtpEmailSender (real SMTP server on loopback)', () => {
   it('authenticates with the credentials of the url', async () => {
     server = await startSmtpServer({ credentials: { username: 'mailer', password: 'p@ss:word' } });
     sender = senderFor({ url: `smtp://mailer:${encodeURIComponent('p@ss:word')}@127.0.0.1:${server.port}` });
-    await sender.sendEmailVerified(USERNAME, EMAIL);
+    await sender.send({ kind: 'emailVerified', username: USERNAME, email: EMAIL });
     expect(server.authenticatedUsers).to.deep.equal(['mailer']);
     expect(server.received).to.have.length(1);
   });
@@ -241,7 +250,7 @@ describe('SmtpEmailSender (real SMTP server on loopback)', () => {
     server = await startSmtpServer();
     const transport = { host: '127.0.0.1', port: server.port, pool: false as const };
     sender = new SmtpEmailSender({ transport, from: FROM, links });
-    await sender.sendPasswordChanged(USERNAME, EMAIL);
+    await sender.send({ kind: 'passwordChanged', username: USERNAME, email: EMAIL });
     const parsed = await parseMail(server.received[0]);
     expect(parsed.subject).to.equal('Your Gatehouse password was changed');
   });
@@ -254,12 +263,12 @@ describe('SmtpEmailSender (real SMTP server on loopback)', () => {
         accountDeleted: ({ username }) => ({ subject: `Bye ${username}\r\nBcc: evil@x.example`, text: '', html: '' }),
       },
     });
-    await sender.sendPasswordChanged(USERNAME, EMAIL);
+    await sender.send({ kind: 'passwordChanged', username: USERNAME, email: EMAIL });
     const parsed = await parseMail(server.received[0]);
     expect(parsed.subject).to.equal('Security notice');
     expect(parsed.text).to.equal(`Changed, ${USERNAME}.`);
 
-    const error = await rejectionOf(sender.sendAccountDeleted(USERNAME, EMAIL));
+    const error = await rejectionOf(sender.send({ kind: 'accountDeleted', username: USERNAME, email: EMAIL }));
     expect(error.code).to.equal('EINVALIDSUBJECT');
     expect(server.received).to.have.length(1);
   });

@@ -1,31 +1,23 @@
 import { expect } from 'chai';
-import { OutboxWorker } from '../../src/outbox/outbox-worker';
-import type { EmailSender } from '../../src/services/email-sender';
-import { MessageComposer } from '../../src/services/message-composer';
-import type { OutboxKind } from '../../src/services/outbox-message';
-import { TokenSealer } from '../../src/services/token-sealer';
-import type { StoredUser } from '../../src/services/user-store';
-import { MemoryUserStore } from '../../src/stores/memory-user-store';
-import { HOUR, ManualClock } from '../support/manual-clock';
-import { enqueue } from '../support/store-writes';
+import { LEGACY_OPERATIONS, type LegacyEmailSender } from '../../src/services/legacy-email-sender';
+import { outboxToAlice, QUEUED_TOKEN as TOKEN } from '../support/outbox-to-alice';
 
 const SECRET = 'outbox-worker-test-secret-0123456789-abcdef';
-const TOKEN = 'Zx3_kP9-qLm2Vb7nR4tY8wE1uI6oA5sD0fG2hJ4kL6c';
-/** The kinds whose sender operation is optional, each with that operation. */
-const OPERATION_OF = {
-  emailChange: 'sendEmailChange',
-  emailChangeRequested: 'sendEmailChangeRequested',
-  emailChanged: 'sendEmailChanged',
-  emailChangeAttempt: 'sendEmailChangeAttempt',
-  secondFactorEnabled: 'sendSecondFactorEnabled',
-  secondFactorDisabled: 'sendSecondFactorDisabled',
-  recoveryCodesRegenerated: 'sendRecoveryCodesRegenerated',
-  recoveryCodeUsed: 'sendRecoveryCodeUsed',
-} as const;
-const KINDS = Object.keys(OPERATION_OF) as (keyof typeof OPERATION_OF)[];
+/** The kinds whose old sender operation is optional. */
+const KINDS = [
+  'emailChange',
+  'emailChangeRequested',
+  'emailChanged',
+  'emailChangeAttempt',
+  'secondFactorEnabled',
+  'secondFactorDisabled',
+  'recoveryCodesRegenerated',
+  'recoveryCodeUsed',
+] as const;
+const OPERATION_OF = LEGACY_OPERATIONS;
 
 /** The required operations, recording nothing; the optional ones are added by each test. */
-function baseSender(): EmailSender {
+function baseSender(): LegacyEmailSender {
   const none = async () => {};
   return {
     sendVerification: none,
@@ -36,44 +28,16 @@ function baseSender(): EmailSender {
   };
 }
 
-async function setUp(sender: EmailSender) {
-  const store = new MemoryUserStore();
-  const clock = new ManualClock();
-  const created = await store.transaction((tx) =>
-    tx.users.create(
-      {
-        id: 'user-1',
-        username: 'alice',
-        usernameKey: 'alice',
-        email: 'alice@example.com',
-        emailKey: 'alice@example.com',
-        passwordHash: 'x',
-        createdAt: clock.now(),
-      },
-      { tokenHash: 'h', userId: 'user-1', purpose: 'verify_email', expiresAt: new Date(clock.now().getTime() + HOUR) },
-    ),
-  );
-  const user = (created as { user: StoredUser }).user;
-  const worker = new OutboxWorker({ store, sender, secretKey: SECRET, clock, random: () => 0.5 });
-  const composer = new MessageComposer(new TokenSealer(SECRET), worker.options.giveUpAfterMs);
-  const queue = async (kind: OutboxKind) => {
-    const now = clock.now();
-    const message =
-      kind === 'emailChange'
-        ? composer.link(kind, now, TOKEN, new Date(now.getTime() + HOUR))
-        : composer.notice(kind, now);
-    expect(await enqueue(store, user.id, message)).to.equal(true);
-    clock.advance(1);
-    return message;
-  };
+async function setUp(sender: LegacyEmailSender) {
+  const { store, worker, queue } = await outboxToAlice(sender, SECRET);
   const lastErrorOf = async (id: string) => (await store.outbox.list()).find((entry) => entry.id === id)!.lastError;
   return { worker, queue, lastErrorOf };
 }
 
-describe('OutboxWorker: the kinds of the optional sender operations (email change, second factor)', () => {
+describe('OutboxWorker with an old per-kind sender: the kinds of its optional operations (email change, second factor)', () => {
   it('hands each to its operation, the link with its token unsealed and the notices with username and address only', async () => {
     const calls: unknown[][] = [];
-    const sender: EmailSender = { ...baseSender() };
+    const sender: LegacyEmailSender = { ...baseSender() };
     for (const kind of KINDS) {
       Object.assign(sender, {
         [OPERATION_OF[kind]]: async (...args: unknown[]) => void calls.push([OPERATION_OF[kind], ...args.slice(0, -1)]),

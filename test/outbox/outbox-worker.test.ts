@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { MessageComposer } from '../../src/services/message-composer';
-import type { OutboxKind } from '../../src/services/outbox-message';
+import { OUTBOX_KINDS, type OutboxKind } from '../../src/services/outbox-message';
 import { OutboxWorker, type OutboxWorkerDeps } from '../../src/outbox/outbox-worker';
 import { TokenSealer } from '../../src/services/token-sealer';
 import { EmailDeliveryError, type EmailContext } from '../../src/email';
@@ -180,7 +180,8 @@ describe('OutboxWorker', () => {
 
   it('fails the registration-attempt notice for good when the sender has no such operation', async () => {
     const t = await setUp();
-    const bare = { ...t.sender, sendRegistrationAttempt: undefined } as unknown as RecordingEmailSender;
+    const bare = new RecordingEmailSender();
+    bare.kinds = OUTBOX_KINDS.filter((kind) => kind !== 'registrationAttempt');
     const worker = new OutboxWorker({ store: t.store, sender: bare, secretKey: SECRET, clock: t.clock });
     const message = await t.queue('registrationAttempt');
     await worker.drain();

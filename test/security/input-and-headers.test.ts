@@ -172,10 +172,12 @@ describe('Security checklist: Input and headers', () => {
         ]);
       }
       // The sender's own check, should anything upstream let a line break through.
-      const injected = await sender.sendEmailVerified('obrien', 'victim@example.com\r\nBcc: evil@example.net').then(
-        () => 'sent',
-        () => 'refused',
-      );
+      const injected = await sender
+        .send({ kind: 'emailVerified', username: 'obrien', email: 'victim@example.com\r\nBcc: evil@example.net' })
+        .then(
+          () => 'sent',
+          () => 'refused',
+        );
       expect(injected).to.equal('refused');
     } finally {
       await m.close();

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { makeHarness, STRONG_PASSWORD } from '../support/core-harness';
 import { expectAccountError } from '../support/expect-account-error';
 import { HOUR, MINUTE } from '../support/manual-clock';
-import { RecordingEmailSender } from '../support/recording-email-sender';
+import { OUTBOX_KINDS } from '../../src/services/outbox-message';
 
 describe('AccountService: email change', () => {
   it('mails a link to the new address and a notice to the old; the address changes only when the link is used', async () => {
@@ -157,7 +157,7 @@ describe('AccountService: email change', () => {
   it('is refused with its own code when the email sender cannot carry it', async () => {
     const h = makeHarness();
     const token = await h.loginNewUser('alice');
-    (h.sender as Partial<RecordingEmailSender>).sendEmailChange = undefined;
+    h.sender.kinds = OUTBOX_KINDS.filter((kind) => kind !== 'emailChange');
     await expectAccountError(h.accounts.emailChanges.request(token, 'alice@new.example'), 'email_change_unavailable');
   });
 

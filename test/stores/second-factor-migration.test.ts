@@ -219,7 +219,18 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, Record<
     (await store.transaction((tx) => tx.loginChallenges.takeAttempt('challenge-1', new Date(T), 5)))?.attempts,
     1,
   );
-  await assert.rejects(store.db.updateTable('outbox').set({ kind: 'somethingElse' }).where('id', '=', 'm4').execute());
+  // The table refused an unknown kind until 2026-11-30-kinds-checked-in-code; the store refuses it since.
+  const unknownKind = {
+    id: 'm9',
+    kind: 'somethingElse' as never,
+    sealedToken: null,
+    createdAt: new Date(T),
+    giveUpAt: new Date(T + 1),
+  };
+  await assert.rejects(
+    store.transaction((tx) => tx.outbox.add(unknownKind, { id: 'alice', username: 'alice', email: 'a@example.com' })),
+    /unknown outbox message kind/,
+  );
 
   // A session made with a second factor says so.
   assert.equal(

@@ -184,7 +184,18 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, Record<
   });
   assert.equal(confirmed.outcome, 'changed');
   assert.ok(await store.sessions.findWithUser('s1'), 'the session that asked is kept');
-  await assert.rejects(store.db.updateTable('outbox').set({ kind: 'somethingElse' }).where('id', '=', 'm4').execute());
+  // The table refused an unknown kind until 2026-11-30-kinds-checked-in-code; the store refuses it since.
+  const unknownKind = {
+    id: 'm9',
+    kind: 'somethingElse' as never,
+    sealedToken: null,
+    createdAt: new Date(T),
+    giveUpAt: new Date(T + 1),
+  };
+  await assert.rejects(
+    store.transaction((tx) => tx.outbox.add(unknownKind, { id: 'alice', username: 'alice', email: 'a@example.com' })),
+    /unknown outbox message kind/,
+  );
   await assert.rejects(
     sql`insert into sessions (token_hash, user_id, created_at, expires_at, last_seen_at, id, authenticated_at)
       values ('s9', 'bob', 0, 0, 0, ${ids.values().next().value}, 0)`.execute(store.db),

@@ -1,20 +1,11 @@
-import { EmailContext, EmailSender } from '../../src/services/email-sender';
+import type { EmailContext, EmailSender, OutgoingEmail } from '../../src/services/email-sender';
+import { LEGACY_OPERATIONS } from '../../src/services/legacy-email-sender';
+import type { OutboxKind } from '../../src/services/outbox-message';
 
-export type EmailOperation =
-  | 'sendVerification'
-  | 'sendPasswordReset'
-  | 'sendEmailVerified'
-  | 'sendPasswordChanged'
-  | 'sendAccountDeleted'
-  | 'sendRegistrationAttempt'
-  | 'sendEmailChange'
-  | 'sendEmailChangeRequested'
-  | 'sendEmailChanged'
-  | 'sendEmailChangeAttempt'
-  | 'sendSecondFactorEnabled'
-  | 'sendSecondFactorDisabled'
-  | 'sendRecoveryCodesRegenerated'
-  | 'sendRecoveryCodeUsed';
+/** The name tests give each kind: the method of the old per-kind sender, so their expectations read as before. */
+const OPERATION_OF_KIND = LEGACY_OPERATIONS;
+
+export type EmailOperation = (typeof OPERATION_OF_KIND)[OutboxKind];
 
 export interface RecordedEmail {
   operation: EmailOperation;
@@ -24,59 +15,26 @@ export interface RecordedEmail {
 }
 
 /**
- * An EmailSender double that keeps every call, so tests can read tokens and prove what was (not) sent. `failWith`
- * makes every call reject after recording it.
+ * An EmailSender double (one `send`, every kind unless `kinds` is set) that keeps every message, so tests can read
+ * tokens and prove what was (not) sent. `failWith` makes every call reject after recording it.
  */
 export class RecordingEmailSender implements EmailSender {
   readonly sent: RecordedEmail[] = [];
   failWith?: Error;
+  kinds?: readonly OutboxKind[];
   /**
    * Runs inside each call, before it returns: lets a test look at the world as the sender sees it, and at the
    * outbox's context (message id, locale).
    */
   onSend?: (message: RecordedEmail, context?: EmailContext) => void | Promise<void>;
 
-  sendVerification(username: string, email: string, token: string, context?: EmailContext) {
-    return this.record({ operation: 'sendVerification', username, email, token }, context);
-  }
-  sendPasswordReset(username: string, email: string, token: string, context?: EmailContext) {
-    return this.record({ operation: 'sendPasswordReset', username, email, token }, context);
-  }
-  sendEmailVerified(username: string, email: string, context?: EmailContext) {
-    return this.record({ operation: 'sendEmailVerified', username, email }, context);
-  }
-  sendPasswordChanged(username: string, email: string, context?: EmailContext) {
-    return this.record({ operation: 'sendPasswordChanged', username, email }, context);
-  }
-  sendAccountDeleted(username: string, email: string, context?: EmailContext) {
-    return this.record({ operation: 'sendAccountDeleted', username, email }, context);
-  }
-  sendRegistrationAttempt(username: string, email: string, context?: EmailContext) {
-    return this.record({ operation: 'sendRegistrationAttempt', username, email }, context);
-  }
-  sendEmailChange(username: string, email: string, token: string, context?: EmailContext) {
-    return this.record({ operation: 'sendEmailChange', username, email, token }, context);
-  }
-  sendEmailChangeRequested(username: string, email: string, context?: EmailContext) {
-    return this.record({ operation: 'sendEmailChangeRequested', username, email }, context);
-  }
-  sendEmailChanged(username: string, email: string, context?: EmailContext) {
-    return this.record({ operation: 'sendEmailChanged', username, email }, context);
-  }
-  sendEmailChangeAttempt(username: string, email: string, context?: EmailContext) {
-    return this.record({ operation: 'sendEmailChangeAttempt', username, email }, context);
-  }
-  sendSecondFactorEnabled(username: string, email: string, context?: EmailContext) {
-    return this.record({ operation: 'sendSecondFactorEnabled', username, email }, context);
-  }
-  sendSecondFactorDisabled(username: string, email: string, context?: EmailContext) {
-    return this.record({ operation: 'sendSecondFactorDisabled', username, email }, context);
-  }
-  sendRecoveryCodesRegenerated(username: string, email: string, context?: EmailContext) {
-    return this.record({ operation: 'sendRecoveryCodesRegenerated', username, email }, context);
-  }
-  sendRecoveryCodeUsed(username: string, email: string, context?: EmailContext) {
-    return this.record({ operation: 'sendRecoveryCodeUsed', username, email }, context);
+  async send(message: OutgoingEmail, context?: EmailContext): Promise<void> {
+    const { username, email } = message;
+    const recorded: RecordedEmail = { operation: OPERATION_OF_KIND[message.kind], username, email };
+    if ('token' in message) recorded.token = message.token;
+    this.sent.push(recorded);
+    await this.onSend?.(recorded, context);
+    if (this.failWith) throw this.failWith;
   }
 
   /** Every message of this kind, oldest first. */
@@ -89,11 +47,5 @@ export class RecordingEmailSender implements EmailSender {
     const message = this.of(operation, email).at(-1);
     if (!message?.token) throw new Error(`no ${operation} message${email ? ` to ${email}` : ''} was sent`);
     return message.token;
-  }
-
-  private async record(message: RecordedEmail, context?: EmailContext): Promise<void> {
-    this.sent.push(message);
-    await this.onSend?.(message, context);
-    if (this.failWith) throw this.failWith;
   }
 }

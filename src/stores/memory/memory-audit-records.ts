@@ -1,4 +1,4 @@
-import type { AuditEvent, AuditQuery, NewAuditEvent } from '../../services/audit-event';
+import { checkAuditEventType, type AuditEvent, type AuditQuery, type NewAuditEvent } from '../../services/audit-event';
 import type { AuditReads, AuditWriter } from '../../services/store/audit-records';
 import { copyAuditEvent, newestEventFirst } from './copies';
 import type { MemoryData } from './memory-state';
@@ -10,6 +10,7 @@ export class MemoryAuditRecords implements AuditWriter, AuditReads {
   async add(event: NewAuditEvent & { subjectId: string | null }): Promise<void> {
     // Mirrors the trail's primary key: the throw undoes the whole transaction.
     if (this.data.auditEvents.has(event.id)) throw new Error('MemoryUserStore: duplicate audit event id');
+    checkAuditEventType(event.type);
     this.data.auditEvents.set(event.id, copyAuditEvent(event));
   }
 

@@ -1,4 +1,9 @@
-import { SUPERSEDED_ERROR, type NewOutboxMessage, type OutboxKind } from '../../services/outbox-message';
+import {
+  checkOutboxKind,
+  SUPERSEDED_ERROR,
+  type NewOutboxMessage,
+  type OutboxKind,
+} from '../../services/outbox-message';
 import type { MessageRecipient, OutboxWriter } from '../../services/store/outbox-records';
 import type { OutboxRow } from './copies';
 import type { MemoryData } from './memory-state';
@@ -12,7 +17,8 @@ export class MemoryOutboxRecords implements OutboxWriter {
     if (this.data.outbox.has(message.id)) throw new Error('MemoryUserStore: duplicate message id');
     this.data.outbox.set(message.id, {
       id: message.id,
-      kind: message.kind,
+      // As the SQL stores: the kind is checked here, not by a table constraint.
+      kind: checkOutboxKind(message.kind),
       userId: recipient.id,
       username: recipient.username,
       email: recipient.email,

@@ -7,6 +7,7 @@ import * as sessionsAndEmailChanges from './migrations/2026-11-26-sessions-and-e
 import * as secondFactor from './migrations/2026-11-27-second-factor';
 import * as administrationAndAudit from './migrations/2026-11-28-administration-and-audit';
 import * as scopedGrants from './migrations/2026-11-29-scoped-grants';
+import * as kindsCheckedInCode from './migrations/2026-11-30-kinds-checked-in-code';
 import { SqlCapabilities } from './sql-capabilities';
 
 /**
@@ -22,6 +23,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-27-second-factor': secondFactor,
   '2026-11-28-administration-and-audit': administrationAndAudit,
   '2026-11-29-scoped-grants': scopedGrants,
+  '2026-11-30-kinds-checked-in-code': kindsCheckedInCode,
 };
 
 const staticProvider: MigrationProvider = { getMigrations: async () => migrations };

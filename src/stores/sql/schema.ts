@@ -94,7 +94,7 @@ export interface UserRolesTable {
 /** A message waiting for delivery or kept for a while after it (see migrations/2026-11-24-outbox). */
 export interface OutboxTable {
   id: string;
-  /** One of `OUTBOX_KINDS` (a CHECK constraint keeps it so). */
+  /** One of `OUTBOX_KINDS` when written by this release (checked in code); a later release's may be another. */
   kind: string;
   user_id: string;
   username: string;

@@ -1,4 +1,4 @@
-import type { EmailSender } from 'gatehouse';
+import type { EmailSender, OutgoingEmail } from 'gatehouse';
 
 /**
  * The host's own email sender, set through the EMAIL_SENDER token: it keeps the verification tokens it is handed, as
@@ -7,13 +7,9 @@ import type { EmailSender } from 'gatehouse';
 export class CapturingSender implements EmailSender {
   private readonly verificationTokens = new Map<string, string>();
 
-  async sendVerification(_username: string, email: string, verificationToken: string): Promise<void> {
-    this.verificationTokens.set(email, verificationToken);
+  async send(message: OutgoingEmail): Promise<void> {
+    if (message.kind === 'verification') this.verificationTokens.set(message.email, message.token);
   }
-  async sendPasswordReset(): Promise<void> {}
-  async sendEmailVerified(): Promise<void> {}
-  async sendPasswordChanged(): Promise<void> {}
-  async sendAccountDeleted(): Promise<void> {}
 
   verificationToken(email: string): string {
     const token = this.verificationTokens.get(email);

@@ -326,6 +326,12 @@ export function describeAudit(suite: ConformanceSuite): void {
       assert.deepEqual((await all())[1], storedEvent(event, subject));
     });
 
+    it('audit.add refuses an event type this release does not know (the table does not constrain it)', async () => {
+      const unknown = { ...auditEvent('login'), type: 'noSuchType' as never, subjectId: null };
+      await assert.rejects(append(unknown), /unknown audit event type/);
+      assert.deepEqual(await all(), []);
+    });
+
     it('lists newest first (at, then id, descending), page by page after a cursor, unshifted by new events', async () => {
       const events = Array.from({ length: 23 }, (_, i) =>
         auditEvent('login', { id: randomUUID(), at: at(i % 7), subjectId: randomUUID() }),

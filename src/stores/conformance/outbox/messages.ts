@@ -170,6 +170,18 @@ export function describeMessages(suite: ConformanceSuite): void {
       );
     });
 
+    it('refuses a message of a kind this release does not know, undoing its change', async () => {
+      // The database no longer constrains the kind (2026-11-30-kinds-checked-in-code): the store checks it.
+      const { user, verificationHash } = await registered('alice');
+      const unknown = { ...message('emailVerified'), kind: 'noSuchKind' as OutboxKind };
+      await assert.rejects(
+        withMessage((tx) => tx.users.confirmAddress(verificationHash, T0), unknown),
+        /unknown outbox/,
+      );
+      assert.equal((await suite.store.users.findById(user.id))?.verified, false, 'users.confirmAddress undone');
+      assert.deepEqual(await suite.store.outbox.list(), []);
+    });
+
     it('claims due messages oldest first, under a lease, counting the attempt', async () => {
       const { user } = await registered('alice');
       const first = message('verification', {

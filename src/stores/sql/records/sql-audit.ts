@@ -1,5 +1,10 @@
 import type { Kysely } from 'kysely';
-import type { AuditEvent, AuditQuery, NewAuditEvent } from '../../../services/audit-event';
+import {
+  checkAuditEventType,
+  type AuditEvent,
+  type AuditQuery,
+  type NewAuditEvent,
+} from '../../../services/audit-event';
 import type { AuditReads, AuditWriter } from '../../../services/store/audit-records';
 import { fromAuditRow, toAuditRow } from '../rows';
 import type { Database } from '../schema';
@@ -13,6 +18,7 @@ export class SqlAuditWriter implements AuditWriter {
   constructor(private readonly unit: SqlUnit) {}
 
   async add(event: NewAuditEvent & { subjectId: string | null }): Promise<void> {
+    checkAuditEventType(event.type);
     this.unit.queue((db) => db.insertInto('audit_events').values(toAuditRow(event)));
   }
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Updateable } from 'kysely';
 import {
   carriesLink,
+  checkOutboxKind,
   OUTBOX_KINDS,
   type ClaimedMessage,
   type NewOutboxMessage,
@@ -26,6 +27,9 @@ export class SqlOutboxWriter implements OutboxWriter {
   constructor(private readonly unit: SqlUnit) {}
 
   async add(message: NewOutboxMessage, recipient: MessageRecipient): Promise<void> {
+    // The column has no constraint (2026-11-30-kinds-checked-in-code): an unknown kind is refused here, which fails
+    // the whole transaction as the constraint did.
+    checkOutboxKind(message.kind);
     // Copied now: the message must not change with the caller's object, nor with the user's later address.
     const row = toOutboxRow(message, { id: recipient.id, username: recipient.username, email: recipient.email });
     this.unit.queue((db) => db.insertInto('outbox').values(row));
