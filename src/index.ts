@@ -62,6 +62,7 @@ export { defaultUserSerializer } from './services/user-serializer';
 export { accountView } from './services/types';
 export type {
   AccountUser,
+  AuthMethod,
   PublicUser,
   SessionCheck,
   SessionClient,

@@ -6,6 +6,7 @@ import * as addressClaims from './migrations/2026-11-25-address-claims';
 import * as sessionsAndEmailChanges from './migrations/2026-11-26-sessions-and-email-changes';
 import * as secondFactor from './migrations/2026-11-27-second-factor';
 import * as administrationAndAudit from './migrations/2026-11-28-administration-and-audit';
+import * as sessionMethods from './migrations/2026-12-01-session-methods';
 import { SqlCapabilities } from './sql-capabilities';
 
 /**
@@ -20,6 +21,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-26-sessions-and-email-changes': sessionsAndEmailChanges,
   '2026-11-27-second-factor': secondFactor,
   '2026-11-28-administration-and-audit': administrationAndAudit,
+  '2026-12-01-session-methods': sessionMethods,
 };
 
 const staticProvider: MigrationProvider = { getMigrations: async () => migrations };
