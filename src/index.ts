@@ -60,8 +60,10 @@ export { createPinoLogger, type PinoLoggerOptions } from './logging/pino-logger'
 export { lowerPoolPriority, type PoolPriority } from './server/pool-priority';
 export { defaultUserSerializer } from './services/user-serializer';
 export { accountView } from './services/types';
+export { AUTH_METHODS } from './services/auth-methods';
 export type {
   AccountUser,
+  AuthMethod,
   PublicUser,
   SessionCheck,
   SessionClient,

@@ -88,7 +88,7 @@ export const FEATURES: readonly Feature[] = [
     auditKinds: ['reauthenticate', 'session_ended', 'other_sessions_ended'],
     tables: ['sessions'],
     // It made the email_changes table too: a migration from before slices may serve two features.
-    migrations: ['2026-11-26-sessions-and-email-changes'],
+    migrations: ['2026-11-26-sessions-and-email-changes', '2026-12-01-session-methods'],
   },
   {
     name: 'email-changes',

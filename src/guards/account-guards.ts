@@ -128,7 +128,7 @@ function checkSteps(steps: GuardStep[], from: number, session: Authenticated): t
     const step = steps[index];
     if (step.kind === 'misconfigured') throw step.error;
     if (step.kind === 'mfa') {
-      if (!session.secondFactor) throw secondFactorRequired();
+      if (!session.methods.includes('mfa')) throw secondFactorRequired();
     } else if (session.access && sameAccess(session.access.query, step)) {
       requireAccess(step, session.access.answer);
     } else {

@@ -3,15 +3,15 @@ import { resolveAccountService } from '../di/resolve';
 import { type Awaitable, isPromiseLike, whenReady } from '../services/awaitable';
 import { invalidSession } from '../errors/account-error';
 import { AccountHttpError, GatehouseHttpError, NotAuthenticatedError } from './http-errors';
-import type { AccessAnswer, AccessQuery, AccountUser } from '../services/types';
+import type { AccessAnswer, AccessQuery, AccountUser, AuthMethod } from '../services/types';
 import { readBearerToken } from './bearer-header';
 
 /**
- * What authenticating one request found; `secondFactor` says whether its session was made with a second factor
- * (what `@Authorized('mfa')` asks for).
+ * What authenticating one request found; `methods` says how its session was authenticated (`@Authorized('mfa')`
+ * asks for `mfa` among them).
  */
 export type AuthOutcome =
-  | { kind: 'authenticated'; user: AccountUser; secondFactor: boolean; access?: CheckedAccess }
+  | { kind: 'authenticated'; user: AccountUser; methods: readonly AuthMethod[]; access?: CheckedAccess }
   | { kind: 'missing' }
   | { kind: 'rejected'; error: AccountHttpError };
 
@@ -76,10 +76,10 @@ function lookUp(req: IncomingMessage, access: AccessQuery | undefined): Awaitabl
   if (token === null) return { kind: 'missing' };
   return whenReady(resolveAccountService().checkSession(token, access), (session): AuthOutcome => {
     if (!session) return { kind: 'rejected', error: new AccountHttpError(invalidSession()) };
-    const { user, secondFactor } = session;
+    const { user, methods } = session;
     if (access && session.access)
-      return { kind: 'authenticated', user, secondFactor, access: { query: access, answer: session.access } };
-    return { kind: 'authenticated', user, secondFactor };
+      return { kind: 'authenticated', user, methods, access: { query: access, answer: session.access } };
+    return { kind: 'authenticated', user, methods };
   });
 }
 

@@ -20,7 +20,7 @@ import { isRecentlyAuthenticated } from './session-views';
 import { isRawToken, TokenHasher } from './token-hasher';
 import { TokenSealer } from './token-sealer';
 import type { AccessQuery, SessionCheck, StoredSession, StoredToken, StoredUser, TokenPurpose } from './types';
-import type { TransactionOptions, UserStore, UserStoreTransaction } from './user-store';
+import type { UserStore, UserStoreTransaction } from './user-store';
 
 /** What `AccountService` is made of (its parts share them through `AccountContext`). */
 export interface AccountServiceDeps {
@@ -51,9 +51,6 @@ export interface LiveSession {
   session: StoredSession;
   user: StoredUser;
 }
-
-/** A commit that need not wait for the disk: only a sign-in's new session (see `createSession`). */
-const UNFLUSHED: TransactionOptions = { durable: false };
 
 export const reauthenticationRequired = (): AccountError =>
   new AccountError('reauthentication_required', 'Confirm your password first (POST /reauthenticate)');
@@ -249,19 +246,6 @@ export class AccountContext {
   }
 
   /**
-   * Inserts a session made by a sign-in, conditional on the password hash just verified (a reset, change or deletion
-   * that committed meanwhile wins), with its `audit` event; false when nothing was inserted. Committed without
-   * waiting for the disk (`TransactionOptions.durable`): a crash can only make the person sign in again.
-   */
-  createSession(session: StoredSession, passwordHash: string, audit: AuditEvent): Promise<boolean> {
-    return this.store.transaction(async (tx) => {
-      if (!(await tx.sessions.create(session, passwordHash))) return false;
-      await tx.audit.add(audit);
-      return true;
-    }, UNFLUSHED);
-  }
-
-  /**
    * Ends every session of the user (and any pending email change), with `audit`, its details counting them
    * (`sessions_ended`); `audit.at` stamps the links that fail with the change. Null, and nothing written, when the
    * user does not exist.
@@ -353,17 +337,14 @@ export class AccountContext {
   }
 
   /**
-   * Rehash on login when the parameters were raised; conditional, so a concurrent password change wins. Returns the
-   * hash the user now has as far as this login knows.
+   * Rehash on login when the parameters were raised; conditional, so a concurrent password change wins. The password
+   * is the same, so the credential state does not move.
    */
-  async rehashIfOutdated(user: StoredUser, password: string): Promise<string> {
-    if (!this.passwords.needsRehash(user.passwordHash)) return user.passwordHash;
+  async rehashIfOutdated(user: StoredUser, password: string): Promise<void> {
+    if (!this.passwords.needsRehash(user.passwordHash)) return;
     const newHash = await this.passwords.hash(password);
     const now = this.clock.now();
-    const replaced = await this.store.transaction((tx) =>
-      tx.passwords.rehash(user.id, user.passwordHash, newHash, now),
-    );
-    return replaced ? newHash : user.passwordHash;
+    await this.store.transaction((tx) => tx.passwords.rehash(user.id, user.passwordHash, newHash, now));
   }
 
   async requireUser(username: string): Promise<StoredUser> {

@@ -6,20 +6,21 @@ import { Administration } from './administration';
 import { anonymous, self, type RequestOrigin } from './audit-trail';
 import { type Awaitable, whenReady } from './awaitable';
 import { EmailChanges } from './email-changes/email-changes';
-import { expiryCutoffs, expiryRulesOf, sessionExpiresAt, unverifiedCreatedBefore } from './expiry-rules';
+import { expiryCutoffs, expiryRulesOf, unverifiedCreatedBefore } from './expiry-rules';
 import { canonicalEmail, canonicalUsername, emailKeyOf, usernameKeyOf } from './identity';
 import type { MailDelivery } from './mail-delivery';
 import { SecondFactors, type SignInResult } from './second-factors';
 import { canSend } from './sender-operations';
 import { SessionDirectory } from './session-directory';
-import { newSession } from './session-views';
+import { issueSession, PASSWORD_ONLY } from './session-issuer';
 import { isRawToken } from './token-hasher';
-import type { AccessAnswer, AccessQuery, AccountUser, SessionCheck, SessionClient } from './types';
+import type { AccessAnswer, AccessQuery, AccountUser, AuthMethod, SessionCheck, SessionClient } from './types';
 
-/** A live session's user as the host sees it, its second-factor mark, and the access answer it was asked for. */
+/** A live session's user as the host sees it, how the session was authenticated, and the access answer asked for. */
 export interface AuthenticatedSession {
   user: AccountUser;
-  secondFactor: boolean;
+  /** `StoredSession.methods`: `@Authorized('mfa')` asks for `mfa` among them. */
+  methods: readonly AuthMethod[];
   /** Present when `authenticateSession` was given an `AccessQuery`. */
   access?: AccessAnswer;
 }
@@ -275,25 +276,24 @@ export class AccountService {
       await this.core.audit.record('login', 'disabled', anonymous(user.id));
       throw accountDisabled();
     }
-    const passwordHash = await this.core.rehashIfOutdated(user, candidate);
+    // The same password, so the credential state (and every session under it) stays.
+    await this.core.rehashIfOutdated(user, candidate);
     // With a second factor, the password alone clears nothing: the guesses at codes that follow count on top of the
     // password guesses, and only a right code starts the count over.
-    const challenge = await this.secondFactors.challengeFor(user, passwordHash, client);
+    const challenge = await this.secondFactors.challengeFor(user, client);
     if (challenge) return challenge;
     await this.core.forgetPasswordGuesses(usernameKey);
 
-    const token = this.core.tokens.generate();
-    const now = this.core.clock.now();
-    const session = newSession(
-      this.core.tokens.hash(token),
-      user.id,
-      now,
-      sessionExpiresAt(now, this.core.options),
+    // Issued under the credential state the password was checked in: a reset, change or deletion that committed
+    // meanwhile wins.
+    const token = await issueSession(this.core, {
+      userId: user.id,
+      methods: PASSWORD_ONLY,
+      credentialEpoch: user.credentialEpoch,
       client,
-    );
-    // Conditional on the hash just verified: a reset, change or deletion that committed meanwhile wins.
-    const audit = this.core.audit.event('login', 'success', self(user.id));
-    if (!(await this.core.createSession(session, passwordHash, audit))) throw invalidCredentials();
+      audit: this.core.audit.event('login', 'success', self(user.id)),
+    });
+    if (token === null) throw invalidCredentials();
     this.core.logger.info({ event: 'login', outcome: 'success', userId: user.id }, 'login succeeded');
     return { kind: 'session', token };
   }
@@ -315,7 +315,7 @@ export class AccountService {
   }
 
   /**
-   * `authenticate`, and whether the session was made with a second factor (`@Authorized('mfa')`). With `access`,
+   * `authenticate`, and how the session was authenticated (`@Authorized('mfa')` reads it). With `access`,
    * the same read also answers whether the user holds that role or permission (`requireAccess` in `access-control.ts` judges the answer):
    * a guard's whole check in one read.
    */
@@ -453,7 +453,7 @@ export class AccountService {
     await this.core.checkPassword(user, password, 'Password is incorrect', 'account_deleted');
     // Checked again in the deletion's transaction: a reset, change or logout-all that ended this session, or replaced
     // the password, while we verified it wins.
-    const authorisation = { sessionTokenHash: this.core.tokens.hash(token), passwordHash: user.passwordHash };
+    const authorisation = { sessionTokenHash: this.core.tokens.hash(token), credentialEpoch: user.credentialEpoch };
     const notice = this.core.messages.notice('accountDeleted', this.core.clock.now());
     const audit = this.core.audit.event('account_deleted', 'success', self(user.id));
     const deleted = await this.core.store.transaction(async (tx) => {
@@ -521,5 +521,5 @@ function accountDisabled(): AccountError {
 
 /** What a caller of the service learns of a checked session: not its deadlines or the account's disabled mark. */
 function authenticatedSession(check: SessionCheck | null): AuthenticatedSession | null {
-  return check && { user: check.user, secondFactor: check.secondFactor, access: check.access };
+  return check && { user: check.user, methods: check.methods, access: check.access };
 }

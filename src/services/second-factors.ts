@@ -1,16 +1,15 @@
-import { timingSafeEqual } from 'node:crypto';
 import { AccountError } from '../errors/account-error';
 import { AccountContext, LiveSession } from './account-context';
 import { anonymous, operator, self, withDetails, type AuditParties } from './audit-trail';
-import { sessionExpiresAt } from './expiry-rules';
 import type { OutboxKind } from './outbox-message';
 import { canSend } from './sender-operations';
 import { newRecoveryCodes, normalizeRecoveryCode, recoveryCodeKey } from './recovery-codes';
-import { newSession, recordedClient } from './session-views';
+import { PASSWORD_AND_RECOVERY_CODE, PASSWORD_AND_TOTP, issueSession } from './session-issuer';
+import { recordedClient } from './session-views';
 import { isRawToken } from './token-hasher';
 import { SealError, TokenSealer } from './token-sealer';
 import { newTotpSecret, totpStepOf, totpUri } from './totp';
-import type { SessionClient, StoredSecondFactor, StoredUser } from './types';
+import type { AuthMethod, SessionClient, StoredSecondFactor, StoredUser } from './types';
 
 /** How a login challenge can be answered. */
 export type SecondFactorMethod = 'totp' | 'recovery_code';
@@ -54,8 +53,11 @@ export class SecondFactors {
     this.sealer = new TokenSealer(core.options.secretKey, TOTP_SEALING);
   }
 
-  /** After a right password: a challenge when the account has a second factor on, else null (a session follows). */
-  async challengeFor(user: StoredUser, passwordHash: string, client: SessionClient = {}): Promise<SignInResult | null> {
+  /**
+   * After a right password: a challenge when the account has a second factor on, else null (a session follows). The
+   * challenge holds the credential state the password was checked in: a reset or change since kills it.
+   */
+  async challengeFor(user: StoredUser, client: SessionClient = {}): Promise<SignInResult | null> {
     const factor = await this.core.store.secondFactors.get(user.id);
     if (!factor?.enabled) return null;
     const challengeToken = this.core.tokens.generate();
@@ -65,7 +67,7 @@ export class SecondFactors {
     const challenge = {
       tokenHash: this.core.tokens.hash(challengeToken),
       userId: user.id,
-      passwordBinding: this.passwordBinding(passwordHash),
+      credentialEpoch: user.credentialEpoch,
       attempts: 0,
       createdAt: now,
       expiresAt,
@@ -101,7 +103,7 @@ export class SecondFactors {
     const found = await store.loginChallenges.find(tokenHash, now);
     const user = found && (await store.users.findById(found.userId));
     if (!found || !user || found.attempts >= options.loginChallengeMaxAttempts) throw await refuse(user?.id ?? null);
-    if (!this.sameBinding(found.passwordBinding, user.passwordHash)) throw await refuse(user.id);
+    if (found.credentialEpoch !== user.credentialEpoch) throw await refuse(user.id);
     await this.core.takePasswordGuess(user.usernameKey, user.id);
     const challenge = await store.transaction((tx) =>
       tx.loginChallenges.takeAttempt(tokenHash, now, options.loginChallengeMaxAttempts),
@@ -116,12 +118,16 @@ export class SecondFactors {
     if (user.disabledAt !== null) throw invalidChallenge();
     await this.core.forgetPasswordGuesses(user.usernameKey);
     if (!(await store.transaction((tx) => tx.loginChallenges.consume(tokenHash)))) throw invalidChallenge();
-    const token = this.core.tokens.generate();
-    const from = client ?? { ip: challenge.ip, userAgent: challenge.userAgent };
-    const session = newSession(this.core.tokens.hash(token), user.id, now, sessionExpiresAt(now, options), from, true);
-    // Conditional on the password hash: a reset that committed meanwhile wins.
-    const audit = this.core.audit.event('login_second_factor', 'success', self(user.id), { method: methodOf(proof) });
-    if (!(await this.core.createSession(session, user.passwordHash, audit))) throw invalidChallenge();
+    const method = methodOf(proof);
+    // Issued under the credential state the password was checked in: a reset that committed meanwhile wins.
+    const token = await issueSession(this.core, {
+      userId: user.id,
+      methods: method === 'totp' ? PASSWORD_AND_TOTP : PASSWORD_AND_RECOVERY_CODE,
+      credentialEpoch: challenge.credentialEpoch,
+      client: client ?? { ip: challenge.ip, userAgent: challenge.userAgent },
+      audit: this.core.audit.event('login_second_factor', 'success', self(user.id), { method }),
+    });
+    if (token === null) throw invalidChallenge();
     logger.info({ event: 'login_second_factor', outcome: 'success', userId: user.id }, 'login succeeded');
     return token;
   }
@@ -195,6 +201,7 @@ export class SecondFactors {
       now,
       // This session just proved the factor: it counts as made with it, as a sign-in with a code would.
       sessionTokenHash: session.tokenHash,
+      methods: mergedMethods(session.methods, PASSWORD_AND_TOTP),
       endOtherSessions,
     };
     const enabled = await this.core.store.transaction(async (tx) => {
@@ -385,23 +392,17 @@ export class SecondFactors {
     return this.core.tokens.hash(recoveryCodeKey(userId, normalizeRecoveryCode(typed)!));
   }
 
-  /** Binds a challenge to the password hash it was given under, without storing the hash a second time. */
-  private passwordBinding(passwordHash: string): string {
-    return this.core.tokens.hash(`challenge-password:${passwordHash}`);
-  }
-
-  private sameBinding(binding: string, passwordHash: string): boolean {
-    const expected = Buffer.from(this.passwordBinding(passwordHash));
-    const given = Buffer.from(binding);
-    return expected.length === given.length && timingSafeEqual(expected, given);
-  }
-
   /** A notice of the second factor, queued only for a sender that carries its kind. */
   private notice(kind: OutboxKind, now: Date) {
     return canSend(this.core.sender, kind) ? this.core.messages.notice(kind, now) : undefined;
   }
 }
 
-function methodOf(proof: SecondFactorProof): string {
+/** The methods a session has after proving more: its own first, then the new ones, without repeats. */
+function mergedMethods(had: readonly AuthMethod[], proved: readonly AuthMethod[]): AuthMethod[] {
+  return [...new Set([...had, ...proved])];
+}
+
+function methodOf(proof: SecondFactorProof): SecondFactorMethod {
   return typeof proof.code === 'string' ? 'totp' : 'recovery_code';
 }

@@ -83,10 +83,11 @@ export class SessionDirectory {
     });
     if (factorOn) await factors.requireReauthenticationCode(user, code);
     const now = this.core.clock.now();
-    // Conditional on the hash just verified: a password change or reset that ended this session meanwhile wins.
+    // Conditional on the credential state the password was verified in: a password change or reset that ended this
+    // session meanwhile wins.
     const audit = this.core.audit.event('reauthenticate', 'success', self(user.id));
     const marked = await this.core.audited(audit, (tx) =>
-      tx.sessions.markAuthenticated(session.tokenHash, user.passwordHash, now),
+      tx.sessions.markAuthenticated(session.tokenHash, user.credentialEpoch, now),
     );
     if (!marked) throw invalidSession();
     this.core.logger.info({ event: 'reauthenticate', outcome: 'success', userId: user.id }, 'password confirmed');

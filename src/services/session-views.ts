@@ -1,35 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { SessionRules } from './expiry-rules';
 import { sessionStatus } from './expiry-rules';
 import { MAX_USER_AGENT_LENGTH, type SessionClient, type SessionView, type StoredSession } from './types';
 
 // What a person sees of their sessions, and when one counts as recently authenticated: the rules of the sessions
 // list, kept apart from the account core's flow so that each is read in one place.
-
-/**
- * A new session's row: a public id of its own, the password proved now, where it came from, and whether a second
- * factor was proved too.
- */
-export function newSession(
-  tokenHash: string,
-  userId: string,
-  now: Date,
-  expiresAt: Date,
-  client: SessionClient = {},
-  secondFactor = false,
-): StoredSession {
-  return {
-    tokenHash,
-    id: randomUUID(),
-    userId,
-    createdAt: now,
-    expiresAt,
-    lastSeenAt: now,
-    authenticatedAt: now,
-    ...recordedClient(client),
-    secondFactor,
-  };
-}
 
 /** Where a login came from, as a session (or a login challenge) records it: bounded display text. */
 export function recordedClient(client: SessionClient = {}): { ip: string | null; userAgent: string | null } {

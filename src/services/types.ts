@@ -1,3 +1,5 @@
+import type { AuthMethod } from './auth-methods';
+
 /** A user as the store keeps it. `*Key` fields hold the canonical form used for uniqueness. */
 export interface StoredUser {
   id: string;
@@ -14,7 +16,16 @@ export interface StoredUser {
    * when it was disabled (see `UserRecords.disable`).
    */
   disabledAt: Date | null;
+  /**
+   * The state of the account's credentials: moved (by one) by every change of a credential that ends the account's
+   * sessions (a password reset or change, a second factor switched on that ends the other sessions). A session counts
+   * only while its `credentialEpoch` is this one. New accounts start at 0.
+   */
+  credentialEpoch: number;
 }
+
+/** How a session's holder proved who they are: the RFC 8176 names of `AUTH_METHODS` (one list, auth-methods.ts). */
+export type { AuthMethod };
 
 /** A session as the store keeps it: only the keyed hash of the bearer token. */
 export interface StoredSession {
@@ -39,8 +50,14 @@ export interface StoredSession {
   ip: string | null;
   /** The client's `User-Agent` at login, cut to `MAX_USER_AGENT_LENGTH`; null when it sent none. */
   userAgent: string | null;
-  /** Whether the session was made with a second factor (`@Authorized('mfa')` asks for it). */
-  secondFactor: boolean;
+  /**
+   * How the session was authenticated (`AuthMethod`s, without repeats): `['pwd']` for a password alone, with `mfa`
+   * when a second factor was proved too (`@Authorized('mfa')` asks for it). The time of the last proof is
+   * `authenticatedAt`.
+   */
+  methods: readonly AuthMethod[];
+  /** The user's `credentialEpoch` the session was issued under: it counts only while that is still the user's. */
+  credentialEpoch: number;
 }
 
 /** Answer of an access check: `unknown` when the role or permission itself does not exist. */
@@ -53,9 +70,10 @@ export interface AccessQuery {
 }
 
 /**
- * What checking a request's session needs, and no more: the session's deadlines and second-factor mark, and its
- * user's public fields and disabled mark. Read on every authenticated request, so kept narrow: the password hash,
- * the keys and the session's client details stay in the database (`getSessionAndUser` has them).
+ * What checking a request's session needs, and no more: the session's deadlines and methods, and its user's public
+ * fields and disabled mark. Read on every authenticated request, so kept narrow: the password hash, the keys and the
+ * session's client details stay in the database (`findWithUser` has them). A session issued under an earlier
+ * credential state of its user is not found at all (the store compares the epochs in the same read).
  */
 export interface SessionCheck {
   user: AccountUser;
@@ -63,7 +81,8 @@ export interface SessionCheck {
   disabled: boolean;
   expiresAt: Date;
   lastSeenAt: Date;
-  secondFactor: boolean;
+  /** How the session was authenticated (`StoredSession.methods`). */
+  methods: readonly AuthMethod[];
   /** The answer for the `AccessQuery` the check was asked with, read in the same statement; absent without one. */
   access?: AccessAnswer;
 }
@@ -176,8 +195,11 @@ export interface StoredSecondFactor {
 export interface StoredLoginChallenge {
   tokenHash: string;
   userId: string;
-  /** Keyed hash of the password hash the password was checked against: a reset or change since kills the challenge. */
-  passwordBinding: string;
+  /**
+   * The user's `credentialEpoch` when the password was checked: a reset or change since (which moves it) kills the
+   * challenge, and the session it yields is issued under it.
+   */
+  credentialEpoch: number;
   /** Answers tried so far. */
   attempts: number;
   createdAt: Date;

@@ -111,6 +111,7 @@ export type {
 export type {
   AccessAnswer,
   AccessQuery,
+  AuthMethod,
   SessionCheck,
   SessionClient,
   SessionView,

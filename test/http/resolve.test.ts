@@ -123,6 +123,7 @@ describe('resolveAccountService / resolveSerializer', () => {
       createdAt: new Date(0),
       updatedAt: new Date(0),
       disabledAt: null,
+      credentialEpoch: 0,
     };
     expect(resolveSerializer(container)(user)).to.deep.equal({
       username: 'alice',

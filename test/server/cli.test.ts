@@ -116,10 +116,11 @@ describe('admin CLI (gatehouse <command>)', () => {
       authenticatedAt: createdAt,
       ip: null,
       userAgent: null,
-      secondFactor: false,
+      methods: ['pwd'] as const,
+      credentialEpoch: 0,
     });
-    await store.transaction((tx) => tx.sessions.create(session('expired', longAgo), alice.passwordHash));
-    await store.transaction((tx) => tx.sessions.create(session('live', new Date()), alice.passwordHash));
+    await store.transaction((tx) => tx.sessions.create(session('expired', longAgo)));
+    await store.transaction((tx) => tx.sessions.create(session('live', new Date())));
     await store.transaction((tx) =>
       tx.tokens.replace(
         { tokenHash: 'old-reset', userId: alice.id, purpose: 'reset_password', expiresAt: longAgo },

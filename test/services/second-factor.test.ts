@@ -46,6 +46,28 @@ describe('AccountService: second factor', () => {
     expect(h.sender.of('sendSecondFactorEnabled')).to.have.length(1);
   });
 
+  it('a session records how it was made: a password, then a code proved on it; the enrolling one outlives the others', async () => {
+    const h = makeHarness();
+    const token = await h.loginNewUser('alice');
+    const other = await h.accounts.login('alice', STRONG_PASSWORD);
+    expect((await h.accounts.authenticateSession(token)).methods).to.deep.equal(['pwd']);
+    const { secret } = await h.accounts.secondFactors.startEnrolment(token);
+    await h.accounts.secondFactors.confirmEnrolment(token, totpCode(secret, h.clock.now()));
+    expect((await h.accounts.authenticateSession(token)).methods).to.deep.equal(['pwd', 'otp', 'mfa']);
+    expect(await h.accounts.validateSession(other)).to.equal(null);
+    // The credential state moved with the other sessions' end; the enrolling session was moved with it.
+    expect((await h.store.users.findByUsernameKey('alice'))?.credentialEpoch).to.equal(1);
+  });
+
+  it('a challenge holds the credential state its password was checked in', async () => {
+    const h = makeHarness();
+    await enrolled(h);
+    const pending = await challenge(h);
+    const user = (await h.store.users.findByUsernameKey('alice'))!;
+    const found = await h.store.loginChallenges.find(h.accounts['core'].tokens.hash(pending), h.clock.now());
+    expect(found?.credentialEpoch).to.equal(user.credentialEpoch).and.to.equal(1);
+  });
+
   it('enrolment needs a recent password', async () => {
     const h = makeHarness();
     const token = await h.loginNewUser('alice');
@@ -65,7 +87,7 @@ describe('AccountService: second factor', () => {
     const session = await h.accounts.secondFactors.completeSignIn(result.challengeToken, {
       code: totpCode(secret, h.clock.now()),
     });
-    expect(await h.accounts.authenticateSession(session)).to.deep.include({ secondFactor: true });
+    expect((await h.accounts.authenticateSession(session)).methods).to.deep.equal(['pwd', 'otp', 'mfa']);
     expect((await h.accounts.sessions.list(session))[0].ip).to.equal('192.0.2.9');
     // The challenge is spent.
     await expectAccountError(
@@ -111,7 +133,8 @@ describe('AccountService: second factor', () => {
     const { recoveryCodes, token } = await enrolled(h);
     const typed = recoveryCodes[3].toUpperCase().replace(/-/g, ' ');
     const session = await h.accounts.secondFactors.completeSignIn(await challenge(h), { recoveryCode: typed });
-    expect(await h.accounts.authenticateSession(session)).to.deep.include({ secondFactor: true });
+    // RFC 8176 has no name for a recovery code: Kratos's `lookup_secret`, and `mfa` all the same.
+    expect((await h.accounts.authenticateSession(session)).methods).to.deep.equal(['pwd', 'lookup_secret', 'mfa']);
     await expectAccountError(
       h.accounts.secondFactors.completeSignIn(await challenge(h), { recoveryCode: recoveryCodes[3] }),
       'invalid_second_factor_code',

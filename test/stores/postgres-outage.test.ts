@@ -9,7 +9,7 @@ import { createTestDatabase, TestDatabase } from '../support/postgres-database';
 import { describeWithService, serviceUrl } from '../support/services';
 import { TcpProxy } from '../support/tcp-proxy';
 import { deletesFrom, PauseAfterQuery } from './pause-plugin';
-import { openSession, register, T0 } from './sql-fixtures';
+import { openSession, register, sessionRow, T0 } from './sql-fixtures';
 
 // A database restart, as the store sees it: connections end, new ones are refused or hang, then it is back. The real
 // server is shared with other test runs, so the outage is played by a proxy between the store and it, or by ending
@@ -89,23 +89,7 @@ describeWithService('postgres', 'PostgresUserStore when the database goes away a
     await proxy.cut();
     for (const operation of [
       store.sessions.findWithUser('s'),
-      store.transaction((tx) =>
-        tx.sessions.create(
-          {
-            tokenHash: 't',
-            id: 'id-of-t',
-            userId: user.id,
-            createdAt: T0,
-            expiresAt: T0,
-            lastSeenAt: T0,
-            authenticatedAt: T0,
-            ip: null,
-            userAgent: null,
-            secondFactor: false,
-          },
-          'h',
-        ),
-      ),
+      store.transaction((tx) => tx.sessions.create(sessionRow(user.id, 't', { expiresAt: T0 }))),
       store.transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', T0)),
     ]) {
       const { error, ms } = await failure(operation);

@@ -95,8 +95,11 @@ async function seedPreviousRelease(db: Kysely<any>): Promise<void> {
 
 const TABLES = ['users', 'sessions', 'tokens', 'email_changes', 'outbox'] as const;
 
-/** Columns a later migration adds (2026-11-28-administration-and-audit): not this migration's business. */
-const LATER_COLUMNS = ['disabled_at', 'last_sign_in_at'];
+/**
+ * Columns later migrations add (2026-11-28-administration-and-audit, 2026-12-01-session-methods, which also turns
+ * `second_factor` into `amr`): not this migration's business.
+ */
+const LATER_COLUMNS = ['disabled_at', 'last_sign_in_at', 'credential_epoch', 'amr'];
 
 async function snapshot(db: Kysely<any>): Promise<Record<string, Record<string, unknown>[]>> {
   const out: Record<string, Record<string, unknown>[]> = {};
@@ -137,7 +140,7 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, Record<
   }
   assert.deepEqual(
     after.sessions.map(({ second_factor, ...row }) => {
-      assert.equal(Number(second_factor), 0, 'an existing session was made without a second factor');
+      assert.equal(second_factor, undefined, 'a later migration records the methods instead');
       return row;
     }),
     before.sessions,
@@ -152,11 +155,11 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, Record<
   ] as const) {
     const found = await store.sessions.findWithUser(tokenHash);
     assert.equal(found?.user.id, userId, `${tokenHash} still joins its user`);
-    assert.equal(found.session.secondFactor, false);
+    assert.deepEqual(found.session.methods, ['pwd']);
     assert.equal(found.session.id, `id-of-${tokenHash}`);
   }
   assert.deepEqual(
-    (await store.sessions.list('alice')).map((session) => [session.tokenHash, session.secondFactor]),
+    (await store.sessions.list('alice')).map((session) => [session.tokenHash, session.methods.includes('mfa')]),
     [
       ['s2', false],
       ['s1', false],
@@ -207,7 +210,7 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, Record<
     tx.loginChallenges.create({
       tokenHash: 'challenge-1',
       userId: 'alice',
-      passwordBinding: 'binding',
+      credentialEpoch: 0,
       attempts: 0,
       createdAt: new Date(T),
       expiresAt: new Date(T + 300_000),
@@ -235,31 +238,29 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, Record<
   // A session made with a second factor says so.
   assert.equal(
     await store.transaction((tx) =>
-      tx.sessions.create(
-        {
-          tokenHash: 's-strong',
-          id: 'id-of-s-strong',
-          userId: 'alice',
-          createdAt: new Date(T),
-          expiresAt: new Date(T + 9e9),
-          lastSeenAt: new Date(T),
-          authenticatedAt: new Date(T),
-          ip: null,
-          userAgent: null,
-          secondFactor: true,
-        },
-        '$argon2id$fake$alice',
-      ),
+      tx.sessions.create({
+        tokenHash: 's-strong',
+        id: 'id-of-s-strong',
+        userId: 'alice',
+        createdAt: new Date(T),
+        expiresAt: new Date(T + 9e9),
+        lastSeenAt: new Date(T),
+        authenticatedAt: new Date(T),
+        ip: null,
+        userAgent: null,
+        methods: ['pwd', 'otp', 'mfa'],
+        credentialEpoch: 0,
+      }),
     ),
     true,
   );
-  assert.equal((await store.sessions.findWithUser('s-strong'))?.session.secondFactor, true);
+  assert.deepEqual((await store.sessions.findWithUser('s-strong'))?.session.methods, ['pwd', 'otp', 'mfa']);
 
   // An instance of the previous release, still running during the upgrade, names only the columns it knows: its
   // logins work, and their sessions count as made without a second factor.
   await sql`insert into sessions (token_hash, user_id, created_at, expires_at, last_seen_at, id, authenticated_at)
     values ('old-release', 'bob', ${T}, ${T + 9e9}, ${T}, 'id-of-old-release', ${T})`.execute(store.db);
-  assert.equal((await store.sessions.findWithUser('old-release'))?.session.secondFactor, false);
+  assert.deepEqual((await store.sessions.findWithUser('old-release'))?.session.methods, ['pwd']);
 }
 
 /** The rows of the new tables; with the user gone, none (the foreign keys cascade). */

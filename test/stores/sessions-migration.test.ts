@@ -75,8 +75,11 @@ async function seedPreviousRelease(db: Kysely<any>): Promise<void> {
 
 const TABLES = ['users', 'sessions', 'tokens', 'outbox'] as const;
 
-/** Columns a later migration adds (2026-11-28-administration-and-audit): not this migration's business. */
-const LATER_COLUMNS = ['disabled_at', 'last_sign_in_at'];
+/**
+ * Columns later migrations add (2026-11-28-administration-and-audit, 2026-12-01-session-methods): not this
+ * migration's business.
+ */
+const LATER_COLUMNS = ['disabled_at', 'last_sign_in_at', 'credential_epoch'];
 
 async function snapshot(db: Kysely<any>): Promise<Record<string, Record<string, unknown>[]>> {
   const out: Record<string, Record<string, unknown>[]> = {};

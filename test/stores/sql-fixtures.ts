@@ -70,21 +70,20 @@ export function sessionRow(userId: string, tokenHash: string, overrides: Partial
     authenticatedAt: T0,
     ip: null,
     userAgent: null,
-    secondFactor: false,
+    methods: ['pwd'],
+    credentialEpoch: 0,
     ...overrides,
   };
 }
 
 /**
- * Opens a session with the user's current password hash, in a transaction that does not wait for the disk (as the
- * core signs in); fails the test if the store refuses.
+ * Opens a session under the user's current credential state, in a transaction that does not wait for the disk (as
+ * the core signs in); fails the test if the store refuses.
  */
 export async function openSession(store: UserStore, userId: string, tokenHash: string): Promise<void> {
   const user = await store.users.findById(userId);
-  const created = await store.transaction(
-    (tx) => tx.sessions.create(sessionRow(userId, tokenHash), user!.passwordHash),
-    { durable: false },
-  );
+  const session = sessionRow(userId, tokenHash, { credentialEpoch: user?.credentialEpoch ?? 0 });
+  const created = await store.transaction((tx) => tx.sessions.create(session), { durable: false });
   if (!created) throw new Error(`openSession: no session for ${userId}`);
 }
 

@@ -89,7 +89,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const first = await open();
         const { user, verification } = await register(first, 'alice');
         const session = sessionRow(user.id, 'session-1');
-        await first.transaction((tx) => tx.sessions.create(session, user.passwordHash));
+        await first.transaction((tx) => tx.sessions.create(session));
         await first.transaction((tx) => tx.access.createRole('admin'));
         await first.transaction((tx) => tx.access.createPermission('posts:write'));
         await first.transaction((tx) => tx.access.grantPermission('admin', 'posts:write'));
@@ -257,7 +257,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const stopFailing = await harness.failOn(store, 'insert', 'audit_events');
         await assert.rejects(
           store.transaction(async (tx) => {
-            await tx.sessions.create(sessionRow(user.id, 's'), user.passwordHash);
+            await tx.sessions.create(sessionRow(user.id, 's'));
             await tx.audit.add(auditEventOf(user.id));
           }),
           /injected failure/,
@@ -315,7 +315,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
 
           const change = act(pausing(store, pause), user);
           await pause.reached;
-          const login = other.transaction((tx) => tx.sessions.create(sessionRow(user.id, 'late'), user.passwordHash));
+          const login = other.transaction((tx) => tx.sessions.create(sessionRow(user.id, 'late')));
           const waited = await stillPendingAfter(login, 200);
           pause.resume();
 
@@ -325,6 +325,21 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           assert.ok(waited, 'the login waited for the change to commit');
         });
       }
+      it('a session of an earlier credential state fails every read of every store on the database', async () => {
+        const store = await open();
+        const other = await open();
+        const { user } = await register(store, 'alice');
+        assert.ok(await store.transaction((tx) => tx.sessions.create(sessionRow(user.id, 'racing'))));
+        assert.ok(await other.sessions.check('racing'));
+        // What a sign-in racing a change of credentials would leave, were its conditional insert ever to slip.
+        await store.db.updateTable('users').set({ credential_epoch: 1 }).where('id', '=', user.id).execute();
+        for (const s of [store, other]) {
+          assert.equal(await s.sessions.check('racing'), null);
+          assert.equal(await s.sessions.check('racing', { kind: 'role', name: 'admin' }), null);
+          assert.equal(await s.sessions.check('racing', { kind: 'permission', name: 'users.read' }), null);
+          assert.equal(await s.sessions.findWithUser('racing'), null);
+        }
+      });
     });
 
     describe('two stores on one database (as two processes or instances would be)', () => {
@@ -426,7 +441,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
               on(0).transaction((tx) => tx.passwords.reset(`reset-${round}`, 'hash-reset', T0)),
               on(1).transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'hash-change', T0)),
               on(2).transaction((tx) => tx.users.confirmAddress(verification.tokenHash, T0)),
-              on(3).transaction((tx) => tx.sessions.create(sessionRow(user.id, `late-${round}`), user.passwordHash)),
+              on(3).transaction((tx) => tx.sessions.create(sessionRow(user.id, `late-${round}`))),
               on(4)
                 .transaction((tx) =>
                   tx.tokens.replace(token(user.id, 'reset_password', `reset-again-${round}`), SUPERSEDES_RESETS),
@@ -530,7 +545,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
               on(0).transaction((tx) => tx.emailChanges.confirm(`change-alice-${round}`, T0)),
               on(1).transaction((tx) => tx.passwords.reset(`reset-${round}`, 'hash-reset', T0)),
               on(2).transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'hash-change', T0)),
-              on(3).transaction((tx) => tx.sessions.create(sessionRow(user.id, `late-${round}`), user.passwordHash)),
+              on(3).transaction((tx) => tx.sessions.create(sessionRow(user.id, `late-${round}`))),
               on(4).transaction((tx) =>
                 tx.emailChanges.request(
                   {
@@ -546,7 +561,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
                   `s-alice-${round}`,
                 ),
               ),
-              on(5).transaction((tx) => tx.sessions.markAuthenticated(`s-alice-${round}`, user.passwordHash, T0)),
+              on(5).transaction((tx) => tx.sessions.markAuthenticated(`s-alice-${round}`, user.credentialEpoch, T0)),
               on(6).transaction((tx) => tx.sessions.deleteOthers(user.id, `s-alice-${round}`, T0)),
               on(7).transaction((tx) => tx.users.delete(user.id, T0)),
             ]),
@@ -584,7 +599,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           tx.loginChallenges.create({
             tokenHash: 'challenge',
             userId: user.id,
-            passwordBinding: 'binding',
+            credentialEpoch: 0,
             attempts: 0,
             createdAt: T0,
             expiresAt: DAY_LATER,
@@ -834,7 +849,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           authenticated_at: T0.getTime(),
           ip: null,
           user_agent: null,
-          second_factor: 0,
+          amr: 'pwd',
         }));
         const expiredTokens = Array.from({ length: 1_200 }, (_, i) => ({
           token_hash: `old-token-${i}`,

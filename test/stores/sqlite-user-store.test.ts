@@ -94,7 +94,7 @@ describe('SqliteUserStore on a real file', () => {
         await bookkeeping(async () => claimed.push(...(await store.outbox.claimDue(T0, DAY_LATER, 5)))),
         await bookkeeping(() => store.outbox.markSent(claimed[0].id, T0)),
         await bookkeeping(() =>
-          store.transaction((tx) => tx.sessions.create(sessionRow(user.id, 'session-1'), user.passwordHash), {
+          store.transaction((tx) => tx.sessions.create(sessionRow(user.id, 'session-1')), {
             durable: false,
           }),
         ),

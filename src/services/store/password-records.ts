@@ -4,7 +4,8 @@ import type { StoredToken, StoredUser, TokenPurpose } from '../types';
 /** The password of each account, inside a transaction (`UserStoreTransaction.passwords`). */
 export interface PasswordRecords {
   /**
-   * Consumes an unexpired `reset_password` token, replaces the user's password hash, deletes every session, every
+   * Consumes an unexpired `reset_password` token, replaces the user's password hash, moves its `credentialEpoch` on
+   * by one, deletes every session, every
    * outstanding reset token, every login challenge and any pending email change of the user (their unsent links fail
    * as `SUPERSEDED`, see `SessionRecords.deleteAll`). Returns the updated user, or null when no such token exists
    * (unknown, used, expired or of another purpose).
@@ -12,7 +13,7 @@ export interface PasswordRecords {
   reset(tokenHash: string, newPasswordHash: string, now: Date): Promise<StoredUser | null>;
   /**
    * Replaces the password hash if it still equals `expectedHash` and, given `sessionTokenHash`, that session of the
-   * user still exists; deletes every session, every outstanding reset token, every login challenge and any pending
+   * user still exists; moves its `credentialEpoch` on by one and deletes every session, every outstanding reset token, every login challenge and any pending
    * email change of the user (their unsent links failing, as in `reset`). Returns the updated user, or null when the
    * hash changed or the session ended meanwhile, or the user is gone.
    */
@@ -23,7 +24,10 @@ export interface PasswordRecords {
     now: Date,
     sessionTokenHash?: string,
   ): Promise<StoredUser | null>;
-  /** Replaces the hash with a stronger one for the same password (rehash on login) only if it is unchanged. */
+  /**
+   * Replaces the hash with a stronger one for the same password (rehash on login) only if it is unchanged. The
+   * `credentialEpoch` stays: the password is the same, so the account's sessions stay too.
+   */
   rehash(userId: string, expectedHash: string, newPasswordHash: string, now: Date): Promise<boolean>;
 }
 

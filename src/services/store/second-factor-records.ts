@@ -1,4 +1,4 @@
-import type { StoredLoginChallenge, StoredSecondFactor, StoredUser } from '../types';
+import type { AuthMethod, StoredLoginChallenge, StoredSecondFactor, StoredUser } from '../types';
 
 /** What `SecondFactorRecords.enable` switches on, and what it does to the user's sessions. */
 export interface SecondFactorEnabling {
@@ -9,9 +9,14 @@ export interface SecondFactorEnabling {
   step: number;
   recoveryCodeHashes: readonly string[];
   now: Date;
-  /** The session that proved the code: marked as made with a second factor, and kept by `endOtherSessions`. */
+  /** The session that proved the code: its methods become `methods`, and `endOtherSessions` keeps it. */
   sessionTokenHash?: string;
-  /** End every other session of the user (all but `sessionTokenHash`'s). */
+  /** What the session of `sessionTokenHash` now counts as authenticated with (a password and a code), if it changes. */
+  methods?: readonly AuthMethod[];
+  /**
+   * End every other session of the user (all but `sessionTokenHash`'s): the user's `credentialEpoch` moves on by one,
+   * and the kept session is issued under the new one.
+   */
   endOtherSessions?: boolean;
 }
 
@@ -36,9 +41,10 @@ export interface SecondFactorRecords extends SecondFactorReads {
    * Enables the user's waiting factor, only when it is still the one whose sealed secret the code was checked
    * against (a compare-and-set, so a start that replaced it meanwhile makes this fail rather than switch on a secret
    * no code proved), with `step` as its last used step; replaces the user's recovery codes with these hashes. The
-   * session of `sessionTokenHash`, when it is the user's, is marked as made with a second factor; with
-   * `endOtherSessions`, every other session of the user ends (`sessionsEnded` counts them). Null, and nothing
-   * changed, when that factor is not waiting (none, another one, or already enabled).
+   * session of `sessionTokenHash`, when it is the user's, gets `methods` (when given); with `endOtherSessions`, the user's
+   * `credentialEpoch` moves on, every other session of the user ends (`sessionsEnded` counts them) and the kept one
+   * takes the new epoch. The user is returned as it now is. Null, and nothing changed, when that factor is not waiting
+   * (none, another one, or already enabled).
    */
   enable(enabling: SecondFactorEnabling): Promise<{ user: StoredUser; sessionsEnded: number } | null>;
   /**

@@ -12,10 +12,13 @@ export interface SessionReads {
    * same statement also answers it for the session's user, as `AccessReads.checkRole` or `checkPermission` would (a
    * guard's one read). A store that reads synchronously may answer with the value itself (the SQL store on SQLite
    * does): the check of a request then needs no promise. A failure must still come as a rejected promise, never a
-   * throw.
+   * throw. A session whose `credentialEpoch` is not its user's is not found (null), compared in the same read.
    */
   check(tokenHash: string, access?: AccessQuery): Awaitable<SessionCheck | null>;
-  /** One indexed read: the session and its user, or null. */
+  /**
+   * One indexed read: the session and its user, or null. Like `check`, it finds no session issued under an earlier
+   * `credentialEpoch` than its user's.
+   */
   findWithUser(tokenHash: string): Promise<{ session: StoredSession; user: StoredUser } | null>;
   /** Every stored session of the user, newest first (`createdAt`, then `id`, both descending); empty when unknown. */
   list(userId: string): Promise<StoredSession[]>;
@@ -33,11 +36,11 @@ export interface SessionReads {
  */
 export interface SessionRecords {
   /**
-   * Inserts the session only if its user still exists with exactly this password hash and is not disabled: a login
-   * that verified a password which a reset, change or deletion has just replaced creates no session. With the
+   * Inserts the session only if its user still exists at the session's `credentialEpoch` and is not disabled: a
+   * login that verified a password which a reset, change or deletion has just replaced creates no session. With the
    * session, the user's `lastSignInAt` becomes the session's `createdAt`. False when nothing was inserted.
    */
-  create(session: StoredSession, passwordHash: string): Promise<boolean>;
+  create(session: StoredSession): Promise<boolean>;
   /** Deletes the session; false when there was none. */
   delete(tokenHash: string): Promise<boolean>;
   /** Deletes the session with this public id if it is the user's; false when the user has no such session. */
@@ -50,8 +53,9 @@ export interface SessionRecords {
    */
   deleteOthers(userId: string, keepTokenHash: string, at: Date): Promise<number | null>;
   /**
-   * Sets the session's `authenticatedAt` (a re-authentication) only while the session exists and its user's password
-   * hash is still `passwordHash` (the one just verified); false, and nothing changed, otherwise.
+   * Sets the session's `authenticatedAt` (a re-authentication) only while the session exists and its user's
+   * `credentialEpoch` is still `credentialEpoch` (the one under which the password was just verified); false, and
+   * nothing changed, otherwise.
    */
-  markAuthenticated(tokenHash: string, passwordHash: string, at: Date): Promise<boolean>;
+  markAuthenticated(tokenHash: string, credentialEpoch: number, at: Date): Promise<boolean>;
 }

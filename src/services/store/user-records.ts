@@ -1,10 +1,10 @@
 import type { StoredToken, StoredUser } from '../types';
 
 /**
- * What a new user row needs; the store assigns nothing the core did not decide. Every user starts unverified: an
- * address is owned only once a link sent to it is confirmed.
+ * What a new user row needs; the store assigns nothing the core did not decide. Every user starts unverified (an
+ * address is owned only once a link sent to it is confirmed), enabled, and at credential epoch 0.
  */
-export type NewUser = Omit<StoredUser, 'updatedAt' | 'verified' | 'disabledAt'>;
+export type NewUser = Omit<StoredUser, 'updatedAt' | 'verified' | 'disabledAt' | 'credentialEpoch'>;
 
 /**
  * A registration is stored whoever holds its address (see `UserRecords.create`); only a taken username refuses it.
@@ -21,8 +21,8 @@ export type CreateUserResult =
 export interface Authorisation {
   /** The session the request came with: it must still exist, and be the user's. */
   sessionTokenHash: string;
-  /** The hash the request's password was verified against: it must still be the user's. */
-  passwordHash: string;
+  /** The user's `credentialEpoch` when the request's password was verified: it must still be the user's. */
+  credentialEpoch: number;
 }
 
 /** What `UserRecords.delete` checks before deleting, inside its transaction. */

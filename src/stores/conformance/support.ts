@@ -72,7 +72,8 @@ export class ConformanceSuite<S extends UserStore = UserStore> {
     authenticatedAt: new Date(T0),
     ip: null,
     userAgent: null,
-    secondFactor: false,
+    methods: ['pwd'],
+    credentialEpoch: 0,
     ...overrides,
   });
 
@@ -82,10 +83,10 @@ export class ConformanceSuite<S extends UserStore = UserStore> {
     label: string,
     overrides: Partial<StoredSession> = {},
   ): Promise<StoredSession> => {
-    const session = this.sessionRow(userId, label, overrides);
     const user = await this.store.users.findById(userId);
     assert.ok(user, `sessionFor(${label}) needs an existing user`);
-    const created = await this.transaction((tx) => tx.sessions.create(session, user.passwordHash), { durable: false });
+    const session = this.sessionRow(userId, label, { credentialEpoch: user.credentialEpoch, ...overrides });
+    const created = await this.transaction((tx) => tx.sessions.create(session), { durable: false });
     assert.equal(created, true);
     return session;
   };

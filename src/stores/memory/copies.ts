@@ -30,6 +30,7 @@ export function copyUser(user: StoredUser): StoredUser {
     createdAt: new Date(user.createdAt),
     updatedAt: new Date(user.updatedAt),
     disabledAt: user.disabledAt ? new Date(user.disabledAt) : null,
+    credentialEpoch: user.credentialEpoch,
   };
 }
 
@@ -44,7 +45,8 @@ export function copySession(session: StoredSession): StoredSession {
     authenticatedAt: new Date(session.authenticatedAt),
     ip: session.ip ?? null,
     userAgent: session.userAgent ?? null,
-    secondFactor: session.secondFactor === true,
+    methods: Object.freeze([...session.methods]),
+    credentialEpoch: session.credentialEpoch,
   };
 }
 
@@ -81,7 +83,7 @@ export function copyLoginChallenge(challenge: StoredLoginChallenge): StoredLogin
   return {
     tokenHash: challenge.tokenHash,
     userId: challenge.userId,
-    passwordBinding: challenge.passwordBinding,
+    credentialEpoch: challenge.credentialEpoch,
     attempts: challenge.attempts,
     createdAt: new Date(challenge.createdAt),
     expiresAt: new Date(challenge.expiresAt),

@@ -38,7 +38,12 @@ export class MemoryPasswordRecords implements PasswordRecords {
 
   private replaceEndingSessions(user: StoredUser, newPasswordHash: string, now: Date): StoredUser {
     const { data } = this;
-    const changed: StoredUser = { ...user, passwordHash: newPasswordHash, updatedAt: new Date(now) };
+    const changed: StoredUser = {
+      ...user,
+      passwordHash: newPasswordHash,
+      updatedAt: new Date(now),
+      credentialEpoch: user.credentialEpoch + 1,
+    };
     data.users.set(user.id, changed);
     deleteSessionsOf(data, user.id);
     deleteTokensOf(data, user.id, 'reset_password');

@@ -39,12 +39,18 @@ export class MemorySecondFactorRecords implements SecondFactorRecords {
       lastUsedStep: enabling.step,
     });
     replaceCodesOf(data, userId, enabling.recoveryCodeHashes);
+    // Ending the other sessions moves the credential state on; the kept session goes with it.
+    const now = enabling.endOtherSessions ? { ...user, credentialEpoch: user.credentialEpoch + 1 } : user;
+    if (now !== user) data.users.set(userId, now);
     const session = sessionTokenHash === undefined ? undefined : data.sessions.get(sessionTokenHash);
-    if (session?.userId === userId) data.sessions.set(session.tokenHash, { ...session, secondFactor: true });
+    if (session?.userId === userId) {
+      const methods = enabling.methods ? Object.freeze([...enabling.methods]) : session.methods;
+      data.sessions.set(session.tokenHash, { ...session, methods, credentialEpoch: now.credentialEpoch });
+    }
     const sessionsEnded = enabling.endOtherSessions
       ? deleteSessionsOf(data, userId, (other) => other.tokenHash !== sessionTokenHash)
       : 0;
-    return { user: copyUser(user), sessionsEnded };
+    return { user: copyUser(now), sessionsEnded };
   }
 
   async useTotpStep(userId: string, step: number): Promise<boolean> {

@@ -20,15 +20,15 @@ export class MemorySessionReads implements SessionReads {
   }
 
   async check(tokenHash: string, access?: AccessQuery): Promise<SessionCheck | null> {
-    const session = this.data.sessions.get(tokenHash);
-    const user = session && this.data.users.get(session.userId);
-    if (!session || !user) return null;
+    const found = this.sessionAndUser(tokenHash);
+    if (!found) return null;
+    const { session, user } = found;
     return {
       user: accountView(user),
       disabled: user.disabledAt !== null,
       expiresAt: new Date(session.expiresAt),
       lastSeenAt: new Date(session.lastSeenAt),
-      secondFactor: session.secondFactor,
+      methods: session.methods,
       ...(access && {
         access:
           access.kind === 'role'
@@ -39,10 +39,16 @@ export class MemorySessionReads implements SessionReads {
   }
 
   async findWithUser(tokenHash: string): Promise<{ session: StoredSession; user: StoredUser } | null> {
+    const found = this.sessionAndUser(tokenHash);
+    return found && { session: copySession(found.session), user: copyUser(found.user) };
+  }
+
+  /** The session and its user, as stored; none when it was issued under an earlier credential state of its user. */
+  private sessionAndUser(tokenHash: string): { session: StoredSession; user: StoredUser } | null {
     const session = this.data.sessions.get(tokenHash);
     const user = session && this.data.users.get(session.userId);
-    if (!session || !user) return null;
-    return { session: copySession(session), user: copyUser(user) };
+    if (!session || user?.credentialEpoch !== session.credentialEpoch) return null;
+    return { session, user };
   }
 
   async list(userId: string): Promise<StoredSession[]> {
@@ -63,9 +69,9 @@ export class MemorySessionReads implements SessionReads {
 export class MemorySessionRecords implements SessionRecords {
   constructor(private readonly data: MemoryData) {}
 
-  async create(session: StoredSession, passwordHash: string): Promise<boolean> {
+  async create(session: StoredSession): Promise<boolean> {
     const user = this.data.users.get(session.userId);
-    if (user?.passwordHash !== passwordHash || user.disabledAt !== null) return false;
+    if (user?.credentialEpoch !== session.credentialEpoch || user.disabledAt !== null) return false;
     if (this.data.sessions.has(session.tokenHash)) throw new Error('MemoryUserStore: duplicate session token hash');
     // The unique index on `id` throws for a duplicate public name.
     this.data.sessions.set(session.tokenHash, copySession(session));
@@ -98,9 +104,9 @@ export class MemorySessionRecords implements SessionRecords {
     return ended;
   }
 
-  async markAuthenticated(tokenHash: string, passwordHash: string, at: Date): Promise<boolean> {
+  async markAuthenticated(tokenHash: string, credentialEpoch: number, at: Date): Promise<boolean> {
     const session = this.data.sessions.get(tokenHash);
-    if (!session || this.data.users.get(session.userId)?.passwordHash !== passwordHash) return false;
+    if (!session || this.data.users.get(session.userId)?.credentialEpoch !== credentialEpoch) return false;
     this.data.sessions.set(tokenHash, { ...session, authenticatedAt: new Date(at) });
     return true;
   }

@@ -55,7 +55,13 @@ export class MemoryUserRecords implements UserRecords {
     if (data.tokens.has(verification.tokenHash)) throw new Error('MemoryUserStore: duplicate token hash');
 
     if (holder) removeUser(data, holder);
-    const stored = copyUser({ ...user, verified: false, updatedAt: user.createdAt, disabledAt: null });
+    const stored = copyUser({
+      ...user,
+      verified: false,
+      updatedAt: user.createdAt,
+      disabledAt: null,
+      credentialEpoch: 0,
+    });
     data.users.set(stored.id, stored);
     data.tokens.set(verification.tokenHash, copyToken(verification));
     const owner = data.users.lookup('emailKey', stored.emailKey);
@@ -87,7 +93,7 @@ export class MemoryUserRecords implements UserRecords {
     const user = data.users.get(userId);
     if (!user) return { outcome: 'unknown_user' };
     if (authorisation) {
-      if (user.passwordHash !== authorisation.passwordHash) return { outcome: 'unauthorised' };
+      if (user.credentialEpoch !== authorisation.credentialEpoch) return { outcome: 'unauthorised' };
       if (data.sessions.get(authorisation.sessionTokenHash)?.userId !== userId) return { outcome: 'unauthorised' };
     }
     if (keepLastHolderOf !== undefined && isLastEnabledHolder(data, userId, keepLastHolderOf)) {

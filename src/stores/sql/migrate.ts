@@ -8,6 +8,7 @@ import * as secondFactor from './migrations/2026-11-27-second-factor';
 import * as administrationAndAudit from './migrations/2026-11-28-administration-and-audit';
 import * as scopedGrants from './migrations/2026-11-29-scoped-grants';
 import * as kindsCheckedInCode from './migrations/2026-11-30-kinds-checked-in-code';
+import * as sessionMethods from './migrations/2026-12-01-session-methods';
 import { SqlCapabilities } from './sql-capabilities';
 
 /**
@@ -24,6 +25,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-28-administration-and-audit': administrationAndAudit,
   '2026-11-29-scoped-grants': scopedGrants,
   '2026-11-30-kinds-checked-in-code': kindsCheckedInCode,
+  '2026-12-01-session-methods': sessionMethods,
 };
 
 const staticProvider: MigrationProvider = { getMigrations: async () => migrations };

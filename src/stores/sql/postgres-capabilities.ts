@@ -18,7 +18,7 @@ const CONFLICT_ATTEMPTS = 4;
 
 /**
  * Capabilities of PostgreSQL through node-postgres. Transactions run at READ COMMITTED, PostgreSQL's default: every
- * statement of the store that depends on a row's current value re-checks it (`UPDATE ... WHERE password_hash = ...`,
+ * statement of the store that depends on a row's current value re-checks it (`UPDATE ... WHERE credential_epoch = ...`,
  * `DELETE ... RETURNING`), and `FOR SHARE` covers the one check that is a read (creating a session). With
  * `statements`, the request-path reads run as named statements through a `preparingView` of the pool.
  */

@@ -39,16 +39,21 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
         'u.disabled_at',
         's.expires_at',
         's.last_seen_at',
-        's.second_factor',
+        's.amr',
       ])
-      .where('s.token_hash', '=', tokenHash);
+      .where('s.token_hash', '=', tokenHash)
+      // A session of an earlier credential state is not found: the compare costs nothing, both rows are read anyway.
+      .whereRef('s.credential_epoch', '=', 'u.credential_epoch');
   // The guards answer for global grants only. The scope is a literal of the SQL text, not a parameter: nothing more to
   // bind per request, and the primary key (user_id, scope, role) is still probed with every column given.
   const globalScope = sql.lit(GLOBAL_SCOPE);
   const userBy = (column: 'u.id' | 'u.username_key') =>
     compiled(1, (value: string) => db.selectFrom('users as u').select(userColumns).where(column, '=', value));
   return {
-    /** The session and its user, by the session's token hash (primary key), joined on the user's primary key. */
+    /**
+     * The session and its user, by the session's token hash (primary key), joined on the user's primary key; none when
+     * the session was issued under an earlier credential state of its user.
+     */
     sessionAndUser: compiled(1, (tokenHash: string) =>
       db
         .selectFrom('sessions as s')
@@ -63,9 +68,11 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
           's.authenticated_at as session_authenticated_at',
           's.ip as session_ip',
           's.user_agent as session_user_agent',
-          's.second_factor as session_second_factor',
+          's.amr as session_amr',
+          's.credential_epoch as session_credential_epoch',
         ])
-        .where('s.token_hash', '=', tokenHash),
+        .where('s.token_hash', '=', tokenHash)
+        .whereRef('s.credential_epoch', '=', 'u.credential_epoch'),
     ),
 
     /**

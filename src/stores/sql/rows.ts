@@ -14,6 +14,7 @@ import type {
   OutboxStatus,
 } from '../../services/outbox-message';
 import {
+  AuthMethod,
   SessionCheck,
   StoredEmailChange,
   StoredLoginChallenge,
@@ -48,6 +49,7 @@ export function toUserRow(user: StoredUser): Insertable<UsersTable> {
     created_at: user.createdAt.getTime(),
     updated_at: user.updatedAt.getTime(),
     disabled_at: user.disabledAt === null ? null : user.disabledAt.getTime(),
+    credential_epoch: user.credentialEpoch,
   };
 }
 
@@ -64,6 +66,7 @@ export function fromUserRow(row: Selectable<UsersTable>): StoredUser {
     updatedAt: toDate(row.updated_at),
     // Read as a row of the previous release would leave it too (a selection without the column): never disabled.
     disabledAt: row.disabled_at === null || row.disabled_at === undefined ? null : toDate(row.disabled_at),
+    credentialEpoch: Number(row.credential_epoch),
   };
 }
 
@@ -112,7 +115,8 @@ export function toSessionRow(session: StoredSession): Insertable<SessionsTable> 
     authenticated_at: session.authenticatedAt.getTime(),
     ip: session.ip,
     user_agent: session.userAgent,
-    second_factor: session.secondFactor ? 1 : 0,
+    amr: session.methods.join(' '),
+    credential_epoch: session.credentialEpoch,
   };
 }
 
@@ -122,7 +126,7 @@ export function fromSessionCheckRow(
     Selectable<UsersTable>,
     'id' | 'username' | 'email' | 'verified' | 'created_at' | 'updated_at' | 'disabled_at'
   > &
-    Pick<Selectable<SessionsTable>, 'expires_at' | 'last_seen_at' | 'second_factor'>,
+    Pick<Selectable<SessionsTable>, 'expires_at' | 'last_seen_at' | 'amr'>,
 ): SessionCheck {
   return {
     user: {
@@ -136,7 +140,7 @@ export function fromSessionCheckRow(
     disabled: row.disabled_at !== null && row.disabled_at !== undefined,
     expiresAt: toDate(row.expires_at),
     lastSeenAt: toDate(row.last_seen_at),
-    secondFactor: Boolean(row.second_factor),
+    methods: methodsOf(row.amr),
   };
 }
 
@@ -151,8 +155,24 @@ export function fromSessionRow(row: Selectable<SessionsTable>): StoredSession {
     authenticatedAt: toDate(row.authenticated_at),
     ip: row.ip,
     userAgent: row.user_agent,
-    secondFactor: Boolean(row.second_factor),
+    methods: methodsOf(row.amr),
+    credentialEpoch: Number(row.credential_epoch),
   };
+}
+
+// A handful of distinct lists exist (one per way to sign in), and the session check reads one on every request: each
+// is split once and shared, frozen. The bound only guards against a database that holds lists this code never wrote.
+const METHOD_LISTS = new Map<string, readonly AuthMethod[]>();
+const METHOD_LISTS_KEPT = 64;
+
+/** `sessions.amr` (space-separated RFC 8176 names) as the session's methods. */
+function methodsOf(amr: string): readonly AuthMethod[] {
+  let methods = METHOD_LISTS.get(amr);
+  if (methods === undefined) {
+    methods = Object.freeze(amr.split(' ').filter((name) => name !== '') as AuthMethod[]);
+    if (METHOD_LISTS.size < METHOD_LISTS_KEPT) METHOD_LISTS.set(amr, methods);
+  }
+  return methods;
 }
 
 export function toEmailChangeRow(change: StoredEmailChange): Insertable<EmailChangesTable> {
@@ -217,7 +237,7 @@ export function toLoginChallengeRow(challenge: StoredLoginChallenge): Insertable
   return {
     token_hash: challenge.tokenHash,
     user_id: challenge.userId,
-    password_binding: challenge.passwordBinding,
+    credential_epoch: challenge.credentialEpoch,
     attempts: challenge.attempts,
     created_at: challenge.createdAt.getTime(),
     expires_at: challenge.expiresAt.getTime(),
@@ -230,7 +250,7 @@ export function fromLoginChallengeRow(row: Selectable<LoginChallengesTable>): St
   return {
     tokenHash: row.token_hash,
     userId: row.user_id,
-    passwordBinding: row.password_binding,
+    credentialEpoch: Number(row.credential_epoch),
     attempts: Number(row.attempts),
     createdAt: toDate(row.created_at),
     expiresAt: toDate(row.expires_at),

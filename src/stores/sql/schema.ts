@@ -27,6 +27,8 @@ export interface UsersTable {
   disabled_at: NullableEpochMs;
   /** The creation of the user's latest session; only the administrator's view of the user reads it. */
   last_sign_in_at: NullableEpochMs;
+  /** The state of the user's credentials (`StoredUser.credentialEpoch`, migrations/2026-12-01-session-methods). */
+  credential_epoch: ColumnType<number, number | undefined, number>;
 }
 
 /** Every column of `users`, for queries that must name them (see `requestPathQueries`). */
@@ -42,6 +44,7 @@ export const USER_COLUMNS = [
   'updated_at',
   'disabled_at',
   'last_sign_in_at',
+  'credential_epoch',
 ] as const satisfies readonly (keyof UsersTable)[];
 
 // A column added to UsersTable and not to USER_COLUMNS fails to compile here.
@@ -59,8 +62,13 @@ export interface SessionsTable {
   authenticated_at: EpochMs;
   ip: string | null;
   user_agent: string | null;
-  /** 1 when the session was made with a second factor (see migrations/2026-11-27-second-factor). */
-  second_factor: ColumnType<number | boolean, number | undefined, number>;
+  /**
+   * How the session was authenticated: RFC 8176 `amr` values separated by single spaces, e.g. `pwd otp mfa`
+   * (`StoredSession.methods`, migrations/2026-12-01-session-methods).
+   */
+  amr: string;
+  /** The user's `credential_epoch` the session was issued under: it counts only while they are equal. */
+  credential_epoch: ColumnType<number, number | undefined, number>;
 }
 
 export interface TokensTable {
@@ -185,7 +193,8 @@ export interface RecoveryCodesTable {
 export interface LoginChallengesTable {
   token_hash: string;
   user_id: string;
-  password_binding: string;
+  /** The user's `credential_epoch` when the password was checked (migrations/2026-12-01-session-methods). */
+  credential_epoch: ColumnType<number, number | undefined, number>;
   attempts: ColumnType<number, number | undefined, number>;
   created_at: EpochMs;
   expires_at: EpochMs;

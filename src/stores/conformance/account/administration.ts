@@ -21,8 +21,8 @@ export function describeAdministration(suite: ConformanceSuite): void {
   const store = () => suite.store;
   const write = <T>(work: (tx: UserStoreTransaction) => Promise<T>): Promise<T> => suite.store.transaction(work);
   /** A login's write, as the core makes it. */
-  const login = (session: ReturnType<typeof suite.sessionRow>, passwordHash: string) =>
-    suite.store.transaction((tx) => tx.sessions.create(session, passwordHash), { durable: false });
+  const login = (session: ReturnType<typeof suite.sessionRow>) =>
+    suite.store.transaction((tx) => tx.sessions.create(session), { durable: false });
   /** `users.delete` as the administration asks it, its outcome `deleted` spelt `ok` as the other removals answer. */
   const deleteAsAdmin = async (userId: string, keepLastHolderOf?: string) => {
     const { outcome } = await write((tx) => tx.users.delete(userId, T0, { keepLastHolderOf }));
@@ -84,7 +84,7 @@ export function describeAdministration(suite: ConformanceSuite): void {
           tx.loginChallenges.create({
             tokenHash: 'challenge-1',
             userId: user.id,
-            passwordBinding: 'b',
+            credentialEpoch: 0,
             attempts: 0,
             createdAt: new Date(T0),
             expiresAt: new Date(HOUR_LATER),
@@ -112,7 +112,7 @@ export function describeAdministration(suite: ConformanceSuite): void {
       it('a disabled user gets no session and no token; users.enable lets it sign in again', async () => {
         const { user } = await registered('alice');
         assert.equal(await write((tx) => tx.users.disable(user.id, at(1))), 'ok');
-        assert.equal(await login(suite.sessionRow(user.id, 'late'), user.passwordHash), false);
+        assert.equal(await login(suite.sessionRow(user.id, 'late')), false);
         const link = message('passwordReset');
         const replaced = await write(async (tx) => {
           const to = await tx.tokens.replace(token(user.id, 'reset_password', HOUR_LATER, 'reset-late'), {
@@ -130,7 +130,7 @@ export function describeAdministration(suite: ConformanceSuite): void {
         const enabled = await store().users.findById(user.id);
         assert.equal(enabled?.disabledAt, null);
         assert.deepEqual(enabled?.updatedAt, at(2));
-        assert.equal(await login(suite.sessionRow(user.id, 'again'), user.passwordHash), true);
+        assert.equal(await login(suite.sessionRow(user.id, 'again')), true);
         assert.equal(await write((tx) => tx.users.enable(user.id, at(3))), 'ok', 'enabling an enabled user is ok');
         assert.deepEqual((await store().users.findById(user.id))?.updatedAt, at(2), 'and changes nothing');
       });
@@ -154,7 +154,7 @@ export function describeAdministration(suite: ConformanceSuite): void {
       it(`a disable racing ${RACERS} logins leaves no session, and no login succeeds after it`, async () => {
         for (let round = 0; round < 3; round++) {
           const { user } = await registered(`alice-${round}`);
-          const loginAs = (i: number) => login(suite.sessionRow(user.id, `${round}-${i}`), user.passwordHash);
+          const loginAs = (i: number) => login(suite.sessionRow(user.id, `${round}-${i}`));
           const settled = await Promise.allSettled([
             ...Array.from({ length: RACERS / 2 }, (_, i) => loginAs(i)),
             write((tx) => tx.users.disable(user.id, at(1))),
@@ -163,7 +163,7 @@ export function describeAdministration(suite: ConformanceSuite): void {
           const results = fulfilled(settled);
           assert.equal(results[RACERS / 2], 'ok');
           assert.deepEqual(await store().sessions.list(user.id), [], 'no session survives the disable');
-          assert.equal(await login(suite.sessionRow(user.id, `${round}-after`), user.passwordHash), false);
+          assert.equal(await login(suite.sessionRow(user.id, `${round}-after`)), false);
         }
       });
     });

@@ -162,7 +162,7 @@ export function describeAccountAudit(suite: ConformanceSuite): void {
         const { user } = await registered('alice');
         const session = suite.sessionRow(user.id, 's');
         const created = await audited(
-          (tx) => tx.sessions.create(session, user.passwordHash),
+          (tx) => tx.sessions.create(session),
           (ok) => about(audit, user.id, ok),
           { durable: false },
         );
@@ -172,7 +172,7 @@ export function describeAccountAudit(suite: ConformanceSuite): void {
       unchanged: async (audit) => {
         const { user } = await registered('alice');
         const created = await audited(
-          (tx) => tx.sessions.create(suite.sessionRow(user.id, 's'), 'stale'),
+          (tx) => tx.sessions.create(suite.sessionRow(user.id, 's', { credentialEpoch: 7 })),
           (ok) => about(audit, user.id, ok),
           { durable: false },
         );
@@ -287,7 +287,7 @@ export function describeAccountAudit(suite: ConformanceSuite): void {
         const { user } = await registered('alice');
         const session = await sessionFor(user.id, 's');
         const marked = await audited(
-          (tx) => tx.sessions.markAuthenticated(session.tokenHash, user.passwordHash, T0),
+          (tx) => tx.sessions.markAuthenticated(session.tokenHash, user.credentialEpoch, T0),
           (ok) => about(audit, user.id, ok),
         );
         assert.equal(marked, true);
@@ -297,7 +297,7 @@ export function describeAccountAudit(suite: ConformanceSuite): void {
         const { user } = await registered('alice');
         const session = await sessionFor(user.id, 's');
         const marked = await audited(
-          (tx) => tx.sessions.markAuthenticated(session.tokenHash, 'stale', T0),
+          (tx) => tx.sessions.markAuthenticated(session.tokenHash, user.credentialEpoch + 1, T0),
           (ok) => about(audit, user.id, ok),
         );
         assert.equal(marked, false);
@@ -415,7 +415,7 @@ export function describeAccountAudit(suite: ConformanceSuite): void {
         const challenge = {
           tokenHash: 'challenge-1',
           userId: user.id,
-          passwordBinding: 'binding',
+          credentialEpoch: 0,
           attempts: 0,
           createdAt: new Date(T0),
           expiresAt: new Date(HOUR_LATER),

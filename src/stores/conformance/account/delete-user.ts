@@ -4,17 +4,17 @@ import { describe, it, T0, T0_MINUS_1, message, type ConformanceSuite } from '..
 export function describeDeleteUser(suite: ConformanceSuite): void {
   const { registered, sessionFor, resetTokenFor, deleteUser, transaction } = suite;
   describe('users.delete', () => {
-    it('with an authorisation, deletes only while its session exists and its password hash is current', async () => {
+    it('with an authorisation, deletes only while its session exists and its credential epoch is current', async () => {
       const { user } = await registered('alice');
       const other = await registered('bob');
       await sessionFor(user.id, 'alice');
       await sessionFor(other.user.id, 'bob');
-      const holds = { sessionTokenHash: 'session-alice', passwordHash: user.passwordHash };
+      const holds = { sessionTokenHash: 'session-alice', credentialEpoch: user.credentialEpoch };
       const notice = message('accountDeleted');
       const refused = { outcome: 'unauthorised' };
 
       const deleting = (authorisation: typeof holds) => deleteUser(user.id, { authorisation, message: notice });
-      assert.deepEqual(await deleting({ ...holds, passwordHash: 'replaced' }), refused, 'hash changed');
+      assert.deepEqual(await deleting({ ...holds, credentialEpoch: 1 }), refused, 'credentials changed');
       assert.deepEqual(await deleting({ ...holds, sessionTokenHash: 'session-bob' }), refused, 'not her session');
       assert.deepEqual(await deleting({ ...holds, sessionTokenHash: 'unknown' }), refused, 'no such session');
       assert.equal(await transaction((tx) => tx.sessions.delete('session-alice')), true);
@@ -31,7 +31,7 @@ export function describeDeleteUser(suite: ConformanceSuite): void {
       const racers = async (label: string) => {
         const { user } = await registered(label);
         await sessionFor(user.id, label);
-        return { user, holds: { sessionTokenHash: `session-${label}`, passwordHash: user.passwordHash } };
+        return { user, holds: { sessionTokenHash: `session-${label}`, credentialEpoch: user.credentialEpoch } };
       };
       const reset = await racers('reset');
       const resetHash = await resetTokenFor(reset.user.id, 'reset');

@@ -23,6 +23,7 @@ export function describePasswords(suite: ConformanceSuite): void {
         ...user,
         passwordHash: 'h2',
         updatedAt: T0,
+        credentialEpoch: 1,
       });
       assert.equal((await suite.store.users.findById(user.id))?.passwordHash, 'h2');
       assert.equal(
@@ -41,7 +42,7 @@ export function describePasswords(suite: ConformanceSuite): void {
       const resetHash = await resetTokenFor(alice.user.id, 'alice');
       const now = new Date(T0.getTime() + 1000);
 
-      const changed = { ...alice.user, passwordHash: 'new-hash', updatedAt: now };
+      const changed = { ...alice.user, passwordHash: 'new-hash', updatedAt: now, credentialEpoch: 1 };
       assert.deepEqual(await change(alice.user.id, alice.user.passwordHash, 'new-hash', now), changed);
       assert.deepEqual(await suite.store.users.findById(alice.user.id), changed);
       assert.equal(await suite.store.sessions.findWithUser('session-alice-1'), null);
@@ -90,16 +91,14 @@ export function describePasswords(suite: ConformanceSuite): void {
       assert.ok(await suite.store.tokens.findUser(resetHash, 'reset_password', T0));
     });
 
-    it('sessions.create refuses a stale password hash and a deleted user, inserting nothing', async () => {
+    it('sessions.create refuses another credential epoch and a deleted user, inserting nothing', async () => {
       const { user } = await registered('alice');
-      assert.equal(
-        await transaction((tx) => tx.sessions.create(sessionRow(user.id, 'stale'), 'not-the-hash'), { durable: false }),
-        false,
-      );
+      const stale = sessionRow(user.id, 'stale', { credentialEpoch: 1 });
+      assert.equal(await transaction((tx) => tx.sessions.create(stale), { durable: false }), false);
       assert.equal(await suite.store.sessions.findWithUser('session-stale'), null);
       assert.equal((await transaction((tx) => tx.users.delete(user.id, T0))).outcome, 'deleted');
       assert.equal(
-        await transaction((tx) => tx.sessions.create(sessionRow(user.id, 'gone'), user.passwordHash), {
+        await transaction((tx) => tx.sessions.create(sessionRow(user.id, 'gone')), {
           durable: false,
         }),
         false,
@@ -122,7 +121,7 @@ export function describePasswords(suite: ConformanceSuite): void {
       const resetHash = await resetTokenFor(user.id, 'alice');
       // Started with the old hash: each lands before the reset (and is ended by it) or is refused.
       const before = Array.from({ length: 5 }, (_, i) =>
-        transaction((tx) => tx.sessions.create(sessionRow(user.id, `before-${i}`), user.passwordHash), {
+        transaction((tx) => tx.sessions.create(sessionRow(user.id, `before-${i}`)), {
           durable: false,
         }),
       );

@@ -269,11 +269,13 @@ export function describeSecondFactorUse(suite: ConformanceSuite): void {
     });
 
     describe('with the rest of the account', () => {
-      it('a session keeps whether it was made with a second factor, in the hot-path read and the list', async () => {
+      it('a session keeps how it was authenticated, in the hot-path read and the list', async () => {
         const { user } = await enrolled('alice');
         const plain = await sessionFor(user.id, 'plain');
-        const strong = await sessionFor(user.id, 'strong', { secondFactor: true, createdAt: MINUTE_LATER });
-        assert.equal((await suite.store.sessions.findWithUser(plain.tokenHash))?.session.secondFactor, false);
+        const methods = ['pwd', 'lookup_secret', 'mfa'] as const;
+        const strong = await sessionFor(user.id, 'strong', { methods, createdAt: MINUTE_LATER });
+        assert.deepEqual((await suite.store.sessions.findWithUser(plain.tokenHash))?.session.methods, ['pwd']);
+        assert.deepEqual((await suite.store.sessions.check(strong.tokenHash))?.methods, methods);
         assert.deepEqual(await suite.store.sessions.findWithUser(strong.tokenHash), { session: strong, user });
         assert.deepEqual(await suite.store.sessions.list(user.id), [strong, plain]);
       });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type {
+  AuthMethod,
   NewOutboxMessage,
   SecondFactorEnabling,
   StoredLoginChallenge,
@@ -11,12 +12,15 @@ import { describe, it, T0, HOUR_LATER, fulfilled, message, type ConformanceSuite
 const RACERS = 20;
 const MINUTE_LATER = new Date(T0.getTime() + 60_000);
 const FIVE_MINUTES_LATER = new Date(T0.getTime() + 5 * 60_000);
+/** What an enrolling session counts as once its code is proved. */
+const PASSWORD_AND_CODE: readonly AuthMethod[] = ['pwd', 'otp', 'mfa'];
 
 /**
  * The rows and calls both second-factor areas use (this one and `second-factor-use.ts`). Each change is its own
  * transaction, composed as the core composes it: a notice, when given, is queued with the change only when the store
  * answers that it made one.
  */
+
 export function secondFactorFixtures(suite: ConformanceSuite) {
   const write = <T>(work: (tx: UserStoreTransaction) => Promise<T>): Promise<T> => suite.store.transaction(work);
 
@@ -37,7 +41,7 @@ export function secondFactorFixtures(suite: ConformanceSuite) {
   ): StoredLoginChallenge => ({
     tokenHash: `challenge-${label}`,
     userId,
-    passwordBinding: `binding-${label}`,
+    credentialEpoch: 0,
     attempts: 0,
     createdAt: new Date(T0),
     expiresAt: new Date(FIVE_MINUTES_LATER),
@@ -65,7 +69,10 @@ export function secondFactorFixtures(suite: ConformanceSuite) {
     notice?: NewOutboxMessage,
     sessionTokenHash?: string,
     sealedSecret = waitingFactor(userId).sealedSecret,
-  ) => enableWith({ userId, sealedSecret, step, recoveryCodeHashes, now, sessionTokenHash }, notice);
+  ) => {
+    const methods = sessionTokenHash === undefined ? undefined : PASSWORD_AND_CODE;
+    return enableWith({ userId, sealedSecret, step, recoveryCodeHashes, now, sessionTokenHash, methods }, notice);
+  };
 
   /** A user whose factor is enabled at step 100 with recovery codes `code-<label>-1..3`. */
   const enrolled = async (label: string) => {
@@ -206,7 +213,7 @@ export function describeSecondFactor(suite: ConformanceSuite): void {
         assert.equal(await start(waitingFactor(user.id)), true);
         assert.equal(await enable(user.id, 7, ['c'], MINUTE_LATER, undefined, asking.tokenHash), true);
         const flag = async (tokenHash: string) =>
-          (await suite.store.sessions.findWithUser(tokenHash))!.session.secondFactor;
+          (await suite.store.sessions.findWithUser(tokenHash))!.session.methods.includes('mfa');
         assert.equal(await flag(asking.tokenHash), true);
         assert.equal(await flag(other.tokenHash), false);
         assert.equal(await start(waitingFactor(bob.user.id)), true);
@@ -280,7 +287,7 @@ export function describeSecondFactor(suite: ConformanceSuite): void {
         );
         assert.deepEqual(await factorOf(user.id), second, 'the newer secret still waits');
         assert.equal(await countCodes(user.id), 0, 'no codes were stored');
-        assert.equal((await suite.store.sessions.findWithUser(session.tokenHash))!.session.secondFactor, false);
+        assert.deepEqual((await suite.store.sessions.findWithUser(session.tokenHash))!.session.methods, ['pwd']);
         assert.ok(await suite.store.sessions.findWithUser(other.tokenHash), 'no session ended');
         assert.deepEqual(await messages(), [], 'no notice');
 
@@ -306,6 +313,7 @@ export function describeSecondFactor(suite: ConformanceSuite): void {
             recoveryCodeHashes: ['e1'],
             now: MINUTE_LATER,
             sessionTokenHash: asking.tokenHash,
+            methods: PASSWORD_AND_CODE,
             endOtherSessions: true,
           }),
         );
@@ -317,6 +325,14 @@ export function describeSecondFactor(suite: ConformanceSuite): void {
         );
         for (const ended of others) assert.equal(await suite.store.sessions.findWithUser(ended.tokenHash), null);
         assert.ok(await suite.store.sessions.findWithUser(bobs.tokenHash), "another user's session stays");
+        // The credential state moved: the kept session moved with it, and one issued under the old state is refused.
+        assert.equal(enabled?.user.credentialEpoch, user.credentialEpoch + 1);
+        assert.equal((await suite.store.users.findById(user.id))?.credentialEpoch, user.credentialEpoch + 1);
+        const kept = await suite.store.sessions.check(asking.tokenHash);
+        assert.deepEqual(kept?.methods, PASSWORD_AND_CODE);
+        const late = suite.sessionRow(user.id, 'late', { credentialEpoch: user.credentialEpoch });
+        assert.equal(await suite.store.transaction((tx) => tx.sessions.create(late), { durable: false }), false);
+        assert.equal((await suite.store.users.findById(bob.user.id))?.credentialEpoch, 0, "bob's state stays");
       });
 
       it('secondFactors.enable without endOtherSessions ends none, and counts none', async () => {
@@ -336,6 +352,7 @@ export function describeSecondFactor(suite: ConformanceSuite): void {
         );
         assert.equal(enabled?.sessionsEnded, 0);
         assert.ok(await suite.store.sessions.findWithUser(other.tokenHash));
+        assert.equal(enabled?.user.credentialEpoch, 0, 'the credential state stays');
       });
 
       it('an enabling racing new starts of the set-up: exactly one outcome, never a secret no code proved', async () => {

@@ -96,19 +96,15 @@ export function describeSessionDetails(suite: ConformanceSuite): void {
       assert.equal(await write((tx) => tx.sessions.deleteOthers('no-such-user', bobs.tokenHash, T0)), null);
     });
 
-    it('sessions.markAuthenticated moves authenticatedAt only while the password hash is still the one verified', async () => {
+    it('sessions.markAuthenticated moves authenticatedAt only while the credential epoch is still the one verified', async () => {
       const alice = await registered('alice');
       const bob = await registered('bob');
       const session = await sessionFor(alice.user.id, 'alice');
       const bobs = await sessionFor(bob.user.id, 'bob');
 
-      assert.equal(await write((tx) => tx.sessions.markAuthenticated(session.tokenHash, 'stale-hash', at(5))), false);
+      assert.equal(await write((tx) => tx.sessions.markAuthenticated(session.tokenHash, 1, at(5))), false);
       assert.equal(
-        await write((tx) => tx.sessions.markAuthenticated(session.tokenHash, bob.user.passwordHash, at(5))),
-        false,
-      );
-      assert.equal(
-        await write((tx) => tx.sessions.markAuthenticated('unknown', alice.user.passwordHash, at(5))),
+        await write((tx) => tx.sessions.markAuthenticated('unknown', alice.user.credentialEpoch, at(5))),
         false,
       );
       assert.deepEqual(
@@ -118,7 +114,7 @@ export function describeSessionDetails(suite: ConformanceSuite): void {
       );
 
       assert.equal(
-        await write((tx) => tx.sessions.markAuthenticated(session.tokenHash, alice.user.passwordHash, at(5))),
+        await write((tx) => tx.sessions.markAuthenticated(session.tokenHash, alice.user.credentialEpoch, at(5))),
         true,
       );
       assert.deepEqual((await suite.store.sessions.findWithUser(session.tokenHash))?.session, {
@@ -129,7 +125,7 @@ export function describeSessionDetails(suite: ConformanceSuite): void {
 
       assert.ok(await write((tx) => tx.passwords.change(alice.user.id, alice.user.passwordHash, 'new-hash', at(6))));
       assert.equal(
-        await write((tx) => tx.sessions.markAuthenticated(session.tokenHash, alice.user.passwordHash, at(7))),
+        await write((tx) => tx.sessions.markAuthenticated(session.tokenHash, alice.user.credentialEpoch, at(7))),
         false,
         'the session ended with the old password',
       );
@@ -162,9 +158,7 @@ export function describeSessionDetails(suite: ConformanceSuite): void {
           await Promise.allSettled<boolean | number | null>([
             write((tx) => tx.sessions.deleteById(user.id, target.id)),
             write((tx) => tx.sessions.deleteOthers(user.id, kept.tokenHash, T0)),
-            ...logins.map((login) =>
-              suite.store.transaction((tx) => tx.sessions.create(login, user.passwordHash), { durable: false }),
-            ),
+            ...logins.map((login) => suite.store.transaction((tx) => tx.sessions.create(login), { durable: false })),
           ]),
         );
         assert.ok(

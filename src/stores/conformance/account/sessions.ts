@@ -25,7 +25,7 @@ export function describeSessions(suite: ConformanceSuite): void {
       const { user } = await registered('alice');
       const session = await sessionFor(user.id, 'alice', {
         lastSeenAt: new Date(T0.getTime() + 5),
-        secondFactor: true,
+        methods: ['pwd', 'otp', 'mfa'],
       });
       const check = await suite.store.sessions.check(session.tokenHash);
 
@@ -34,7 +34,7 @@ export function describeSessions(suite: ConformanceSuite): void {
         disabled: false,
         expiresAt: session.expiresAt,
         lastSeenAt: session.lastSeenAt,
-        secondFactor: true,
+        methods: ['pwd', 'otp', 'mfa'],
       });
       // Nothing more than the host's view of the user: no hash, no keys.
       assert.deepEqual(Object.keys(check!.user).sort(), Object.keys(accountView(user)).sort());

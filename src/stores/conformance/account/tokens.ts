@@ -109,7 +109,7 @@ export function describeTokens(suite: ConformanceSuite): void {
       const now = new Date(T0.getTime() + 1000);
 
       const updated = await transaction((tx) => tx.passwords.reset(resetHash, 'new-hash', now));
-      assert.deepEqual(updated, { ...alice.user, passwordHash: 'new-hash', updatedAt: now });
+      assert.deepEqual(updated, { ...alice.user, passwordHash: 'new-hash', updatedAt: now, credentialEpoch: 1 });
       assert.equal((await suite.store.users.findById(alice.user.id))?.passwordHash, 'new-hash');
       assert.equal(await suite.store.sessions.findWithUser('session-alice-1'), null);
       assert.equal(await suite.store.sessions.findWithUser('session-alice-2'), null);

@@ -94,7 +94,7 @@ export function describeTransactions(suite: ConformanceSuite): void {
       const event = auditEvent('password_change', { actorId: user.id, subjectId: user.id });
       const writeAll = async (tx: UserStoreTransaction) => {
         assert.ok((await tx.users.create(bob, token(bob.id, 'verify_email', HOUR_LATER, 'verify-bob'))).ok);
-        assert.equal(await tx.sessions.create(sessionRow(user.id, 'alice-new'), user.passwordHash), true);
+        assert.equal(await tx.sessions.create(sessionRow(user.id, 'alice-new')), true);
         assert.equal(await tx.sessions.delete('session-alice-old'), true);
         assert.equal(await tx.passwords.rehash(user.id, user.passwordHash, 'stronger-hash', T0), true);
         await tx.outbox.add(notice, user);
@@ -140,7 +140,7 @@ export function describeTransactions(suite: ConformanceSuite): void {
 
       const created = await wrapped.transaction(
         async (tx) => {
-          const made = await tx.sessions.create(session, user.passwordHash);
+          const made = await tx.sessions.create(session);
           await tx.audit.add(event);
           return made;
         },

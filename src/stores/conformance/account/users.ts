@@ -10,7 +10,13 @@ export function describeUsers(suite: ConformanceSuite): void {
       const verification = token(user.id, 'verify_email', HOUR_LATER, 'verify-alice');
       const result = await transaction((tx) => tx.users.create(user, verification));
 
-      const expected: StoredUser = { ...user, verified: false, updatedAt: user.createdAt, disabledAt: null };
+      const expected: StoredUser = {
+        ...user,
+        verified: false,
+        updatedAt: user.createdAt,
+        disabledAt: null,
+        credentialEpoch: 0,
+      };
       assert.deepEqual(result, { ok: true, user: expected, owner: null });
       assert.deepEqual(await suite.store.users.findById(user.id), expected);
       assert.deepEqual(await suite.store.users.findByUsernameKey(user.usernameKey), expected);
@@ -88,6 +94,7 @@ export function describeUsers(suite: ConformanceSuite): void {
         createdAt: new Date(createdAt),
         updatedAt: new Date(createdAt),
         disabledAt: null,
+        credentialEpoch: 0,
       };
 
       input.username = 'mallory';

@@ -6,7 +6,7 @@ import { type Database, USER_COLUMNS } from '../schema';
 import { endSessionsAndResets } from './credential-ends';
 import { consumeToken } from './sql-token-records';
 import type { SqlUnit } from './unit-of-work';
-import { lockUser, sessionStillOpen, type UserRow } from './user-rows';
+import { lockUser, NEXT_CREDENTIAL_EPOCH, sessionStillOpen, type UserRow } from './user-rows';
 
 /** The password of each account, inside a transaction. */
 export class SqlPasswordRecords implements PasswordRecords {
@@ -18,7 +18,7 @@ export class SqlPasswordRecords implements PasswordRecords {
     if (userId === null) return null;
     const row = await trx
       .updateTable('users')
-      .set({ password_hash: newPasswordHash, updated_at: now.getTime() })
+      .set({ password_hash: newPasswordHash, updated_at: now.getTime(), credential_epoch: NEXT_CREDENTIAL_EPOCH })
       .where('id', '=', userId)
       .returningAll()
       .executeTakeFirst();
@@ -40,7 +40,7 @@ export class SqlPasswordRecords implements PasswordRecords {
       if (rowLocks) await lockUser(trx, userId);
       if (!(await sessionStillOpen(trx, sessionTokenHash, userId, rowLocks))) return null;
     }
-    const row = await replacePasswordHash(trx, userId, expectedHash, newPasswordHash, now);
+    const row = await replacePasswordHash(trx, userId, expectedHash, newPasswordHash, now, true);
     if (!row) return null;
     await endSessionsAndResets(trx, userId, now);
     return fromUserRow(row);
@@ -48,13 +48,15 @@ export class SqlPasswordRecords implements PasswordRecords {
 
   async rehash(userId: string, expectedHash: string, newPasswordHash: string, now: Date): Promise<boolean> {
     const trx = await this.unit.ready();
-    return (await replacePasswordHash(trx, userId, expectedHash, newPasswordHash, now)) !== null;
+    // The same password: the credential state, and every session under it, stays.
+    return (await replacePasswordHash(trx, userId, expectedHash, newPasswordHash, now, false)) !== null;
   }
 }
 
 /**
- * Conditional on the hash the caller verified against, so a password changed meanwhile is never overwritten. Returns
- * the user as it is now, or null when nothing was replaced.
+ * Conditional on the hash the caller verified against, so a password changed meanwhile is never overwritten; a new
+ * password (`endsSessions`) moves the credential state on. Returns the user as it is now, or null when nothing was
+ * replaced.
  */
 async function replacePasswordHash(
   trx: Kysely<Database>,
@@ -62,10 +64,12 @@ async function replacePasswordHash(
   expectedHash: string,
   newPasswordHash: string,
   now: Date,
+  endsSessions: boolean,
 ): Promise<UserRow | null> {
   const row = await trx
     .updateTable('users')
     .set({ password_hash: newPasswordHash, updated_at: now.getTime() })
+    .$if(endsSessions, (query) => query.set({ credential_epoch: NEXT_CREDENTIAL_EPOCH }))
     .where('id', '=', userId)
     .where('password_hash', '=', expectedHash)
     .returning(USER_COLUMNS)

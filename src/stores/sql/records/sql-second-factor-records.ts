@@ -10,7 +10,7 @@ import { fromSecondFactorRow, fromUserRow, toSecondFactorRow } from '../rows';
 import type { Database } from '../schema';
 import { firstRowBy } from './sql-user-reads';
 import type { SqlUnit } from './unit-of-work';
-import { lockedUser } from './user-rows';
+import { lockedUser, nextCredentialEpoch } from './user-rows';
 
 /** The second factor and its recovery codes, read on `db` (the store's, or a transaction's). */
 export class SqlSecondFactorReads implements SecondFactorReads {
@@ -85,10 +85,14 @@ export class SqlSecondFactorRecords implements SecondFactorRecords {
       .executeTakeFirst();
     if (enabled.numUpdatedRows === 0n) return null;
     await replaceCodes(trx, userId, enabling.recoveryCodeHashes, enabling.now);
-    if (sessionTokenHash !== undefined) {
+    // Ending the other sessions is a change of the credential state: a session a racing sign-in made under the old
+    // one fails everywhere. The kept session is moved to the new state.
+    const now = enabling.endOtherSessions ? await nextCredentialEpoch(trx, userId) : user;
+    const { methods } = enabling;
+    if (sessionTokenHash !== undefined && (methods !== undefined || now !== user)) {
       await trx
         .updateTable('sessions')
-        .set({ second_factor: 1 })
+        .set({ credential_epoch: Number(now.credential_epoch), ...(methods && { amr: methods.join(' ') }) })
         .where('token_hash', '=', sessionTokenHash)
         .where('user_id', '=', userId)
         .execute();
@@ -102,7 +106,7 @@ export class SqlSecondFactorRecords implements SecondFactorRecords {
         .executeTakeFirst();
       sessionsEnded = Number(deleted.numDeletedRows);
     }
-    return { user: fromUserRow(user), sessionsEnded };
+    return { user: fromUserRow(now), sessionsEnded };
   }
 
   async useTotpStep(userId: string, step: number): Promise<boolean> {

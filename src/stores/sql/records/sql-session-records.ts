@@ -46,7 +46,8 @@ export class SqlSessionReads implements SessionReads {
       authenticated_at: row.session_authenticated_at,
       ip: row.session_ip,
       user_agent: row.session_user_agent,
-      second_factor: row.session_second_factor,
+      amr: row.session_amr,
+      credential_epoch: row.session_credential_epoch,
     });
     return { session, user: fromUserRow(row) };
   }
@@ -75,8 +76,8 @@ export class SqlSessionReads implements SessionReads {
 export class SqlSessionRecords implements SessionRecords {
   constructor(private readonly unit: SqlUnit) {}
 
-  async create(session: StoredSession, passwordHash: string): Promise<boolean> {
-    // The user row first, in one conditional UPDATE that is both the check (this password hash, not disabled) and the
+  async create(session: StoredSession): Promise<boolean> {
+    // The user row first, in one conditional UPDATE that is both the check (this credential state, not disabled) and the
     // row lock: where writers lock rows (PostgreSQL), it waits for a reset, change, deletion or disable of the user
     // that is under way, and then judges the row as that left it (READ COMMITTED re-checks the condition on the new
     // version). Otherwise it could pass the old row and insert after the change had already ended the user's
@@ -89,7 +90,7 @@ export class SqlSessionRecords implements SessionRecords {
         .updateTable('users')
         .set({ last_sign_in_at: session.createdAt.getTime() })
         .where('id', '=', session.userId)
-        .where('password_hash', '=', passwordHash)
+        .where('credential_epoch', '=', session.credentialEpoch)
         .where('disabled_at', 'is', null),
     );
     if (!signedIn.numAffectedRows) return false;
@@ -149,16 +150,16 @@ export class SqlSessionRecords implements SessionRecords {
     return Number(result.numDeletedRows);
   }
 
-  async markAuthenticated(tokenHash: string, passwordHash: string, at: Date): Promise<boolean> {
+  async markAuthenticated(tokenHash: string, credentialEpoch: number, at: Date): Promise<boolean> {
     const trx = await this.unit.ready();
     // The user row first (the lock order), FOR SHARE: a password change or reset under way finishes first, and
-    // the hash is then judged as it left it (and the session is gone with it).
+    // the credential state is then judged as it left it (and the session is gone with it).
     const holder = await trx
       .selectFrom('sessions as s')
       .innerJoin('users as u', 'u.id', 's.user_id')
       .select('u.id')
       .where('s.token_hash', '=', tokenHash)
-      .where('u.password_hash', '=', passwordHash)
+      .where('u.credential_epoch', '=', credentialEpoch)
       .$if(this.unit.capabilities.rowLocks, (query) => query.forShare('u'))
       .executeTakeFirst();
     if (!holder) return false;

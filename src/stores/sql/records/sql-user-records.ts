@@ -42,7 +42,13 @@ export class SqlUserRecords implements UserRecords {
 
   async create(user: NewUser, verification: StoredToken, expiredUnverifiedBefore?: Date): Promise<CreateUserResult> {
     const { capabilities } = this.unit;
-    const row = toUserRow({ ...user, verified: false, updatedAt: user.createdAt, disabledAt: null });
+    const row = toUserRow({
+      ...user,
+      verified: false,
+      updatedAt: user.createdAt,
+      disabledAt: null,
+      credentialEpoch: 0,
+    });
     // One read finds both possible holders: of the name (any account), and of the address (a verified one).
     const holders = async (db: Kysely<Database>) =>
       judgeHolders(
@@ -83,7 +89,7 @@ export class SqlUserRecords implements UserRecords {
     this.unit.queue((db) => db.insertInto('tokens').values(toTokenRow(verification)));
     return {
       ok: true,
-      user: fromUserRow({ ...row, disabled_at: null, last_sign_in_at: null }),
+      user: fromUserRow({ ...row, disabled_at: null, last_sign_in_at: null, credential_epoch: 0 }),
       owner: found.owner ? fromUserRow(found.owner) : null,
     };
   }
@@ -199,7 +205,7 @@ export class SqlUserRecords implements UserRecords {
     if (!row) return { outcome: 'unknown_user' };
     if (
       authorisation &&
-      (row.password_hash !== authorisation.passwordHash ||
+      (Number(row.credential_epoch) !== authorisation.credentialEpoch ||
         !(await sessionStillOpen(trx, authorisation.sessionTokenHash, userId, rowLocks)))
     ) {
       return { outcome: 'unauthorised' };

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { GLOBAL_SCOPE, type GrantScope } from '../../../services/store/access-records';
 import { type Database, USER_COLUMNS, type UsersTable } from '../schema';
 
@@ -27,6 +27,22 @@ export async function lockedUser(trx: Kysely<Database>, userId: string, rowLocks
     .$if(rowLocks, (query) => query.forNoKeyUpdate())
     .executeTakeFirst();
   return row ?? null;
+}
+
+/** `users.credential_epoch` moved on by one, in the UPDATE of a change of credentials that ends sessions. */
+export const NEXT_CREDENTIAL_EPOCH = sql<number>`credential_epoch + 1`;
+
+/**
+ * Moves the user's credential state on by one (a change of credentials that ends sessions); the row as it now is.
+ * Callers hold the user row already (the lock order).
+ */
+export async function nextCredentialEpoch(trx: Kysely<Database>, userId: string): Promise<UserRow> {
+  return trx
+    .updateTable('users')
+    .set({ credential_epoch: NEXT_CREDENTIAL_EPOCH })
+    .where('id', '=', userId)
+    .returning(USER_COLUMNS)
+    .executeTakeFirstOrThrow();
 }
 
 /** The user row, or null when gone. */
