@@ -16,7 +16,10 @@
  * Sign-in and registration hash a password each (about a second a request under valgrind), so they answer fewer
  * (`--signins A,B`, default 20,60).
  *
- *   npm run bench:instructions -- --requests 3000,9000 --signins 20,60 --parallel 2
+ * `--only TEXT` counts only the rows whose name contains TEXT (with `perm`, the perm host route alone: an A/B of two
+ * checkouts side by side, under the same load).
+ *
+ *   npm run bench:instructions -- --requests 3000,9000 --signins 20,60 --parallel 2 [--only perm]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -46,7 +49,7 @@ interface Target {
 }
 
 async function main(): Promise<void> {
-  const { requests, signins, parallel } = parseArgs(process.argv.slice(2));
+  const { requests, signins, parallel, only } = parseArgs(process.argv.slice(2));
   if (!(await hasValgrind())) {
     process.stderr.write('bench:instructions needs valgrind on PATH (Debian: apt-get install valgrind)\n');
     process.exit(2);
@@ -107,20 +110,22 @@ async function main(): Promise<void> {
         requests: signins,
       },
     ];
-    const counts = await inBatches(targets, parallel, async (target) => {
+    const chosen = targets.filter((target) => only === undefined || target.name.includes(only));
+    const counts = await inBatches(chosen, parallel, async (target) => {
       const [a, b] = target.requests ?? requests;
       const [few, many] = [await countRun(target, env, cwd, a), await countRun(target, env, cwd, b)];
       return (many - few) / (b - a);
     });
-    const referenceCount = counts[targets.indexOf(reference)];
+    const referenceIndex = chosen.indexOf(reference);
     process.stdout.write(
       `Node ${process.version}; instructions per request, from runs of ${requests.join(' and ')} ` +
         `(sign-in and registration: ${signins.join(' and ')})\n\n`,
     );
     process.stdout.write('| row | instructions per request | to the reference |\n|---|---:|---:|\n');
-    targets.forEach((target, index) => {
-      const ratio = (counts[index] / referenceCount).toFixed(2);
-      process.stdout.write(`| ${target.name} | ${Math.round(counts[index])} | ${ratio}x |\n`);
+    chosen.forEach((target, index) => {
+      // Without the reference (`--only`), no ratio.
+      const ratio = referenceIndex < 0 ? '-' : `${(counts[index] / counts[referenceIndex]).toFixed(2)}x`;
+      process.stdout.write(`| ${target.name} | ${Math.round(counts[index])} | ${ratio} |\n`);
     });
   } finally {
     await database.drop();
@@ -128,16 +133,25 @@ async function main(): Promise<void> {
   }
 }
 
-function parseArgs(argv: string[]): { requests: [number, number]; signins: [number, number]; parallel: number } {
+interface Options {
+  requests: [number, number];
+  signins: [number, number];
+  parallel: number;
+  only?: string;
+}
+
+function parseArgs(argv: string[]): Options {
   let requests: [number, number] = [3000, 9000];
   let signins: [number, number] = [20, 60];
   let parallel = 2;
+  let only: string | undefined;
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1] ?? ''];
     if (flag === '--requests') requests = value.split(',').map(Number) as [number, number];
     else if (flag === '--signins') signins = value.split(',').map(Number) as [number, number];
     else if (flag === '--parallel') parallel = Number(value);
-    else throw new Error(`unknown option ${flag} (use --requests A,B, --signins A,B and --parallel N)`);
+    else if (flag === '--only') only = value;
+    else throw new Error(`unknown option ${flag} (use --requests A,B, --signins A,B, --parallel N and --only TEXT)`);
   }
   for (const [flag, pair] of [
     ['--requests', requests],
@@ -146,7 +160,7 @@ function parseArgs(argv: string[]): { requests: [number, number]; signins: [numb
     if (!(pair[0] > 0 && pair[1] > pair[0])) throw new Error(`${flag} takes two counts, the first smaller`);
   }
   if (!(parallel >= 1)) throw new Error('--parallel takes a count of at least 1');
-  return { requests, signins, parallel };
+  return { requests, signins, parallel, only };
 }
 
 /** Told apart in registration names, so that every run of one bench registers new names. */
