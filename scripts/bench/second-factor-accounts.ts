@@ -110,10 +110,12 @@ async function enrol(
     secret: Secret.fromBase32(secret),
   });
   const lastStep = await confirmWithEarlierCode(accounts, session, app);
-  const user = await store.users.findByUsernameKey(usernameKeyOf(username));
+  const found = await store.passwords.findForSignIn(usernameKeyOf(username));
+  const current = found?.passwordHash;
   if (
-    !user ||
-    !(await store.transaction((tx) => tx.passwords.rehash(user.id, user.passwordHash, fullCostHash, new Date())))
+    !found ||
+    !current ||
+    !(await store.transaction((tx) => tx.passwords.rehash(found.user.id, current, fullCostHash, new Date())))
   ) {
     throw new Error(`seeding: could not give ${username} its password hash`);
   }

@@ -70,13 +70,14 @@ export const FEATURES: readonly Feature[] = [
       'password_change',
       'account_deleted',
     ],
-    tables: ['tokens'],
+    tables: ['tokens', 'credentials'],
     migrations: [
       '2026-11-22-initial',
       '2026-11-23-expiry-indexes',
       '2026-11-24-outbox',
       '2026-11-25-address-claims',
       '2026-11-30-kinds-checked-in-code',
+      '2026-12-02-credentials',
     ],
   },
   {
@@ -113,7 +114,7 @@ export const FEATURES: readonly Feature[] = [
       'recovery_codes_regenerated',
       'recovery_code_used',
     ],
-    tables: ['second_factors', 'recovery_codes', 'login_challenges'],
+    tables: ['login_challenges'],
     migrations: ['2026-11-27-second-factor'],
   },
   {

@@ -276,26 +276,32 @@ export class AccountContext {
     return isExpiredRegistration(user, now, this.options.unverifiedRegistrationTtlMs);
   }
 
-  /** Re-authentication before a sensitive change; a failure is a security event of that change (`event`). */
+  /**
+   * Re-authentication before a sensitive change; a failure is a security event of that change (`event`). Returns the
+   * hash the password was verified against, for a write conditional on it. An account without a password fails as a
+   * wrong password does.
+   */
   async checkPassword(
     user: StoredUser,
     password: string,
     message: string,
     event: 'password_change' | 'account_deleted' | 'reauthenticate',
     { clearGuesses = true }: { clearGuesses?: boolean } = {},
-  ): Promise<void> {
+  ): Promise<string> {
     // A stolen session must not make the current-password check an unthrottled oracle: it shares login's budget.
     await this.takePasswordGuess(user.usernameKey, user.id);
-    const ok =
-      !this.policy.isOverlong(password) &&
-      (await this.passwords.verify(user.passwordHash, this.policy.normalize(password)));
-    if (!ok) {
+    const overlong = this.policy.isOverlong(password);
+    const hash = overlong ? null : await this.store.passwords.hashOf(user.id);
+    const ok = !overlong && (await this.passwords.verifyOrDummy(hash, this.policy.normalize(password)));
+    // (`ok` implies a hash: none verifies nothing.)
+    if (!ok || hash === null) {
       this.logger.info({ event, outcome: 'wrong_password', userId: user.id }, 'current password refused');
       await this.audit.record(event, 'wrong_password', self(user.id));
       throw new AccountError('invalid_credentials', message);
     }
     // Not when a code is still to come: for an account with a second factor only a right code clears the count.
     if (clearGuesses) await this.forgetPasswordGuesses(user.usernameKey);
+    return hash;
   }
 
   /**
@@ -340,11 +346,11 @@ export class AccountContext {
    * Rehash on login when the parameters were raised; conditional, so a concurrent password change wins. The password
    * is the same, so the credential state does not move.
    */
-  async rehashIfOutdated(user: StoredUser, password: string): Promise<void> {
-    if (!this.passwords.needsRehash(user.passwordHash)) return;
+  async rehashIfOutdated(user: StoredUser, passwordHash: string, password: string): Promise<void> {
+    if (!this.passwords.needsRehash(passwordHash)) return;
     const newHash = await this.passwords.hash(password);
     const now = this.clock.now();
-    await this.store.transaction((tx) => tx.passwords.rehash(user.id, user.passwordHash, newHash, now));
+    await this.store.transaction((tx) => tx.passwords.rehash(user.id, passwordHash, newHash, now));
   }
 
   async requireUser(username: string): Promise<StoredUser> {

@@ -251,15 +251,17 @@ export class AccountService {
     const usernameKey = usernameKeyOf(username);
     // Keyed by the name asked for, not the user: unknown and existing names are throttled alike.
     await this.core.takePasswordGuess(usernameKey);
-    const user = await this.core.store.users.findByUsernameKey(usernameKey);
-    if (!user || this.core.hasExpired(user, this.core.clock.now())) {
+    const found = await this.core.store.passwords.findForSignIn(usernameKey);
+    if (!found || this.core.hasExpired(found.user, this.core.clock.now())) {
       await this.core.passwords.verifyDummy(candidate);
       this.core.logger.info({ event: 'login', outcome: 'unknown_user' }, 'login failed');
       // Not the name asked for: a password typed into the username field must not land in the trail.
       await this.core.audit.record('login', 'unknown_user', anonymous(null));
       throw invalidCredentials();
     }
-    if (!(await this.core.passwords.verify(user.passwordHash, candidate))) {
+    const { user, passwordHash } = found;
+    // An account without a password answers as a wrong password does, after the same argon2 work.
+    if (!(await this.core.passwords.verifyOrDummy(passwordHash, candidate))) {
       this.core.logger.info({ event: 'login', outcome: 'wrong_password', userId: user.id }, 'login failed');
       await this.core.audit.record('login', 'wrong_password', anonymous(user.id));
       throw invalidCredentials();
@@ -277,7 +279,7 @@ export class AccountService {
       throw accountDisabled();
     }
     // The same password, so the credential state (and every session under it) stays.
-    await this.core.rehashIfOutdated(user, candidate);
+    if (passwordHash !== null) await this.core.rehashIfOutdated(user, passwordHash, candidate);
     // With a second factor, the password alone clears nothing: the guesses at codes that follow count on top of the
     // password guesses, and only a right code starts the count over.
     const challenge = await this.secondFactors.challengeFor(user, client);
@@ -424,7 +426,12 @@ export class AccountService {
   async changePassword(token: string, oldPassword: string, newPassword: string): Promise<void> {
     const user = await this.core.requireSessionUser(token);
     const sessionTokenHash = this.core.tokens.hash(token);
-    await this.core.checkPassword(user, oldPassword, 'Current password is incorrect', 'password_change');
+    const oldHash = await this.core.checkPassword(
+      user,
+      oldPassword,
+      'Current password is incorrect',
+      'password_change',
+    );
     const password = this.core.policy.check(newPassword, { username: user.username, email: user.email });
     if (password === this.core.policy.normalize(oldPassword)) {
       throw new AccountError('weak_password', 'New password must differ from the current one');
@@ -435,7 +442,7 @@ export class AccountService {
     // Conditional on the hash we verified and on this session: a change, reset or logout-all that committed while
     // we hashed wins.
     const changed = await this.core.changeOfUser(
-      (tx) => tx.passwords.change(user.id, user.passwordHash, passwordHash, now, sessionTokenHash),
+      (tx) => tx.passwords.change(user.id, oldHash, passwordHash, now, sessionTokenHash),
       notice,
       this.core.audit.event('password_change', 'success', self(user.id)),
     );

@@ -95,6 +95,14 @@ export class PasswordHasher {
     return false;
   }
 
+  /**
+   * `verify` against the account's password hash; for an account without a password (null), the dummy's work and
+   * false, so that it answers as a wrong password does, in the same time.
+   */
+  async verifyOrDummy(passwordHash: string | null, password: string): Promise<boolean> {
+    return passwordHash === null ? this.verifyDummy(password) : this.verify(passwordHash, password);
+  }
+
   /** True when the stored hash is not argon2id or was made with other parameters than the current ones. */
   needsRehash(passwordHash: string): boolean {
     const stored = parseArgon2Parameters(passwordHash);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 // Recovery codes: the way back in when the authenticator is lost. Each is 80 random bits, written as 16 base32
-// characters in four groups; only a keyed hash of each is stored (see `recoveryCodeKey`), and using one deletes it.
+// characters in four groups; only a keyed hash of each is stored (see `recoveryCodeKey`), and using one marks it used.
 
 export const RECOVERY_CODE_COUNT = 10;
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';

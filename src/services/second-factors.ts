@@ -338,7 +338,7 @@ export class SecondFactors {
     await this.core.forgetPasswordGuesses(user.usernameKey);
   }
 
-  /** Whether the proof is right, spending it: the TOTP step is recorded as used, the recovery code deleted. */
+  /** Whether the proof is right, spending it: the TOTP step is recorded as used, the recovery code marked used. */
   private async proves(user: StoredUser, proof: SecondFactorProof, now: Date, by: AuditParties): Promise<boolean> {
     const { store } = this.core;
     if (typeof proof.code === 'string') {
@@ -347,7 +347,7 @@ export class SecondFactors {
       const secret = this.secretOf(factor);
       const step = secret === null ? null : totpStepOf(secret, proof.code, now);
       if (step === null) return false;
-      if (await store.transaction((tx) => tx.secondFactors.useTotpStep(user.id, step))) return true;
+      if (await store.transaction((tx) => tx.secondFactors.useTotpStep(user.id, step, now))) return true;
       this.core.logger.info({ event: 'login_second_factor', outcome: 'replayed_step', userId: user.id }, 'code reused');
       return false;
     }
@@ -358,7 +358,7 @@ export class SecondFactors {
       const audit = this.core.audit.event('recovery_code_used', 'success', by);
       const notice = this.notice('recoveryCodeUsed', now);
       const used = await this.core.changeOfUser(
-        (tx) => tx.secondFactors.consumeRecoveryCode(user.id, hash),
+        (tx) => tx.secondFactors.consumeRecoveryCode(user.id, hash, now),
         notice,
         audit,
       );

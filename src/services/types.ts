@@ -7,7 +7,6 @@ export interface StoredUser {
   usernameKey: string;
   email: string;
   emailKey: string;
-  passwordHash: string;
   verified: boolean;
   createdAt: Date;
   updatedAt: Date;

@@ -3,7 +3,7 @@ import type { AdminReads } from './store/admin-reads';
 import type { AuditReads, AuditWriter } from './store/audit-records';
 import type { EmailChangeReads, EmailChangeRecords } from './email-changes/email-change-records';
 import type { OutboxQueue, OutboxWriter } from './store/outbox-records';
-import type { PasswordRecords, TokenReads, TokenRecords } from './store/password-records';
+import type { PasswordReads, PasswordRecords, TokenReads, TokenRecords } from './store/password-records';
 import type {
   LoginChallengeReads,
   LoginChallengeRecords,
@@ -75,6 +75,7 @@ export interface ExpiryCutoffs {
 export interface UserStore {
   transaction<T>(work: (tx: UserStoreTransaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
   readonly users: UserReads;
+  readonly passwords: PasswordReads;
   readonly tokens: TokenReads;
   readonly emailChanges: EmailChangeReads;
   readonly sessions: SessionReads;

@@ -8,6 +8,7 @@ import type {
   OutboxQueue,
   SecondFactorReads,
   SessionReads,
+  PasswordReads,
   TokenReads,
   TransactionOptions,
   UserReads,
@@ -50,6 +51,7 @@ export class MemoryUserStore implements UserStore {
   private readonly records: UserStoreTransaction;
 
   readonly users: UserReads;
+  readonly passwords: PasswordReads;
   readonly tokens: TokenReads;
   readonly emailChanges: EmailChangeReads;
   readonly sessions: SessionReads;
@@ -76,6 +78,7 @@ export class MemoryUserStore implements UserStore {
     };
     // The same classes on the committed tables, whose writes throw: only the reads are reachable through the types.
     this.users = new MemoryUserRecords(committed);
+    this.passwords = new MemoryPasswordRecords(committed);
     this.tokens = new MemoryTokenRecords(committed);
     this.emailChanges = new MemoryEmailChangeRecords(committed);
     this.sessions = new MemorySessionReads(this.state);

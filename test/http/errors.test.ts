@@ -513,7 +513,7 @@ for (const driver of DRIVERS)
       });
 
       it('a store failure in the core is a 500 too', async () => {
-        t.store.users.findByUsernameKey = async () => {
+        t.store.passwords.findForSignIn = async () => {
           throw new Error('disk on fire');
         };
         const response = await t.http.post(`${PREFIX}/login`).send({ username: 'zed', password: PASSWORD });

@@ -118,7 +118,6 @@ describe('resolveAccountService / resolveSerializer', () => {
       usernameKey: 'alice',
       email: 'alice@example.com',
       emailKey: 'alice@example.com',
-      passwordHash: '$argon2id$secret',
       verified: true,
       createdAt: new Date(0),
       updatedAt: new Date(0),

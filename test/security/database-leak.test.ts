@@ -118,8 +118,12 @@ function describeLeakTest(name: string, openStore: () => Promise<StoreUnderTest>
     let t: SecurityApp;
     let run: Run;
     const cells = () => storedValues(run.dump);
-    /** Stored secrets: every value of a column named like a hash (token_hash, password_hash, and any added later). */
-    const storedHashes = () => cells().filter((cell) => /hash/i.test(cell.column));
+    /**
+     * Stored secrets: every value of a column named like a hash (token_hash, and any added later), and every
+     * credential's secret (a password hash, a sealed TOTP secret, a recovery code's hash).
+     */
+    const storedHashes = () =>
+      cells().filter((cell) => /hash/i.test(cell.column) || (cell.table === 'credentials' && cell.column === 'secret'));
     const hashesOf = (column: string) => cells().filter((cell) => cell.column === column);
 
     before(async function () {
@@ -187,10 +191,12 @@ function describeLeakTest(name: string, openStore: () => Promise<StoreUnderTest>
     });
 
     it('no stored password hash logs its user in as a password', async () => {
-      for (const row of run.dump.get('users')!) {
-        const answer = await t.http
-          .post(`${PREFIX}/login`)
-          .send({ username: row.username, password: String(row.password_hash) });
+      const users = run.dump.get('users')!;
+      const passwords = run.dump.get('credentials')!.filter((row) => row.kind === 'password');
+      expect(passwords.length).to.equal(users.length);
+      for (const row of passwords) {
+        const username = users.find((user) => user.id === row.user_id)!.username;
+        const answer = await t.http.post(`${PREFIX}/login`).send({ username, password: String(row.secret) });
         expectError(answer, 401, 'invalid_credentials');
       }
     });

@@ -17,7 +17,11 @@ describe('Security checklist: Passwords', () => {
   afterEach(() => t.close());
 
   const storedHash = (username: string) =>
-    execute(t.filename, 'select password_hash from users where username_key = ?', username)[0]?.password_hash as string;
+    execute(
+      t.filename,
+      "select c.secret from credentials c join users u on u.id = c.user_id where u.username_key = ? and c.kind = 'password'",
+      username,
+    )[0]?.secret as string;
 
   it('P1: length is counted in code points after NFKC, at least 12 (configurable) and at most 128', async () => {
     expect((await t.register('emoji', 'emoji@example.com', TWELVE_EMOJI)).status).to.equal(201);

@@ -26,8 +26,8 @@ describe('Security checklist: Storage and faults', () => {
     const insert = (usernameKey: string, emailKey: string) => () =>
       execute(
         t.filename,
-        'insert into users (id, username, username_key, email, email_key, password_hash, verified, created_at, updated_at) ' +
-          `values (?, ?, ?, ?, ?, 'x', ${verified}, 0, 0)`,
+        'insert into users (id, username, username_key, email, email_key, verified, created_at, updated_at) ' +
+          `values (?, ?, ?, ?, ?, ${verified}, 0, 0)`,
         `id-${usernameKey}-${emailKey}`,
         usernameKey,
         usernameKey,

@@ -86,9 +86,9 @@ describe('bounded password hashing (C6)', () => {
     const h = makeHarness({ options: { hashing: CHEAP_HASHING } });
     await h.createVerifiedUser('alice');
     const user = (await h.store.users.findByUsernameKey('alice'))!;
-    const [, , , , salt, digest] = user.passwordHash.split('$');
+    const [, , , , salt, digest] = (await h.store.passwords.hashOf(user.id))!.split('$');
     for (const params of ['m=4194304,t=1,p=1', 'm=1024,t=100000,p=1', 'm=1024,t=1,p=255']) {
-      const current = (await h.store.users.findByUsernameKey('alice'))!.passwordHash;
+      const current = (await h.store.passwords.hashOf(user.id))!;
       const planted = `$argon2id$v=19$${params}$${salt}$${digest}`;
       expect(await h.store.transaction((tx) => tx.passwords.rehash(user.id, current, planted, h.clock.now()))).to.equal(
         true,

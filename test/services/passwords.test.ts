@@ -112,7 +112,7 @@ describe('AccountService: password policy and hashing', () => {
     const stronger = makeHarness({ store: h.store, options: { hashing: { memoryCost: 24_576 } } });
     await stronger.accounts.login('alice', STRONG_PASSWORD);
     const user = await h.store.users.findByUsernameKey('alice');
-    expect(user!.passwordHash).to.match(/^\$argon2id\$v=19\$m=24576,p=1,t=2\$/);
+    expect(await h.store.passwords.hashOf(user!.id)).to.match(/^\$argon2id\$v=19\$m=24576,p=1,t=2\$/);
     // The same password: the credential state stays, and so does every session made under it.
     expect(user!.credentialEpoch).to.equal(0);
     expect(await h.accounts.validateSession(before)).to.not.equal(null);

@@ -12,7 +12,7 @@ describe('AccountService: registration and email verification', () => {
 
     const user = await h.store.users.findByUsernameKey('alice');
     expect(user).to.include({ username: 'alice', email: 'alice@example.com', verified: false });
-    expect(user!.passwordHash).to.match(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+    expect(await h.store.passwords.hashOf(user!.id)).to.match(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
     const [mail] = h.sender.of('sendVerification');
     expect(mail).to.include({ username: 'alice', email: 'alice@example.com' });
     expect(mail.token).to.match(/^[A-Za-z0-9_-]{43}$/);

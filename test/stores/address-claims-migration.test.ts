@@ -11,6 +11,7 @@ import type { SqlUserStore } from '../../src/stores/sql/sql-user-store';
 import { createTestDatabase } from '../support/postgres-database';
 import { describeWithService } from '../support/services';
 import { openSqlite } from '../../src/stores/sql/sqlite-statement-cache';
+import { rowsInShapeBeforeCredentials } from './migration-steps';
 
 /** The schema as the release before address claims left it. */
 const BEFORE = ['2026-11-22-initial', '2026-11-23-expiry-indexes', '2026-11-24-outbox'];
@@ -53,7 +54,7 @@ const TABLES = ['users', 'sessions', 'tokens', 'user_roles', 'roles'] as const;
 async function snapshot(db: Kysely<any>): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
   for (const table of TABLES) {
-    const rows = await db.selectFrom(table).selectAll().execute();
+    const rows = await rowsInShapeBeforeCredentials(db, table);
     // Instants come back as numbers (SQLite) or strings (PostgreSQL int8): compared as numbers.
     out[table] = rows
       .map((row) =>
@@ -166,13 +167,15 @@ describe('migration 2026-11-25-address-claims (SQLite)', () => {
           'audit_events_at_id_index',
           'audit_events_subject_index',
           'audit_events_type_index',
+          'credentials_one_per_user_index',
+          'credentials_recovery_code_index',
+          'credentials_user_kind_index',
           'email_changes_expires_at_index',
           'login_challenges_expires_at_index',
           'login_challenges_user_id_index',
           'outbox_status_due_index',
           'outbox_updated_at_index',
           'outbox_user_kind_index',
-          'recovery_codes_user_id_index',
           'role_permissions_permission_index',
           'sessions_expires_at_index',
           'sessions_id_unique',

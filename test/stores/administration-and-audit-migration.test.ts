@@ -74,11 +74,10 @@ async function checkUpgraded(store: SqlUserStore): Promise<void> {
     ['bob', 'alice'],
   );
 
-  // An instance of the previous release, still running, inserts users naming only the old columns.
-  await sql`insert into users (id, username, username_key, email, email_key, password_hash, verified, created_at,
-    updated_at) values ('carol', 'carol', 'carol', 'c@example.com', 'c@example.com', 'h', 0, ${T}, ${T})`.execute(
-    store.db,
-  );
+  // An instance of the previous release, still running, inserts users naming only the old columns (the password is
+  // a credential of its own since 2026-12-02-credentials).
+  await sql`insert into users (id, username, username_key, email, email_key, verified, created_at,
+    updated_at) values ('carol', 'carol', 'carol', 'c@example.com', 'c@example.com', 0, ${T}, ${T})`.execute(store.db);
   assert.equal((await store.users.findById('carol'))?.disabledAt, null);
 
   // The new columns and the trail work through the store.

@@ -43,3 +43,77 @@ export function sqliteAsPreviousRelease(filename: string): AnyReleaseDb {
 export function postgresAsPreviousRelease(connectionString: string): AnyReleaseDb {
   return new Kysely<AnySchema>({ dialect: new PostgresDialect({ pool: new Pool({ connectionString }) }) });
 }
+
+/** A login event of alice, at `at`, as every release since the audit trail writes it. */
+export function aliceLoginEvent(at: number) {
+  return {
+    id: 'e1',
+    at,
+    type: 'login',
+    outcome: 'success',
+    actor_type: 'user',
+    actor_id: 'alice',
+    subject_id: 'alice',
+    ip: '192.0.2.1',
+    request_id: 'r1',
+    details: null,
+  };
+}
+
+/** A notice of `kind` to alice waiting in the outbox since `at`, as every release since the outbox writes it. */
+export function queuedNoticeToAlice(id: string, kind: string, at: number) {
+  return {
+    id,
+    kind,
+    user_id: 'alice',
+    username: 'alice',
+    email: 'alice@example.com',
+    sealed_token: null,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: at,
+    give_up_at: at + 9e9,
+    claim_id: null,
+    last_error: null,
+    created_at: at,
+    updated_at: at,
+    sent_at: null,
+  };
+}
+
+/**
+ * The rows of `table` in the shape the releases before `2026-12-02-credentials` gave them (`users.password_hash`,
+ * `second_factors`, `recovery_codes`), read from a database at that release or a later one: the tests of earlier
+ * migrations check that their rows survive every later one.
+ */
+export async function rowsInShapeBeforeCredentials(
+  db: AnyReleaseDb,
+  table: string,
+): Promise<Record<string, unknown>[]> {
+  const tables = await db.introspection.getTables();
+  if (!tables.some((one) => one.name === 'credentials')) return db.selectFrom(table).selectAll().execute();
+  if (table === 'users') {
+    return db
+      .selectFrom('users as u')
+      .leftJoin('credentials as c', (join) => join.onRef('c.user_id', '=', 'u.id').on('c.kind', '=', 'password'))
+      .selectAll('u')
+      .select('c.secret as password_hash')
+      .execute();
+  }
+  if (table === 'second_factors') {
+    return db
+      .selectFrom('credentials')
+      .select(['user_id', 'secret as sealed_secret', 'enabled', 'created_at', 'enabled_at', 'last_used_step'])
+      .where('kind', '=', 'totp')
+      .execute();
+  }
+  if (table === 'recovery_codes') {
+    return db
+      .selectFrom('credentials')
+      .select(['secret as code_hash', 'user_id', 'created_at'])
+      .where('kind', '=', 'recovery_code')
+      .where('last_used_at', 'is', null)
+      .execute();
+  }
+  return db.selectFrom(table).selectAll().execute();
+}

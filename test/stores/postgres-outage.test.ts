@@ -9,7 +9,7 @@ import { createTestDatabase, TestDatabase } from '../support/postgres-database';
 import { describeWithService, serviceUrl } from '../support/services';
 import { TcpProxy } from '../support/tcp-proxy';
 import { deletesFrom, PauseAfterQuery } from './pause-plugin';
-import { openSession, register, sessionRow, T0 } from './sql-fixtures';
+import { openSession, passwordOf, register, sessionRow, T0 } from './sql-fixtures';
 
 // A database restart, as the store sees it: connections end, new ones are refused or hang, then it is back. The real
 // server is shared with other test runs, so the outage is played by a proxy between the store and it, or by ending
@@ -90,7 +90,7 @@ describeWithService('postgres', 'PostgresUserStore when the database goes away a
     for (const operation of [
       store.sessions.findWithUser('s'),
       store.transaction((tx) => tx.sessions.create(sessionRow(user.id, 't', { expiresAt: T0 }))),
-      store.transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', T0)),
+      store.transaction((tx) => tx.passwords.change(user.id, passwordOf(user), 'new-hash', T0)),
     ]) {
       const { error, ms } = await failure(operation);
       assert.ok(error instanceof StoreUnavailableError, `unavailable, not ${String(error)}`);
@@ -101,8 +101,9 @@ describeWithService('postgres', 'PostgresUserStore when the database goes away a
     await proxy.restore();
     assert.equal((await store.sessions.findWithUser('s'))?.user.id, user.id);
     assert.equal(
-      (await store.transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', T0)))?.passwordHash,
-      'new-hash',
+      (await store.transaction((tx) => tx.passwords.change(user.id, passwordOf(user), 'new-hash', T0)))
+        ?.credentialEpoch,
+      1,
     );
   });
 
@@ -113,7 +114,7 @@ describeWithService('postgres', 'PostgresUserStore when the database goes away a
     const pause = new PauseAfterQuery(deletesFrom('sessions'));
     const paused = new SqlUserStore(store.db.withPlugin(pause), postgresCapabilities());
 
-    const change = paused.transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', T0));
+    const change = paused.transaction((tx) => tx.passwords.change(user.id, passwordOf(user), 'new-hash', T0));
     await pause.reached;
     await proxy.cut();
     // A checked-out client whose connection ends emits 'error'; without a listener that would end the process here.
@@ -123,7 +124,7 @@ describeWithService('postgres', 'PostgresUserStore when the database goes away a
     assert.ok(error instanceof StoreUnavailableError, `unavailable, not ${String(error)}`);
 
     await proxy.restore();
-    assert.equal((await store.users.findById(user.id))?.passwordHash, user.passwordHash, 'nothing was committed');
+    assert.equal(await store.passwords.hashOf(user.id), passwordOf(user), 'nothing was committed');
     assert.ok(await store.sessions.findWithUser('s'));
   });
 

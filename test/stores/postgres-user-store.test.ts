@@ -20,8 +20,7 @@ const TABLES = [
   'sessions',
   'tokens',
   'email_changes',
-  'second_factors',
-  'recovery_codes',
+  'credentials',
   'login_challenges',
   'users',
   'roles',
@@ -262,7 +261,7 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       );
       assert.match(
         statements[1],
-        /"insert_1" as \(insert into "tokens" .*"insert_2" as \(insert into "outbox" .*\) insert into "audit_events"/,
+        /"insert_1" as \(insert into "credentials" .*"insert_2" as \(insert into "tokens" .*"insert_3" as \(insert into "outbox" .*\) insert into "audit_events"/,
       );
       statements.length = 0;
       assert.equal(
@@ -278,14 +277,19 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
       );
       assert.ok(
         statements.some((text) =>
-          /^with "insert_0" as \(insert into "sessions" .*\) insert into "audit_events"/.test(text),
+          // The password's last use goes with them.
+          /^with "insert_0" as \(update "credentials" set "last_used_at" .*"insert_1" as \(insert into "sessions" .*\) insert into "audit_events"/.test(
+            text,
+          ),
         ),
         statements.join('\n'),
       );
       const counts = await sql<{ n: string }>`
-        select (select count(*) from users) + (select count(*) from tokens) + (select count(*) from outbox)
-          + (select count(*) from sessions) + (select count(*) from audit_events) as n`.execute(store.db);
-      assert.equal(Number(counts.rows[0].n), 6);
+        select (select count(*) from users) + (select count(*) from credentials) + (select count(*) from tokens)
+          + (select count(*) from outbox) + (select count(*) from sessions) + (select count(*) from audit_events) as n`.execute(
+        store.db,
+      );
+      assert.equal(Number(counts.rows[0].n), 7);
     });
 
     it('a registration that replaces an expired unverified one runs in a transaction: the old rows go with the new ones in', async () => {

@@ -11,6 +11,7 @@ import type { SqlUserStore } from '../../src/stores/sql/sql-user-store';
 import { createTestDatabase } from '../support/postgres-database';
 import { describeWithService } from '../support/services';
 import { openSqlite } from '../../src/stores/sql/sqlite-statement-cache';
+import { rowsInShapeBeforeCredentials } from './migration-steps';
 
 const THIS = '2026-11-27-second-factor';
 /** The schema as the release before this migration left it. */
@@ -104,7 +105,7 @@ const LATER_COLUMNS = ['disabled_at', 'last_sign_in_at', 'credential_epoch', 'am
 async function snapshot(db: Kysely<any>): Promise<Record<string, Record<string, unknown>[]>> {
   const out: Record<string, Record<string, unknown>[]> = {};
   for (const table of TABLES) {
-    const rows = await db.selectFrom(table).selectAll().execute();
+    const rows = await rowsInShapeBeforeCredentials(db, table);
     // Instants and counters come back as numbers (SQLite) or strings (PostgreSQL int8): compared as numbers.
     out[table] = rows
       .map((row) =>
@@ -197,10 +198,10 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, Record<
     }),
     true,
   );
-  assert.equal(await store.transaction((tx) => tx.secondFactors.useTotpStep('alice', 6)), true);
+  assert.equal(await store.transaction((tx) => tx.secondFactors.useTotpStep('alice', 6, new Date(T))), true);
   assert.equal(
     await store.transaction(async (tx) => {
-      const user = await tx.secondFactors.consumeRecoveryCode('alice', 'code-1');
+      const user = await tx.secondFactors.consumeRecoveryCode('alice', 'code-1', new Date(T));
       if (user) await tx.outbox.add(notice('m5', 'recoveryCodeUsed'), user);
       return user !== null;
     }),
@@ -263,12 +264,11 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, Record<
   assert.deepEqual((await store.sessions.findWithUser('old-release'))?.session.methods, ['pwd']);
 }
 
-/** The rows of the new tables; with the user gone, none (the foreign keys cascade). */
+/** The rows of the new tables (credentials since 2026-12-02-credentials); with the user gone, none (they cascade). */
 async function secondFactorRows(db: Kysely<any>): Promise<number[]> {
   const counts: number[] = [];
   for (const table of ['second_factors', 'recovery_codes', 'login_challenges']) {
-    const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(db);
-    counts.push(Number(rows[0].n));
+    counts.push((await rowsInShapeBeforeCredentials(db, table)).length);
   }
   return counts;
 }
@@ -298,18 +298,21 @@ describe(`migration ${THIS} (SQLite)`, () => {
     const store = await SqliteUserStore.open({ filename });
     try {
       const indexes = await sql<{ name: string }>`select name from sqlite_master
-        where type = 'index' and tbl_name in ('outbox', 'second_factors', 'recovery_codes', 'login_challenges',
-          'sessions') and name not like 'sqlite_%'
+        where type = 'index' and tbl_name in ('outbox', 'credentials', 'login_challenges', 'sessions')
+          and name not like 'sqlite_%'
         order by name`.execute(store.db);
       assert.deepEqual(
         indexes.rows.map((row) => row.name),
         [
+          // The factor and its codes are credentials since 2026-12-02-credentials.
+          'credentials_one_per_user_index',
+          'credentials_recovery_code_index',
+          'credentials_user_kind_index',
           'login_challenges_expires_at_index',
           'login_challenges_user_id_index',
           'outbox_status_due_index',
           'outbox_updated_at_index',
           'outbox_user_kind_index',
-          'recovery_codes_user_id_index',
           'sessions_expires_at_index',
           'sessions_id_unique',
           'sessions_last_seen_at_index',

@@ -13,7 +13,7 @@ import { openSqlite } from '../../src/stores/sql/sqlite-statement-cache';
 import { makeHarness, STRONG_PASSWORD } from '../support/core-harness';
 import { createTestDatabase } from '../support/postgres-database';
 import { describeWithService } from '../support/services';
-import { migrateDownTo, migrateTo } from './migration-steps';
+import { migrateDownTo, migrateTo, rowsInShapeBeforeCredentials } from './migration-steps';
 
 const THIS = '2026-12-01-session-methods';
 /** The schema as the release before this migration left it. */
@@ -142,7 +142,7 @@ async function seedPreviousRelease(db: Kysely<any>, hashToken: HashToken): Promi
 async function snapshot(db: Kysely<any>): Promise<Record<string, Record<string, unknown>[]>> {
   const out: Record<string, Record<string, unknown>[]> = {};
   for (const table of TABLES) {
-    const rows = await db.selectFrom(table).selectAll().execute();
+    const rows = await rowsInShapeBeforeCredentials(db, table);
     out[table] = rows
       .map((row) =>
         Object.fromEntries(

@@ -11,6 +11,7 @@ import type { SqlUserStore } from '../../src/stores/sql/sql-user-store';
 import { createTestDatabase } from '../support/postgres-database';
 import { describeWithService } from '../support/services';
 import { openSqlite } from '../../src/stores/sql/sqlite-statement-cache';
+import { rowsInShapeBeforeCredentials } from './migration-steps';
 
 const THIS = '2026-11-26-sessions-and-email-changes';
 /** The schema as the release before this migration left it. */
@@ -84,7 +85,7 @@ const LATER_COLUMNS = ['disabled_at', 'last_sign_in_at', 'credential_epoch'];
 async function snapshot(db: Kysely<any>): Promise<Record<string, Record<string, unknown>[]>> {
   const out: Record<string, Record<string, unknown>[]> = {};
   for (const table of TABLES) {
-    const rows = await db.selectFrom(table).selectAll().execute();
+    const rows = await rowsInShapeBeforeCredentials(db, table);
     // Instants and counters come back as numbers (SQLite) or strings (PostgreSQL int8): compared as numbers.
     out[table] = rows
       .map((row) =>

@@ -98,3 +98,8 @@ export function token(
 
 /** What a new reset token supersedes (`TokenRecords.replace`): the earlier reset links, as of T0. */
 export const SUPERSEDES_RESETS = { kind: 'passwordReset', at: T0 } as const;
+
+/** The password hash `attemptRegistration` gives a user, as long as nothing changed it. */
+export function passwordOf(user: { username: string }): string {
+  return `$argon2id$fake$${user.username}`;
+}

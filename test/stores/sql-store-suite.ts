@@ -17,6 +17,7 @@ import {
   attemptRegistration,
   DAY_LATER,
   openSession,
+  passwordOf,
   register,
   sessionRow,
   SUPERSEDES_RESETS,
@@ -105,12 +106,12 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
       it('enforces the unique keys in the database itself', async () => {
         const store = await open();
         const { user } = await register(store, 'alice');
-        const duplicate = sql`insert into users (id, username, username_key, email, email_key, password_hash, verified,
-          created_at, updated_at) values ('other', 'x', ${user.usernameKey}, 'x', 'x@example.com', 'h', 0, 0, 0)`;
+        const duplicate = sql`insert into users (id, username, username_key, email, email_key, verified,
+          created_at, updated_at) values ('other', 'x', ${user.usernameKey}, 'x', 'x@example.com', 0, 0, 0)`;
         await assert.rejects(duplicate.execute(store.db), (error) => harness.capabilities().isUniqueViolation(error));
       });
 
-      it('cascades a deleted user row to its sessions, tokens and grants (foreign keys are on)', async () => {
+      it('cascades a deleted user row to its sessions, tokens, credentials and grants (foreign keys are on)', async () => {
         const store = await open();
         const { user } = await register(store, 'alice');
         await openSession(store, user.id, 's');
@@ -120,8 +121,10 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         await sql`delete from users where id = ${user.id}`.execute(store.db);
 
         assert.deepEqual(
-          await Promise.all(['sessions', 'tokens', 'user_roles', 'roles'].map((table) => count(store, table))),
-          [0, 0, 0, 1],
+          await Promise.all(
+            ['sessions', 'tokens', 'credentials', 'user_roles', 'roles'].map((table) => count(store, table)),
+          ),
+          [0, 0, 0, 0, 1],
         );
       });
     });
@@ -141,7 +144,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         );
         await stopFailing();
 
-        assert.equal((await store.users.findById(user.id))?.passwordHash, user.passwordHash);
+        assert.equal(await store.passwords.hashOf(user.id), passwordOf(user));
         assert.ok(await store.sessions.findWithUser('s'));
         assert.ok(
           await store.transaction((tx) => tx.passwords.reset(reset.tokenHash, 'new-hash', T0)),
@@ -156,12 +159,12 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
 
         const stopFailing = await harness.failOn(store, 'delete', 'sessions');
         await assert.rejects(
-          store.transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', T0)),
+          store.transaction((tx) => tx.passwords.change(user.id, passwordOf(user), 'new-hash', T0)),
           /injected failure/,
         );
         await stopFailing();
 
-        assert.equal((await store.users.findById(user.id))?.passwordHash, user.passwordHash);
+        assert.equal(await store.passwords.hashOf(user.id), passwordOf(user));
         assert.ok(await store.sessions.findWithUser('s'));
       });
 
@@ -175,12 +178,12 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
 
         const stopFailing = await harness.failOn(store, 'delete', 'tokens');
         await assert.rejects(
-          store.transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', T0)),
+          store.transaction((tx) => tx.passwords.change(user.id, passwordOf(user), 'new-hash', T0)),
           /injected failure/,
         );
         await stopFailing();
 
-        assert.equal((await store.users.findById(user.id))?.passwordHash, user.passwordHash);
+        assert.equal(await store.passwords.hashOf(user.id), passwordOf(user));
         assert.ok(await store.sessions.findWithUser('s'));
       });
 
@@ -288,7 +291,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           'tokens',
           1,
           (s: SqlUserStore, u: StoredUser) =>
-            s.transaction((tx) => tx.passwords.change(u.id, u.passwordHash, 'new-hash', T0)),
+            s.transaction((tx) => tx.passwords.change(u.id, passwordOf(u), 'new-hash', T0)),
         ],
         [
           'resetPassword',
@@ -397,9 +400,9 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
             ),
           ),
         );
-        const winners = results.filter((result) => result !== null);
-        assert.equal(winners.length, 1);
-        assert.equal((await stores[1].users.findById(user.id))?.passwordHash, winners[0]!.passwordHash);
+        assert.equal(results.filter((result) => result !== null).length, 1);
+        const winner = results.findIndex((result) => result !== null);
+        assert.equal(await stores[1].passwords.hashOf(user.id), `hash-${winner}`);
       });
 
       it('20 concurrent uses of one verification token across both: exactly one succeeds', async () => {
@@ -439,7 +442,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           fulfilled(
             await Promise.allSettled<unknown>([
               on(0).transaction((tx) => tx.passwords.reset(`reset-${round}`, 'hash-reset', T0)),
-              on(1).transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'hash-change', T0)),
+              on(1).transaction((tx) => tx.passwords.change(user.id, passwordOf(user), 'hash-change', T0)),
               on(2).transaction((tx) => tx.users.confirmAddress(verification.tokenHash, T0)),
               on(3).transaction((tx) => tx.sessions.create(sessionRow(user.id, `late-${round}`))),
               on(4)
@@ -544,7 +547,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
             await Promise.allSettled<unknown>([
               on(0).transaction((tx) => tx.emailChanges.confirm(`change-alice-${round}`, T0)),
               on(1).transaction((tx) => tx.passwords.reset(`reset-${round}`, 'hash-reset', T0)),
-              on(2).transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'hash-change', T0)),
+              on(2).transaction((tx) => tx.passwords.change(user.id, passwordOf(user), 'hash-change', T0)),
               on(3).transaction((tx) => tx.sessions.create(sessionRow(user.id, `late-${round}`))),
               on(4).transaction((tx) =>
                 tx.emailChanges.request(
@@ -616,7 +619,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const results = fulfilled(
           await Promise.allSettled(
             Array.from({ length: 20 }, (_, i) =>
-              stores[i % 2].transaction((tx) => tx.secondFactors.useTotpStep(user.id, 101)),
+              stores[i % 2].transaction((tx) => tx.secondFactors.useTotpStep(user.id, 101, T0)),
             ),
           ),
         );
@@ -633,7 +636,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
               stores[i % 2].transaction(async (tx) =>
                 notifying(
                   tx,
-                  await tx.secondFactors.consumeRecoveryCode(user.id, 'code-2'),
+                  await tx.secondFactors.consumeRecoveryCode(user.id, 'code-2', T0),
                   notice('recoveryCodeUsed', i),
                 ),
               ),
@@ -730,11 +733,11 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
               on(1).transaction(async (tx) =>
                 notifying(
                   tx,
-                  await tx.secondFactors.consumeRecoveryCode(user.id, 'code-1'),
+                  await tx.secondFactors.consumeRecoveryCode(user.id, 'code-1', T0),
                   notice('recoveryCodeUsed', round),
                 ),
               ),
-              on(2).transaction((tx) => tx.secondFactors.useTotpStep(user.id, 101)),
+              on(2).transaction((tx) => tx.secondFactors.useTotpStep(user.id, 101, T0)),
               on(3).transaction(async (tx) =>
                 notifying(
                   tx,
@@ -762,10 +765,8 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           assert.equal(await stores[1].users.findById(user.id), null);
         }
         assert.deepEqual(
-          await Promise.all(
-            ['users', 'second_factors', 'recovery_codes', 'login_challenges'].map((table) => count(stores[0], table)),
-          ),
-          [0, 0, 0, 0],
+          await Promise.all(['users', 'credentials', 'login_challenges'].map((table) => count(stores[0], table))),
+          [0, 0, 0],
         );
       });
     });
@@ -818,7 +819,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
         const stopFailing = await harness.failOn(store, 'insert', 'outbox');
         await assert.rejects(
           store.transaction(async (tx) =>
-            notifying(tx, await tx.secondFactors.consumeRecoveryCode(user.id, 'c1'), notice('recoveryCodeUsed', 0)),
+            notifying(tx, await tx.secondFactors.consumeRecoveryCode(user.id, 'c1', T0), notice('recoveryCodeUsed', 0)),
           ),
           /injected failure/,
         );
@@ -826,7 +827,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
 
         assert.equal(await store.secondFactors.countRecoveryCodes(user.id), 1);
         assert.equal(
-          (await store.transaction((tx) => tx.secondFactors.consumeRecoveryCode(user.id, 'c1')))?.id,
+          (await store.transaction((tx) => tx.secondFactors.consumeRecoveryCode(user.id, 'c1', T0)))?.id,
           user.id,
         );
       });

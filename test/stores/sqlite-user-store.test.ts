@@ -199,14 +199,14 @@ describe('SqliteUserStore on a real file', () => {
       const tokens = await plan(sql`select token_hash from tokens where expires_at <= 1`);
       const changes = await plan(sql`select token_hash from email_changes where expires_at <= 1`);
       const challenges = await plan(sql`select token_hash from login_challenges where expires_at <= 1`);
-      const codes = await plan(sql`select count(*) from recovery_codes where user_id = 'x'`);
+      const codes = await plan(sql`select count(*) from credentials where user_id = 'x' and kind = 'recovery_code'`);
       const byId = await plan(sql`delete from sessions where id = 'x' and user_id = 'y'`);
       assert.match(sessions, /sessions_expires_at_index/);
       assert.match(sessions, /sessions_last_seen_at_index/);
       assert.match(tokens, /tokens_expires_at_index/);
       assert.match(changes, /email_changes_expires_at_index/);
       assert.match(challenges, /login_challenges_expires_at_index/);
-      assert.match(codes, /recovery_codes_user_id_index/);
+      assert.match(codes, /credentials_user_kind_index|credentials_one_per_user_index/);
       assert.match(byId, /sessions_id_unique/);
       assert.doesNotMatch([sessions, tokens, changes, challenges, codes, byId].join('\n'), /^SCAN/m);
     });

@@ -1,10 +1,28 @@
 import type { OutboxKind } from '../outbox-message';
 import type { StoredToken, StoredUser, TokenPurpose } from '../types';
 
-/** The password of each account, inside a transaction (`UserStoreTransaction.passwords`). */
-export interface PasswordRecords {
+/** A user as a password sign-in reads it: with its password credential, null when the account has none. */
+export interface PasswordSignIn {
+  user: StoredUser;
+  passwordHash: string | null;
+}
+
+/** The password credential of each account (kind `password`), read outside a transaction or in one. */
+export interface PasswordReads {
+  /** The user of this username key and its password credential, in one read (login's); null when no such user. */
+  findForSignIn(usernameKey: string): Promise<PasswordSignIn | null>;
+  /** The user's password hash; null when the user is gone or has no password. */
+  hashOf(userId: string): Promise<string | null>;
+}
+
+/**
+ * The password credential of each account, inside a transaction (`UserStoreTransaction.passwords`). Its
+ * `last_used_at` is recorded by `SessionRecords.create` for a session whose methods include `pwd`.
+ */
+export interface PasswordRecords extends PasswordReads {
   /**
-   * Consumes an unexpired `reset_password` token, replaces the user's password hash, moves its `credentialEpoch` on
+   * Consumes an unexpired `reset_password` token, sets the user's password hash (adding a password to an account that
+   * had none), moves its `credentialEpoch` on
    * by one, deletes every session, every
    * outstanding reset token, every login challenge and any pending email change of the user (their unsent links fail
    * as `SUPERSEDED`, see `SessionRecords.deleteAll`). Returns the updated user, or null when no such token exists

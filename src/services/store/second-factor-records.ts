@@ -24,6 +24,7 @@ export interface SecondFactorEnabling {
 export interface SecondFactorReads {
   /** The user's second factor, enabled or waiting for its first code; null when none. */
   get(userId: string): Promise<StoredSecondFactor | null>;
+  /** The user's recovery codes not used yet. */
   countRecoveryCodes(userId: string): Promise<number>;
 }
 
@@ -48,12 +49,15 @@ export interface SecondFactorRecords extends SecondFactorReads {
    */
   enable(enabling: SecondFactorEnabling): Promise<{ user: StoredUser; sessionsEnded: number } | null>;
   /**
-   * Records `step` as used, only when the user's factor is enabled and its last used step is null or earlier: of
+   * Records `step` as used (and `now` as the factor's last use), only when the user's factor is enabled and its last used step is null or earlier: of
    * concurrent uses of one step, exactly one returns true.
    */
-  useTotpStep(userId: string, step: number): Promise<boolean>;
-  /** Deletes the recovery code if it was the user's: the user for exactly one of concurrent callers. */
-  consumeRecoveryCode(userId: string, codeHash: string): Promise<StoredUser | null>;
+  useTotpStep(userId: string, step: number, now: Date): Promise<boolean>;
+  /**
+   * Marks the recovery code used (its `last_used_at` becomes `now`) if it was the user's and unused: the user for
+   * exactly one of concurrent callers. A used code never counts or verifies again.
+   */
+  consumeRecoveryCode(userId: string, codeHash: string, now: Date): Promise<StoredUser | null>;
   /** Replaces the user's recovery codes, only while the factor is enabled. */
   replaceRecoveryCodes(userId: string, recoveryCodeHashes: readonly string[], now: Date): Promise<StoredUser | null>;
   /** Deletes the user's factor (enabled or waiting), recovery codes and login challenges; null when it had none. */

@@ -4,7 +4,10 @@ import type { StoredToken, StoredUser } from '../types';
  * What a new user row needs; the store assigns nothing the core did not decide. Every user starts unverified (an
  * address is owned only once a link sent to it is confirmed), enabled, and at credential epoch 0.
  */
-export type NewUser = Omit<StoredUser, 'updatedAt' | 'verified' | 'disabledAt' | 'credentialEpoch'>;
+export type NewUser = Omit<StoredUser, 'updatedAt' | 'verified' | 'disabledAt' | 'credentialEpoch'> & {
+  /** Its password credential (an argon2 hash), or null for an account that signs in another way. */
+  passwordHash: string | null;
+};
 
 /**
  * A registration is stored whoever holds its address (see `UserRecords.create`); only a taken username refuses it.

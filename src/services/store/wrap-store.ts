@@ -11,6 +11,7 @@ export type StoreWrappers = { [K in keyof UserStoreTransaction]?: StoreWrapper }
 
 const READ_SIDES = [
   'users',
+  'passwords',
   'tokens',
   'emailChanges',
   'sessions',

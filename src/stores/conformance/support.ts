@@ -326,3 +326,14 @@ export function fulfilled<T>(settled: PromiseSettledResult<T>[]): T[] {
   if (rejected) assert.fail(`a concurrent call threw: ${String(rejected.reason)}`);
   return settled.map((result) => (result as PromiseFulfilledResult<T>).value);
 }
+
+/** The password hash `newUser(label)` gives a user, as long as nothing changed it. */
+export function passwordOf(user: Pick<StoredUser, 'username'>): string {
+  return `$argon2id$fake$${user.username}`;
+}
+
+/** The user fields of a new user: its password is a credential, not a field of the user. */
+export function userFieldsOf(user: NewUser): Omit<NewUser, 'passwordHash'> {
+  const { passwordHash: _password, ...fields } = user;
+  return fields;
+}

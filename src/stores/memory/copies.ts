@@ -25,7 +25,6 @@ export function copyUser(user: StoredUser): StoredUser {
     usernameKey: user.usernameKey,
     email: user.email,
     emailKey: user.emailKey,
-    passwordHash: user.passwordHash,
     verified: user.verified,
     createdAt: new Date(user.createdAt),
     updatedAt: new Date(user.updatedAt),

@@ -1,4 +1,4 @@
-import type { PasswordRecords } from '../../services/store/password-records';
+import type { PasswordRecords, PasswordSignIn } from '../../services/store/password-records';
 import type { StoredUser } from '../../services/types';
 import { copyUser } from './copies';
 import { dropEmailChange } from './memory-session-ends';
@@ -7,9 +7,18 @@ import { deleteSessionsOf } from './memory-session-ends';
 import type { MemoryData } from './memory-state';
 import { consumeToken, deleteTokensOf } from './memory-token-records';
 
-/** The password of each account, inside a transaction. */
+/** The password credential of each account, read outside a transaction or written in one. */
 export class MemoryPasswordRecords implements PasswordRecords {
   constructor(private readonly data: MemoryData) {}
+
+  async findForSignIn(usernameKey: string): Promise<PasswordSignIn | null> {
+    const user = this.data.users.lookup('usernameKey', usernameKey);
+    return user ? { user: copyUser(user), passwordHash: this.data.passwords.get(user.id) ?? null } : null;
+  }
+
+  async hashOf(userId: string): Promise<string | null> {
+    return this.data.passwords.get(userId) ?? null;
+  }
 
   async reset(tokenHash: string, newPasswordHash: string, now: Date): Promise<StoredUser | null> {
     const user = consumeToken(this.data, tokenHash, 'reset_password', now);
@@ -24,15 +33,16 @@ export class MemoryPasswordRecords implements PasswordRecords {
     sessionTokenHash?: string,
   ): Promise<StoredUser | null> {
     const user = this.data.users.get(userId);
-    if (!user || user.passwordHash !== expectedHash) return null;
+    if (!user || this.data.passwords.get(userId) !== expectedHash) return null;
     if (sessionTokenHash !== undefined && this.data.sessions.get(sessionTokenHash)?.userId !== userId) return null;
     return this.replaceEndingSessions(user, newPasswordHash, now);
   }
 
   async rehash(userId: string, expectedHash: string, newPasswordHash: string, now: Date): Promise<boolean> {
     const user = this.data.users.get(userId);
-    if (!user || user.passwordHash !== expectedHash) return false;
-    this.data.users.set(userId, { ...user, passwordHash: newPasswordHash, updatedAt: new Date(now) });
+    if (!user || this.data.passwords.get(userId) !== expectedHash) return false;
+    this.data.passwords.set(userId, newPasswordHash);
+    this.data.users.set(userId, { ...user, updatedAt: new Date(now) });
     return true;
   }
 
@@ -40,11 +50,11 @@ export class MemoryPasswordRecords implements PasswordRecords {
     const { data } = this;
     const changed: StoredUser = {
       ...user,
-      passwordHash: newPasswordHash,
       updatedAt: new Date(now),
       credentialEpoch: user.credentialEpoch + 1,
     };
     data.users.set(user.id, changed);
+    data.passwords.set(user.id, newPasswordHash);
     deleteSessionsOf(data, user.id);
     deleteTokensOf(data, user.id, 'reset_password');
     supersedeMessages(data, user.id, 'passwordReset', now);

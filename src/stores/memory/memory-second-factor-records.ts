@@ -14,7 +14,7 @@ export class MemorySecondFactorRecords implements SecondFactorRecords {
   }
 
   async countRecoveryCodes(userId: string): Promise<number> {
-    return this.data.recoveryCodes.ownedBy(userId).length;
+    return this.data.recoveryCodes.ownedBy(userId).filter(([, code]) => code.usedAt === null).length;
   }
 
   async start(factor: StoredSecondFactor): Promise<boolean> {
@@ -53,17 +53,18 @@ export class MemorySecondFactorRecords implements SecondFactorRecords {
     return { user: copyUser(now), sessionsEnded };
   }
 
-  async useTotpStep(userId: string, step: number): Promise<boolean> {
+  async useTotpStep(userId: string, step: number, _now: Date): Promise<boolean> {
     const factor = this.data.secondFactors.get(userId);
     if (!factor?.enabled || (factor.lastUsedStep !== null && factor.lastUsedStep >= step)) return false;
     this.data.secondFactors.set(userId, { ...factor, lastUsedStep: step });
     return true;
   }
 
-  async consumeRecoveryCode(userId: string, codeHash: string): Promise<StoredUser | null> {
+  async consumeRecoveryCode(userId: string, codeHash: string, now: Date): Promise<StoredUser | null> {
     const user = this.data.users.get(userId);
-    if (!user || this.data.recoveryCodes.get(codeHash) !== userId) return null;
-    this.data.recoveryCodes.delete(codeHash);
+    const code = this.data.recoveryCodes.get(codeHash);
+    if (!user || code?.userId !== userId || code.usedAt !== null) return null;
+    this.data.recoveryCodes.set(codeHash, { userId, usedAt: new Date(now) });
     return copyUser(user);
   }
 
@@ -92,12 +93,12 @@ export class MemorySecondFactorRecords implements SecondFactorRecords {
 
 function replaceCodesOf(data: MemoryData, userId: string, codeHashes: readonly string[]): void {
   data.recoveryCodes.deleteOwnedBy(userId);
-  for (const hash of codeHashes) data.recoveryCodes.set(hash, userId);
+  for (const hash of codeHashes) data.recoveryCodes.set(hash, { userId, usedAt: null });
 }
 
 /** Mirrors the primary key of recovery codes: another user's hash, or one given twice, refuses the whole write. */
 function assertCodeHashesFree(data: MemoryData, userId: string, codeHashes: readonly string[]): void {
-  const owners = codeHashes.map((hash) => data.recoveryCodes.get(hash));
+  const owners = codeHashes.map((hash) => data.recoveryCodes.get(hash)?.userId);
   if (
     new Set(codeHashes).size !== codeHashes.length ||
     owners.some((owner) => owner !== undefined && owner !== userId)

@@ -35,8 +35,10 @@ export interface MemoryData {
   outbox: TableAccess<string, OutboxRow>;
   /** User id -> the user's second factor, enabled or waiting. */
   secondFactors: TableAccess<string, StoredSecondFactor>;
-  /** Code hash -> the recovery code's user (the hash is unique, as a primary key keeps it). */
-  recoveryCodes: TableAccess<string, string>;
+  /** User id -> the hash of the user's password (its `password` credential); none for an account without one. */
+  passwords: TableAccess<string, string>;
+  /** Code hash -> the recovery code (the hash is unique, as the database's unique index keeps it). */
+  recoveryCodes: TableAccess<string, MemoryRecoveryCode>;
   /** Token hash -> login challenge. */
   loginChallenges: TableAccess<string, StoredLoginChallenge>;
   /** User id -> the creation of the user's latest session. */
@@ -48,6 +50,12 @@ export interface MemoryData {
    * from the tables themselves, so a new table of the user's is removed with the user by declaring its owner.
    */
   userOwned: readonly TableAccess<unknown, unknown>[];
+}
+
+/** A recovery code's user, and when it was used (null until then: a used code never counts or verifies again). */
+export interface MemoryRecoveryCode {
+  userId: string;
+  usedAt: Date | null;
 }
 
 type Tables = {
@@ -101,7 +109,8 @@ export class MemoryState {
       userRoles: table<string, ReadonlyMap<GrantScope, ReadonlySet<string>>>('userRoles', byKey),
       outbox: table<string, OutboxRow>('outbox'),
       secondFactors: table<string, StoredSecondFactor>('secondFactors', byKey),
-      recoveryCodes: table<string, string>('recoveryCodes', { ownerOf: (userId: string) => userId }),
+      passwords: table<string, string>('passwords', byKey),
+      recoveryCodes: table<string, MemoryRecoveryCode>('recoveryCodes', byUser),
       loginChallenges: table<string, StoredLoginChallenge>('loginChallenges', byUser),
       lastSignIns: table<string, Date>('lastSignIns', byKey),
       auditEvents: table<string, AuditEvent>('auditEvents'),

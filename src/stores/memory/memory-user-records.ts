@@ -55,14 +55,16 @@ export class MemoryUserRecords implements UserRecords {
     if (data.tokens.has(verification.tokenHash)) throw new Error('MemoryUserStore: duplicate token hash');
 
     if (holder) removeUser(data, holder);
+    const { passwordHash, ...fields } = user;
     const stored = copyUser({
-      ...user,
+      ...fields,
       verified: false,
       updatedAt: user.createdAt,
       disabledAt: null,
       credentialEpoch: 0,
     });
     data.users.set(stored.id, stored);
+    if (passwordHash !== null) data.passwords.set(stored.id, passwordHash);
     data.tokens.set(verification.tokenHash, copyToken(verification));
     const owner = data.users.lookup('emailKey', stored.emailKey);
     return { ok: true, user: copyUser(stored), owner: owner ? copyUser(owner) : null };

@@ -1,11 +1,24 @@
-import { type InsertQueryBuilder, type InsertResult, type Kysely, sql } from 'kysely';
+import {
+  type InsertQueryBuilder,
+  type InsertResult,
+  type Kysely,
+  sql,
+  type UpdateQueryBuilder,
+  type UpdateResult,
+} from 'kysely';
 import { runPrepared } from './run-prepared';
 import type { Database } from './schema';
 import type { SqlCapabilities } from './sql-capabilities';
 
-/** An INSERT built and not yet run. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- into any table of the schema
-export type PendingInsert = InsertQueryBuilder<Database, any, InsertResult>;
+/**
+ * An INSERT built and not yet run, or an UPDATE that only records something alongside them (a credential's last use)
+ * and that nothing later in the transaction decides on.
+ */
+export type PendingInsert =
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- into any table of the schema
+  | InsertQueryBuilder<Database, any, InsertResult>
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- of any table of the schema
+  | UpdateQueryBuilder<Database, any, any, UpdateResult>;
 
 /**
  * Runs the inserts of one transaction, skipping those left undefined. Where the

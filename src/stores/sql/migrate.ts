@@ -9,6 +9,7 @@ import * as administrationAndAudit from './migrations/2026-11-28-administration-
 import * as scopedGrants from './migrations/2026-11-29-scoped-grants';
 import * as kindsCheckedInCode from './migrations/2026-11-30-kinds-checked-in-code';
 import * as sessionMethods from './migrations/2026-12-01-session-methods';
+import * as credentials from './migrations/2026-12-02-credentials';
 import { SqlCapabilities } from './sql-capabilities';
 
 /**
@@ -26,6 +27,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-29-scoped-grants': scopedGrants,
   '2026-11-30-kinds-checked-in-code': kindsCheckedInCode,
   '2026-12-01-session-methods': sessionMethods,
+  '2026-12-02-credentials': credentials,
 };
 
 const staticProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -7,6 +7,7 @@ export { migrateToLatest, migrations } from './migrate';
 // The tables of the schema, for a host that reads them with Kysely (reports, its own joins).
 export type {
   AuditEventsTable,
+  CredentialsTable,
   Database,
   EmailChangesTable,
   EpochMs,
@@ -15,10 +16,8 @@ export type {
   NullableEpochMs,
   OutboxTable,
   PermissionsTable,
-  RecoveryCodesTable,
   RolePermissionsTable,
   RolesTable,
-  SecondFactorsTable,
   SessionsTable,
   TokensTable,
   UserRolesTable,

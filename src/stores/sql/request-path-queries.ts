@@ -1,5 +1,6 @@
 import { type AliasedExpression, type Compilable, type Expression, type Kysely, type SqlBool, sql } from 'kysely';
 import { GLOBAL_SCOPE } from '../../services/store/access-records';
+import type { CredentialKind } from '../../services/credential-kinds';
 import type { AccessAnswer } from '../../services/types';
 import { precompile, type PrecompileOptions } from './precompiled-query';
 import type { SqlCapabilities } from './sql-capabilities';
@@ -150,13 +151,29 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
         .where('p.name', '=', permission),
     ),
 
-    /** The user's second factor, enabled or not: login reads it once the password has passed. */
+    /** The user's second factor (its TOTP credential), enabled or not: login reads it once the password has passed. */
     secondFactorByUser: compiled(1, (userId: string) =>
-      db.selectFrom('second_factors').select(SECOND_FACTOR_COLUMNS).where('user_id', '=', userId),
+      db.selectFrom('credentials').select(SECOND_FACTOR_COLUMNS).where('user_id', '=', userId).where('kind', '=', TOTP),
     ),
 
     userById: userBy('u.id'),
     userByUsernameKey: userBy('u.username_key'),
+    /**
+     * Login's read: the user by username key and its password credential (null when it has none), one statement that
+     * the unique username key and the (user_id, kind) index answer.
+     */
+    signInByUsernameKey: compiled(1, (usernameKey: string) =>
+      db
+        .selectFrom('users as u')
+        .leftJoin('credentials as c', (join) => join.onRef('c.user_id', '=', 'u.id').on('c.kind', '=', PASSWORD))
+        .select(userColumns)
+        .select('c.secret as password_hash')
+        .where('u.username_key', '=', usernameKey),
+    ),
+    /** The user's password hash (its `password` credential). */
+    passwordOf: compiled(1, (userId: string) =>
+      db.selectFrom('credentials').select('secret').where('user_id', '=', userId).where('kind', '=', PASSWORD),
+    ),
     /** The verified owner of an address (unverified registrations of it own nothing). */
     verifiedUserByEmailKey: compiled(1, (emailKey: string) =>
       db.selectFrom('users as u').select(userColumns).where('u.email_key', '=', emailKey).where('u.verified', '=', 1),
@@ -165,6 +182,10 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
 }
 
 export type RequestPathQueries = ReturnType<typeof requestPathQueries>;
+
+// Literals of the SQL text, as the global scope is: nothing more to bind, and the (user_id, kind) index is probed whole.
+const PASSWORD = sql.lit('password' satisfies CredentialKind);
+const TOTP = sql.lit('totp' satisfies CredentialKind);
 
 /** `access` as the guard queries answer it: the index of its `AccessAnswer` in `ACCESS_CODES`. */
 export const ACCESS_CODES = ['unknown', 'denied', 'granted'] as const satisfies readonly AccessAnswer[];

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Insertable, Selectable } from 'kysely';
 import type {
   AuditActorType,
@@ -6,6 +7,7 @@ import type {
   AuditEventType,
   NewAuditEvent,
 } from '../../services/audit-event';
+import type { CredentialKind } from '../../services/credential-kinds';
 import type {
   ClaimedMessage,
   NewOutboxMessage,
@@ -28,7 +30,8 @@ import {
   EmailChangesTable,
   LoginChallengesTable,
   OutboxTable,
-  SecondFactorsTable,
+  CredentialsTable,
+  SECOND_FACTOR_COLUMNS,
   SessionsTable,
   TokensTable,
   UsersTable,
@@ -44,7 +47,6 @@ export function toUserRow(user: StoredUser): Insertable<UsersTable> {
     username_key: user.usernameKey,
     email: user.email,
     email_key: user.emailKey,
-    password_hash: user.passwordHash,
     verified: user.verified ? 1 : 0,
     created_at: user.createdAt.getTime(),
     updated_at: user.updatedAt.getTime(),
@@ -60,7 +62,6 @@ export function fromUserRow(row: Selectable<UsersTable>): StoredUser {
     usernameKey: row.username_key,
     email: row.email,
     emailKey: row.email_key,
-    passwordHash: row.password_hash,
     verified: Boolean(row.verified),
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
@@ -210,22 +211,36 @@ export function toTokenRow(token: StoredToken): Insertable<TokensTable> {
   };
 }
 
-/** A factor is stored waiting for its first code: enabling it is `SecondFactorRecords.enable`'s alone. */
-export function toSecondFactorRow(factor: StoredSecondFactor): Insertable<SecondFactorsTable> {
+/**
+ * A credential row of `kind` with a fresh id. Its `last_used_at` starts empty: only a use sets it.
+ */
+export function toCredentialRow(userId: string, kind: CredentialKind, secret: string, now: Date) {
   return {
-    user_id: factor.userId,
-    sealed_secret: factor.sealedSecret,
+    id: randomUUID(),
+    user_id: userId,
+    kind,
+    secret,
+    created_at: now.getTime(),
+  } satisfies Insertable<CredentialsTable>;
+}
+
+/** A factor is stored waiting for its first code: enabling it is `SecondFactorRecords.enable`'s alone. */
+export function toSecondFactorRow(factor: StoredSecondFactor): Insertable<CredentialsTable> {
+  return {
+    ...toCredentialRow(factor.userId, 'totp', factor.sealedSecret, factor.createdAt),
     enabled: 0,
-    created_at: factor.createdAt.getTime(),
     enabled_at: null,
     last_used_step: factor.lastUsedStep,
   };
 }
 
-export function fromSecondFactorRow(row: Selectable<SecondFactorsTable>): StoredSecondFactor {
+/** The columns of a TOTP credential that make a `StoredSecondFactor`. */
+export type SecondFactorRow = Pick<Selectable<CredentialsTable>, (typeof SECOND_FACTOR_COLUMNS)[number]>;
+
+export function fromSecondFactorRow(row: SecondFactorRow): StoredSecondFactor {
   return {
     userId: row.user_id,
-    sealedSecret: row.sealed_secret,
+    sealedSecret: row.secret,
     enabled: Boolean(row.enabled),
     createdAt: toDate(row.created_at),
     enabledAt: row.enabled_at === null ? null : toDate(row.enabled_at),

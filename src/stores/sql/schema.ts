@@ -19,7 +19,6 @@ export interface UsersTable {
   username_key: string;
   email: string;
   email_key: string;
-  password_hash: string;
   verified: Flag;
   created_at: EpochMs;
   updated_at: EpochMs;
@@ -38,7 +37,6 @@ export const USER_COLUMNS = [
   'username_key',
   'email',
   'email_key',
-  'password_hash',
   'verified',
   'created_at',
   'updated_at',
@@ -157,37 +155,33 @@ export interface EmailChangesTable {
 }
 
 /** A user's second factor, enabled or waiting for its first code (see migrations/2026-11-27-second-factor). */
-export interface SecondFactorsTable {
+/**
+ * A credential of a user, of a kind checked in code (`CREDENTIAL_KINDS`; see migrations/2026-12-02-credentials): its
+ * `secret` is the argon2 hash of a password, the sealed TOTP secret or the keyed hash of a recovery code.
+ */
+export interface CredentialsTable {
+  id: string;
   user_id: string;
-  sealed_secret: string;
-  enabled: Flag;
-  created_at: EpochMs;
-  enabled_at: ColumnType<number | string | bigint | null, number | null, number | null>;
+  kind: string;
+  secret: string;
+  /** 0 for a TOTP factor waiting for its first code; 1 otherwise. */
+  enabled: ColumnType<number | boolean, number | undefined, number>;
+  enabled_at: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
   /** A time step (30-second counter since the epoch), not an instant: a bigint read back as a number or a string. */
-  last_used_step: ColumnType<number | string | bigint | null, number | null, number | null>;
+  last_used_step: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  created_at: EpochMs;
+  last_used_at: NullableEpochMs;
 }
 
-/** Every column of a second factor, named: login reads it, as a prepared statement on PostgreSQL. */
+/** The columns of a TOTP credential that login reads, named: a prepared statement on PostgreSQL. */
 export const SECOND_FACTOR_COLUMNS = [
   'user_id',
-  'sealed_secret',
+  'secret',
   'enabled',
   'created_at',
   'enabled_at',
   'last_used_step',
-] as const satisfies readonly (keyof SecondFactorsTable)[];
-
-const everySecondFactorColumn: Exclude<keyof SecondFactorsTable, (typeof SECOND_FACTOR_COLUMNS)[number]> extends never
-  ? true
-  : never = true;
-void everySecondFactorColumn;
-
-/** One recovery code, as its keyed hash. */
-export interface RecoveryCodesTable {
-  code_hash: string;
-  user_id: string;
-  created_at: EpochMs;
-}
+] as const satisfies readonly (keyof CredentialsTable)[];
 
 /** The challenge a right password gives an account with a second factor. */
 export interface LoginChallengesTable {
@@ -229,8 +223,7 @@ export interface Database {
   user_roles: UserRolesTable;
   outbox: OutboxTable;
   email_changes: EmailChangesTable;
-  second_factors: SecondFactorsTable;
-  recovery_codes: RecoveryCodesTable;
+  credentials: CredentialsTable;
   login_challenges: LoginChallengesTable;
   audit_events: AuditEventsTable;
 }

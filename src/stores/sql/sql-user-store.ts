@@ -4,7 +4,7 @@ import type { AdminReads } from '../../services/store/admin-reads';
 import type { AuditReads } from '../../services/store/audit-records';
 import type { EmailChangeReads } from '../../services/email-changes/email-change-records';
 import type { OutboxQueue } from '../../services/store/outbox-records';
-import type { TokenReads } from '../../services/store/password-records';
+import type { PasswordReads, TokenReads } from '../../services/store/password-records';
 import type { LoginChallengeReads, SecondFactorReads } from '../../services/store/second-factor-records';
 import type { SessionReads } from '../../services/store/session-records';
 import type { UserReads } from '../../services/store/user-records';
@@ -16,7 +16,7 @@ import { SqlEmailChangeReads, SqlEmailChangeRecords } from './records/email-chan
 import { deleteExpired } from './records/sql-expiry';
 import { SqlLoginChallengeReads, SqlLoginChallengeRecords } from './records/sql-login-challenge-records';
 import { SqlOutboxQueue, SqlOutboxWriter } from './records/sql-outbox';
-import { SqlPasswordRecords } from './records/sql-password-records';
+import { SqlPasswordReads, SqlPasswordRecords } from './records/sql-password-records';
 import { SqlSecondFactorReads, SqlSecondFactorRecords } from './records/sql-second-factor-records';
 import { SqlSessionReads, SqlSessionRecords } from './records/sql-session-records';
 import { SqlTokenReads, SqlTokenRecords } from './records/sql-token-records';
@@ -40,6 +40,7 @@ import type { SqlCapabilities, WriteOptions } from './sql-capabilities';
  */
 export class SqlUserStore implements UserStore {
   readonly users: UserReads;
+  readonly passwords: PasswordReads;
   readonly tokens: TokenReads;
   readonly emailChanges: EmailChangeReads;
   readonly sessions: SessionReads;
@@ -63,6 +64,7 @@ export class SqlUserStore implements UserStore {
     const queries = requestPathQueries(db, capabilities);
     this.queries = queries;
     this.users = new SqlUserReads(db, queries);
+    this.passwords = new SqlPasswordReads(db, queries);
     this.tokens = new SqlTokenReads(db);
     this.emailChanges = new SqlEmailChangeReads(db);
     this.sessions = new SqlSessionReads(db, capabilities, queries);

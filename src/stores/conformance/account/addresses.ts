@@ -11,6 +11,7 @@ import {
   message,
   token,
   type ConformanceSuite,
+  userFieldsOf,
 } from '../support';
 
 export function describeAddresses(suite: ConformanceSuite): void {
@@ -27,7 +28,7 @@ export function describeAddresses(suite: ConformanceSuite): void {
       });
       assert.deepEqual(stored, {
         ok: true,
-        user: { ...first, verified: false, updatedAt: T0, disabledAt: null, credentialEpoch: 0 },
+        user: { ...userFieldsOf(first), verified: false, updatedAt: T0, disabledAt: null, credentialEpoch: 0 },
         owner: null,
       });
 
@@ -101,7 +102,13 @@ export function describeAddresses(suite: ConformanceSuite): void {
       assert.ok(await replaceToken(token(rival.id, 'reset_password', HOUR_LATER, 'reset-rival')));
 
       const verified = await transaction((tx) => tx.users.confirmAddress('verify-owner', at(2)));
-      assert.deepEqual(verified, { ...owner, verified: true, updatedAt: at(2), disabledAt: null, credentialEpoch: 0 });
+      assert.deepEqual(verified, {
+        ...userFieldsOf(owner),
+        verified: true,
+        updatedAt: at(2),
+        disabledAt: null,
+        credentialEpoch: 0,
+      });
       assert.equal((await suite.store.users.findVerifiedByEmailKey('shared@example.com'))?.id, owner.id);
       assert.equal(await suite.store.users.findById(rival.id), null, 'the other registration ended');
       assert.equal(await suite.store.users.findByUsernameKey(rival.usernameKey), null, 'and its username is free');

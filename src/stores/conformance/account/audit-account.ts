@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { StoredEmailChange } from '../../../services/user-store';
-import { describe, storedEvent, newUser, token, T0, HOUR_LATER, type ConformanceSuite } from '../support';
+import { describe, storedEvent, newUser, token, T0, HOUR_LATER, type ConformanceSuite, passwordOf } from '../support';
 import { auditFixtures, type AuditedMethod } from './audit';
 
 /**
@@ -129,7 +129,7 @@ export function describeAccountAudit(suite: ConformanceSuite): void {
       name: 'passwords.change',
       changed: async (audit) => {
         const { user } = await registered('alice');
-        assert.ok(await audited((tx) => tx.passwords.change(user.id, user.passwordHash, 'new', T0), ofUser(audit)));
+        assert.ok(await audited((tx) => tx.passwords.change(user.id, passwordOf(user), 'new', T0), ofUser(audit)));
         return storedEvent(audit, user.id);
       },
       unchanged: async (audit) => {
@@ -372,12 +372,15 @@ export function describeAccountAudit(suite: ConformanceSuite): void {
       name: 'secondFactors.consumeRecoveryCode',
       changed: async (audit) => {
         const user = await enabled('alice');
-        assert.ok(await audited((tx) => tx.secondFactors.consumeRecoveryCode(user.id, 'c1'), ofUser(audit)));
+        assert.ok(await audited((tx) => tx.secondFactors.consumeRecoveryCode(user.id, 'c1', T0), ofUser(audit)));
         return storedEvent(audit, user.id);
       },
       unchanged: async (audit) => {
         const user = await enabled('alice');
-        assert.equal(await audited((tx) => tx.secondFactors.consumeRecoveryCode(user.id, 'c2'), ofUser(audit)), null);
+        assert.equal(
+          await audited((tx) => tx.secondFactors.consumeRecoveryCode(user.id, 'c2', T0), ofUser(audit)),
+          null,
+        );
       },
     },
     {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { UserStoreTransaction } from '../../../services/user-store';
-import { describe, it, T0, message, type ConformanceSuite } from '../support';
+import { describe, it, T0, message, type ConformanceSuite, passwordOf } from '../support';
 
 export function describeCouplings(suite: ConformanceSuite): void {
   const { registered, sessionFor, resetTokenFor } = suite;
@@ -32,13 +32,16 @@ export function describeCouplings(suite: ConformanceSuite): void {
 
     it('a password change and the end of the sessions land together: never a new hash beside a session', async () => {
       const { user } = await registered('alice');
-      let current = user.passwordHash;
+      let current = passwordOf(user);
       for (let round = 0; round < ROUNDS; round++) {
         await sessionFor(user.id, `round-${round}`);
         const next = `hash-${round}`;
         const seen = await watch(
           async () => assert.ok(await write((tx) => tx.passwords.change(user.id, current, next, T0))),
-          async () => (await suite.store.sessions.findWithUser(`session-round-${round}`))?.user.passwordHash === next,
+          // The hash first: a session still there after the new hash was seen outlived the change.
+          async () =>
+            (await suite.store.passwords.hashOf(user.id)) === next &&
+            (await suite.store.sessions.findWithUser(`session-round-${round}`)) !== null,
         );
         assert.equal(seen, 0, `round ${round}: a session outlived the password change`);
         current = next;
@@ -53,7 +56,10 @@ export function describeCouplings(suite: ConformanceSuite): void {
         const next = `hash-${round}`;
         const seen = await watch(
           async () => assert.ok(await write((tx) => tx.passwords.reset(resetHash, next, T0))),
-          async () => (await suite.store.sessions.findWithUser(`session-round-${round}`))?.user.passwordHash === next,
+          // The hash first: a session still there after the new hash was seen outlived the change.
+          async () =>
+            (await suite.store.passwords.hashOf(user.id)) === next &&
+            (await suite.store.sessions.findWithUser(`session-round-${round}`)) !== null,
         );
         assert.equal(seen, 0, `round ${round}: a session outlived the reset`);
       }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it, T0, T0_MINUS_1, message, type ConformanceSuite } from '../support';
+import { describe, it, T0, T0_MINUS_1, message, type ConformanceSuite, passwordOf } from '../support';
 
 export function describeDeleteUser(suite: ConformanceSuite): void {
   const { registered, sessionFor, resetTokenFor, deleteUser, transaction } = suite;
@@ -38,7 +38,7 @@ export function describeDeleteUser(suite: ConformanceSuite): void {
       assert.ok(await transaction((tx) => tx.passwords.reset(resetHash, 'new-hash', T0)));
       const changed = await racers('changed');
       assert.ok(
-        await transaction((tx) => tx.passwords.change(changed.user.id, changed.user.passwordHash, 'new-hash', T0)),
+        await transaction((tx) => tx.passwords.change(changed.user.id, passwordOf(changed.user), 'new-hash', T0)),
       );
       const loggedOut = await racers('logged-out');
       assert.equal(await transaction((tx) => tx.sessions.deleteAll(loggedOut.user.id, T0)), 1);
@@ -85,8 +85,8 @@ export function describeDeleteUser(suite: ConformanceSuite): void {
       assert.equal(await suite.store.tokens.findUser(resetHash, 'reset_password', T0), null);
       assert.equal(await transaction((tx) => tx.users.confirmAddress(alice.verificationHash, T0)), null);
       assert.equal(await transaction((tx) => tx.passwords.reset(resetHash, 'new-hash', T0)), null);
-      assert.equal(await transaction((tx) => tx.passwords.change(id, alice.user.passwordHash, 'new-hash', T0)), null);
-      assert.equal(await transaction((tx) => tx.passwords.rehash(id, alice.user.passwordHash, 'new-hash', T0)), false);
+      assert.equal(await transaction((tx) => tx.passwords.change(id, passwordOf(alice.user), 'new-hash', T0)), null);
+      assert.equal(await transaction((tx) => tx.passwords.rehash(id, passwordOf(alice.user), 'new-hash', T0)), false);
       assert.equal(await suite.store.access.checkRole(id, 'admin'), 'denied');
       assert.equal(await suite.store.access.checkPermission(id, 'posts:write'), 'denied');
       assert.deepEqual(await suite.store.access.listUserRoles(id), []);

@@ -12,6 +12,7 @@ import {
   fulfilled,
   type AuditInput,
   type ConformanceSuite,
+  passwordOf,
 } from '../support';
 
 /**
@@ -147,7 +148,7 @@ export function describeEmailChangeDrops(suite: ConformanceSuite): void {
       [
         'passwords.change',
         async (user) =>
-          (await transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', at(5)))) !== null,
+          (await transaction((tx) => tx.passwords.change(user.id, passwordOf(user), 'new-hash', at(5)))) !== null,
       ],
       [
         'users.delete (the account holder)',
@@ -194,7 +195,7 @@ export function describeEmailChangeDrops(suite: ConformanceSuite): void {
       const reset = message('passwordReset');
       assert.ok(await replaceToken(token(alice.user.id, 'reset_password', HOUR_LATER, 'reset-1'), reset));
       assert.ok(
-        await transaction((tx) => tx.passwords.change(alice.user.id, alice.user.passwordHash, 'new-hash', at(1))),
+        await transaction((tx) => tx.passwords.change(alice.user.id, passwordOf(alice.user), 'new-hash', at(1))),
       );
       await assertDead(reset, at(1), 'after a password change');
 

@@ -13,6 +13,7 @@ import {
   fulfilled,
   type ConformanceSuite,
   type EmailChangeMessages,
+  passwordOf,
 } from '../support';
 
 export function describeEmailChange(suite: ConformanceSuite): void {
@@ -287,7 +288,7 @@ export function describeEmailChange(suite: ConformanceSuite): void {
       [
         'passwords.change',
         async (user: StoredUser) =>
-          assert.ok(await transaction((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', at(1)))),
+          assert.ok(await transaction((tx) => tx.passwords.change(user.id, passwordOf(user), 'new-hash', at(1)))),
       ],
       ['users.delete', async (user: StoredUser) => assert.equal((await deleteUser(user.id)).outcome, 'deleted')],
     ] as const) {

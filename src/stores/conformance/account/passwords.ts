@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it, T0, DAY_LATER, type ConformanceSuite } from '../support';
+import { describe, it, T0, DAY_LATER, type ConformanceSuite, passwordOf } from '../support';
 
 export function describePasswords(suite: ConformanceSuite): void {
   const { registered, sessionRow, sessionFor, resetTokenFor, transaction } = suite;
@@ -10,22 +10,21 @@ export function describePasswords(suite: ConformanceSuite): void {
       const { user } = await registered('alice');
       const other = await registered('bob');
       await sessionFor(other.user.id, 'bob');
-      assert.equal(await change(user.id, user.passwordHash, 'h2', T0, 'session-bob'), null);
-      assert.equal(await change(user.id, user.passwordHash, 'h2', T0, 'unknown'), null);
+      assert.equal(await change(user.id, passwordOf(user), 'h2', T0, 'session-bob'), null);
+      assert.equal(await change(user.id, passwordOf(user), 'h2', T0, 'unknown'), null);
       await sessionFor(user.id, 'alice');
       // A logout-all that committed while the new password was hashed.
       assert.equal(await transaction((tx) => tx.sessions.deleteAll(user.id, T0)), 1);
-      assert.equal(await change(user.id, user.passwordHash, 'h2', T0, 'session-alice'), null);
-      assert.equal((await suite.store.users.findById(user.id))?.passwordHash, user.passwordHash, 'nothing changed');
+      assert.equal(await change(user.id, passwordOf(user), 'h2', T0, 'session-alice'), null);
+      assert.equal(await suite.store.passwords.hashOf(user.id), passwordOf(user), 'nothing changed');
 
       await sessionFor(user.id, 'alice');
-      assert.deepEqual(await change(user.id, user.passwordHash, 'h2', T0, 'session-alice'), {
+      assert.deepEqual(await change(user.id, passwordOf(user), 'h2', T0, 'session-alice'), {
         ...user,
-        passwordHash: 'h2',
         updatedAt: T0,
         credentialEpoch: 1,
       });
-      assert.equal((await suite.store.users.findById(user.id))?.passwordHash, 'h2');
+      assert.equal(await suite.store.passwords.hashOf(user.id), 'h2');
       assert.equal(
         await suite.store.sessions.findWithUser('session-alice'),
         null,
@@ -42,8 +41,8 @@ export function describePasswords(suite: ConformanceSuite): void {
       const resetHash = await resetTokenFor(alice.user.id, 'alice');
       const now = new Date(T0.getTime() + 1000);
 
-      const changed = { ...alice.user, passwordHash: 'new-hash', updatedAt: now, credentialEpoch: 1 };
-      assert.deepEqual(await change(alice.user.id, alice.user.passwordHash, 'new-hash', now), changed);
+      const changed = { ...alice.user, updatedAt: now, credentialEpoch: 1 };
+      assert.deepEqual(await change(alice.user.id, passwordOf(alice.user), 'new-hash', now), changed);
       assert.deepEqual(await suite.store.users.findById(alice.user.id), changed);
       assert.equal(await suite.store.sessions.findWithUser('session-alice-1'), null);
       assert.equal(await suite.store.sessions.findWithUser('session-alice-2'), null);
@@ -79,12 +78,11 @@ export function describePasswords(suite: ConformanceSuite): void {
       const now = new Date(T0.getTime() + 1000);
 
       assert.equal(
-        await transaction((tx) => tx.passwords.rehash(user.id, user.passwordHash, 'stronger-hash', now)),
+        await transaction((tx) => tx.passwords.rehash(user.id, passwordOf(user), 'stronger-hash', now)),
         true,
       );
       assert.deepEqual(await suite.store.users.findById(user.id), {
         ...user,
-        passwordHash: 'stronger-hash',
         updatedAt: now,
       });
       assert.ok(await suite.store.sessions.findWithUser('session-alice'));
@@ -133,7 +131,7 @@ export function describePasswords(suite: ConformanceSuite): void {
       await Promise.all(Array.from({ length: 5 }, (_, i) => sessionFor(user.id, `again-${i}`)));
       assert.ok(await change(user.id, 'hash-2', 'hash-3', T0));
       for (let i = 0; i < 5; i++) assert.equal(await suite.store.sessions.findWithUser(`session-again-${i}`), null);
-      assert.equal((await suite.store.users.findById(user.id))?.passwordHash, 'hash-3');
+      assert.equal(await suite.store.passwords.hashOf(user.id), 'hash-3');
     });
   });
 }

@@ -1,5 +1,15 @@
 import assert from 'node:assert/strict';
-import { describe, it, DAY_LATER, T0, HOUR_LATER, fulfilled, message, type ConformanceSuite } from '../support';
+import {
+  describe,
+  it,
+  DAY_LATER,
+  T0,
+  HOUR_LATER,
+  fulfilled,
+  message,
+  type ConformanceSuite,
+  passwordOf,
+} from '../support';
 import { secondFactorFixtures } from './second-factor';
 
 /**
@@ -301,7 +311,7 @@ export function describeSecondFactorUse(suite: ConformanceSuite): void {
         const bob = await enrolled('bob');
         await createChallenge(challengeRow(bob.user.id, 'bob'));
 
-        assert.ok(await write((tx) => tx.passwords.change(user.id, user.passwordHash, 'new-hash', T0)));
+        assert.ok(await write((tx) => tx.passwords.change(user.id, passwordOf(user), 'new-hash', T0)));
 
         assert.equal(await takeAttempt('challenge-alice', T0, 5), null);
         assert.ok(await factorOf(user.id));

@@ -83,11 +83,11 @@ export function secondFactorFixtures(suite: ConformanceSuite) {
     return { user, codes };
   };
 
-  const useStep = (userId: string, step: number) => write((tx) => tx.secondFactors.useTotpStep(userId, step));
+  const useStep = (userId: string, step: number) => write((tx) => tx.secondFactors.useTotpStep(userId, step, T0));
 
   const consumeCode = (userId: string, codeHash: string, notice?: NewOutboxMessage) =>
     write(async (tx) => {
-      const user = await tx.secondFactors.consumeRecoveryCode(userId, codeHash);
+      const user = await tx.secondFactors.consumeRecoveryCode(userId, codeHash, T0);
       if (user && notice) await tx.outbox.add(notice, user);
       return user !== null;
     });

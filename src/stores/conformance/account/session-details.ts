@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { UserStoreTransaction } from '../../../services/user-store';
-import { describe, it, HOUR, T0, DAY_LATER, fulfilled, type ConformanceSuite } from '../support';
+import { describe, it, HOUR, T0, DAY_LATER, fulfilled, type ConformanceSuite, passwordOf } from '../support';
 
 export function describeSessionDetails(suite: ConformanceSuite): void {
   const { registered, sessionFor, sessionRow } = suite;
@@ -123,7 +123,7 @@ export function describeSessionDetails(suite: ConformanceSuite): void {
       });
       assert.deepEqual((await suite.store.sessions.findWithUser(bobs.tokenHash))?.session, bobs, 'others untouched');
 
-      assert.ok(await write((tx) => tx.passwords.change(alice.user.id, alice.user.passwordHash, 'new-hash', at(6))));
+      assert.ok(await write((tx) => tx.passwords.change(alice.user.id, passwordOf(alice.user), 'new-hash', at(6))));
       assert.equal(
         await write((tx) => tx.sessions.markAuthenticated(session.tokenHash, alice.user.credentialEpoch, at(7))),
         false,

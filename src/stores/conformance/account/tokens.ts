@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict';
 import { SUPERSEDED_ERROR } from '../../../services/outbox-message';
-import { describe, it, T0, HOUR_LATER, DAY_LATER, message, newUser, token, type ConformanceSuite } from '../support';
+import {
+  describe,
+  it,
+  T0,
+  HOUR_LATER,
+  DAY_LATER,
+  message,
+  newUser,
+  token,
+  type ConformanceSuite,
+  passwordOf,
+} from '../support';
 
 export function describeTokens(suite: ConformanceSuite): void {
   const { registered, sessionFor, resetTokenFor, replaceToken, createUser, transaction, entry } = suite;
@@ -109,8 +120,8 @@ export function describeTokens(suite: ConformanceSuite): void {
       const now = new Date(T0.getTime() + 1000);
 
       const updated = await transaction((tx) => tx.passwords.reset(resetHash, 'new-hash', now));
-      assert.deepEqual(updated, { ...alice.user, passwordHash: 'new-hash', updatedAt: now, credentialEpoch: 1 });
-      assert.equal((await suite.store.users.findById(alice.user.id))?.passwordHash, 'new-hash');
+      assert.deepEqual(updated, { ...alice.user, updatedAt: now, credentialEpoch: 1 });
+      assert.equal(await suite.store.passwords.hashOf(alice.user.id), 'new-hash');
       assert.equal(await suite.store.sessions.findWithUser('session-alice-1'), null);
       assert.equal(await suite.store.sessions.findWithUser('session-alice-2'), null);
       assert.equal(await transaction((tx) => tx.passwords.reset(resetHash, 'other-hash', now)), null, 'single use');
@@ -129,7 +140,7 @@ export function describeTokens(suite: ConformanceSuite): void {
       assert.equal(await transaction((tx) => tx.passwords.reset(verificationHash, 'new-hash', T0)), null);
       assert.equal(await transaction((tx) => tx.passwords.reset(resetHash, 'new-hash', HOUR_LATER)), null);
       assert.equal(await transaction((tx) => tx.passwords.reset('unknown', 'new-hash', T0)), null);
-      assert.equal((await suite.store.users.findById(user.id))?.passwordHash, user.passwordHash);
+      assert.equal(await suite.store.passwords.hashOf(user.id), passwordOf(user));
       assert.ok(await suite.store.sessions.findWithUser('session-alice'));
     });
   });

@@ -12,6 +12,7 @@ import {
   storedEvent,
   token,
   type ConformanceSuite,
+  passwordOf,
 } from '../support';
 
 /** The aggregates a transaction hands to its work, by the contract's names (`UserStoreTransaction`). */
@@ -96,7 +97,7 @@ export function describeTransactions(suite: ConformanceSuite): void {
         assert.ok((await tx.users.create(bob, token(bob.id, 'verify_email', HOUR_LATER, 'verify-bob'))).ok);
         assert.equal(await tx.sessions.create(sessionRow(user.id, 'alice-new')), true);
         assert.equal(await tx.sessions.delete('session-alice-old'), true);
-        assert.equal(await tx.passwords.rehash(user.id, user.passwordHash, 'stronger-hash', T0), true);
+        assert.equal(await tx.passwords.rehash(user.id, passwordOf(user), 'stronger-hash', T0), true);
         await tx.outbox.add(notice, user);
         await tx.audit.add(event);
       };
@@ -123,7 +124,7 @@ export function describeTransactions(suite: ConformanceSuite): void {
       assert.equal((await suite.store.users.findById(bob.id))?.id, bob.id);
       assert.ok(await suite.store.sessions.findWithUser('session-alice-new'));
       assert.equal(await suite.store.sessions.findWithUser('session-alice-old'), null);
-      assert.equal((await suite.store.users.findById(user.id))?.passwordHash, 'stronger-hash');
+      assert.equal(await suite.store.passwords.hashOf(user.id), 'stronger-hash');
       assert.deepEqual(
         (await suite.store.outbox.list()).map((entry) => entry.id),
         [notice.id],
@@ -155,29 +156,29 @@ export function describeTransactions(suite: ConformanceSuite): void {
       assert.deepEqual(await wrapped.users.findById(user.id), user);
       assert.deepEqual(await wrapped.audit.list({ limit: 10 }), [storedEvent(event, user.id)]);
       assert.equal(
-        await wrapped.transaction((tx) => tx.passwords.rehash(user.id, user.passwordHash, 'stronger-hash', T0)),
+        await wrapped.transaction((tx) => tx.passwords.rehash(user.id, passwordOf(user), 'stronger-hash', T0)),
         true,
       );
-      assert.equal((await wrapped.users.findById(user.id))?.passwordHash, 'stronger-hash');
+      assert.equal(await wrapped.passwords.hashOf(user.id), 'stronger-hash');
       assert.equal(await wrapped.deleteExpired({ now: T0, sessionIdleBefore: new Date(0) }), 0);
       assert.deepEqual(calls, ['create', 'findWithUser', 'list'], 'the other aggregates are not wrapped');
       assert.ok(await suite.store.sessions.findWithUser(session.tokenHash), 'it wrote to the store it wraps');
     });
 
-    it('wrapStore wraps an aggregate that only transactions have, leaving every read side as it was', async () => {
+    it('wrapStore wraps the passwords in a transaction and outside one, leaving every other side as it was', async () => {
       const calls: string[] = [];
       const wrapped = wrapStore(suite.store, { passwords: recording(calls) });
       const { user } = await registered('alice');
       await sessionFor(user.id, 'alice');
 
       const changed = await wrapped.transaction((tx) =>
-        tx.passwords.change(user.id, user.passwordHash, 'new-hash', T0, 'session-alice'),
+        tx.passwords.change(user.id, passwordOf(user), 'new-hash', T0, 'session-alice'),
       );
-      assert.equal(changed?.passwordHash, 'new-hash');
+      assert.equal(changed?.credentialEpoch, 1);
       assert.deepEqual(calls, ['change']);
       assert.equal(await wrapped.sessions.findWithUser('session-alice'), null, 'the change ended the session');
-      assert.equal((await wrapped.users.findById(user.id))?.passwordHash, 'new-hash');
-      assert.deepEqual(calls, ['change']);
+      assert.equal(await wrapped.passwords.hashOf(user.id), 'new-hash');
+      assert.deepEqual(calls, ['change', 'hashOf']);
     });
   });
 }

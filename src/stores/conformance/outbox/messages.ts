@@ -14,6 +14,7 @@ import {
   token,
   fulfilled,
   type ConformanceSuite,
+  passwordOf,
 } from '../support';
 
 export function describeMessages(suite: ConformanceSuite): void {
@@ -153,7 +154,7 @@ export function describeMessages(suite: ConformanceSuite): void {
         withMessage((tx) => tx.passwords.reset(resetHash, 'hash-2', T0), clashing('passwordChanged')),
       );
       await assert.rejects(
-        withMessage((tx) => tx.passwords.change(user.id, user.passwordHash, 'hash-3', T0), clashing('passwordChanged')),
+        withMessage((tx) => tx.passwords.change(user.id, passwordOf(user), 'hash-3', T0), clashing('passwordChanged')),
       );
       await assert.rejects(deleteUser(user.id, { message: clashing('accountDeleted') }));
 

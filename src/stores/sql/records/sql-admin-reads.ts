@@ -42,9 +42,10 @@ export class SqlAdminReads implements AdminReads {
         .where('ur.scope', '=', GLOBAL_SCOPE)
         .execute();
       const factor = await trx
-        .selectFrom('second_factors')
+        .selectFrom('credentials')
         .select('enabled')
         .where('user_id', '=', userId)
+        .where('kind', '=', 'totp')
         .executeTakeFirst();
       const live = await trx
         .selectFrom('sessions')

@@ -6,8 +6,8 @@ import type {
 } from '../../../services/store/second-factor-records';
 import type { StoredSecondFactor, StoredUser } from '../../../services/types';
 import type { RequestPathQueries } from '../request-path-queries';
-import { fromSecondFactorRow, fromUserRow, toSecondFactorRow } from '../rows';
-import type { Database } from '../schema';
+import { fromSecondFactorRow, fromUserRow, toCredentialRow, toSecondFactorRow } from '../rows';
+import { type Database, SECOND_FACTOR_COLUMNS } from '../schema';
 import { firstRowBy } from './sql-user-reads';
 import type { SqlUnit } from './unit-of-work';
 import { lockedUser, nextCredentialEpoch } from './user-rows';
@@ -26,9 +26,11 @@ export class SqlSecondFactorReads implements SecondFactorReads {
 
   async countRecoveryCodes(userId: string): Promise<number> {
     const row = await this.db
-      .selectFrom('recovery_codes')
+      .selectFrom('credentials')
       .select((eb) => eb.fn.countAll().as('n'))
       .where('user_id', '=', userId)
+      .where('kind', '=', 'recovery_code')
+      .where('last_used_at', 'is', null)
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
@@ -60,12 +62,13 @@ export class SqlSecondFactorRecords implements SecondFactorRecords {
       .executeTakeFirst();
     if (!user) return false;
     const replaced = await trx
-      .deleteFrom('second_factors')
+      .deleteFrom('credentials')
       .where('user_id', '=', factor.userId)
+      .where('kind', '=', 'totp')
       .where('enabled', '=', 0)
       .executeTakeFirst();
     if (replaced.numDeletedRows === 0n && (await secondFactorOf(trx, factor.userId))) return false;
-    await trx.insertInto('second_factors').values(toSecondFactorRow(factor)).execute();
+    await trx.insertInto('credentials').values(toSecondFactorRow(factor)).execute();
     return true;
   }
 
@@ -76,12 +79,14 @@ export class SqlSecondFactorRecords implements SecondFactorRecords {
     // the compare-and-set on the sealed secret sees what the other left.
     const user = await lockedUser(trx, userId, this.unit.capabilities.rowLocks);
     if (!user) return null;
+    const at = enabling.now.getTime();
     const enabled = await trx
-      .updateTable('second_factors')
-      .set({ enabled: 1, enabled_at: enabling.now.getTime(), last_used_step: enabling.step })
+      .updateTable('credentials')
+      .set({ enabled: 1, enabled_at: at, last_used_step: enabling.step, last_used_at: at })
       .where('user_id', '=', userId)
+      .where('kind', '=', 'totp')
       .where('enabled', '=', 0)
-      .where('sealed_secret', '=', enabling.sealedSecret)
+      .where('secret', '=', enabling.sealedSecret)
       .executeTakeFirst();
     if (enabled.numUpdatedRows === 0n) return null;
     await replaceCodes(trx, userId, enabling.recoveryCodeHashes, enabling.now);
@@ -109,31 +114,35 @@ export class SqlSecondFactorRecords implements SecondFactorRecords {
     return { user: fromUserRow(now), sessionsEnded };
   }
 
-  async useTotpStep(userId: string, step: number): Promise<boolean> {
+  async useTotpStep(userId: string, step: number, now: Date): Promise<boolean> {
     // One conditional update, a compare-and-set on the last used step: of concurrent uses of one step (on any
     // instance), the database lets exactly one change the row.
     const trx = await this.unit.ready();
     const result = await trx
-      .updateTable('second_factors')
-      .set({ last_used_step: step })
+      .updateTable('credentials')
+      .set({ last_used_step: step, last_used_at: now.getTime() })
       .where('user_id', '=', userId)
+      .where('kind', '=', 'totp')
       .where('enabled', '=', 1)
       .where((eb) => eb.or([eb('last_used_step', 'is', null), eb('last_used_step', '<', step)]))
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
   }
 
-  async consumeRecoveryCode(userId: string, codeHash: string): Promise<StoredUser | null> {
+  async consumeRecoveryCode(userId: string, codeHash: string, now: Date): Promise<StoredUser | null> {
     const trx = await this.unit.ready();
     const user = await lockedUser(trx, userId, this.unit.capabilities.rowLocks);
     if (!user) return null;
-    // The deletion is the claim: only the caller whose DELETE removed the row gets the user (and sends the notice).
+    // Marking it used is the claim: only the caller whose UPDATE changed the row gets the user (and sends the notice).
     const used = await trx
-      .deleteFrom('recovery_codes')
-      .where('code_hash', '=', codeHash)
+      .updateTable('credentials')
+      .set({ last_used_at: now.getTime() })
+      .where('secret', '=', codeHash)
+      .where('kind', '=', 'recovery_code')
       .where('user_id', '=', userId)
+      .where('last_used_at', 'is', null)
       .executeTakeFirst();
-    if (used.numDeletedRows === 0n) return null;
+    if (used.numUpdatedRows === 0n) return null;
     return fromUserRow(user);
   }
 
@@ -155,9 +164,13 @@ export class SqlSecondFactorRecords implements SecondFactorRecords {
     const trx = await this.unit.ready();
     const user = await lockedUser(trx, userId, this.unit.capabilities.rowLocks);
     if (!user) return null;
-    const removed = await trx.deleteFrom('second_factors').where('user_id', '=', userId).executeTakeFirst();
+    const removed = await trx
+      .deleteFrom('credentials')
+      .where('user_id', '=', userId)
+      .where('kind', '=', 'totp')
+      .executeTakeFirst();
     if (removed.numDeletedRows === 0n) return null;
-    await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+    await deleteCodes(trx, userId);
     await trx.deleteFrom('login_challenges').where('user_id', '=', userId).execute();
     return fromUserRow(user);
   }
@@ -168,7 +181,12 @@ export class SqlSecondFactorRecords implements SecondFactorRecords {
 }
 
 async function secondFactorOf(trx: Kysely<Database>, userId: string): Promise<StoredSecondFactor | null> {
-  const row = await trx.selectFrom('second_factors').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  const row = await trx
+    .selectFrom('credentials')
+    .select(SECOND_FACTOR_COLUMNS)
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'totp')
+    .executeTakeFirst();
   return row ? fromSecondFactorRow(row) : null;
 }
 
@@ -179,10 +197,15 @@ async function replaceCodes(
   codeHashes: readonly string[],
   now: Date,
 ): Promise<void> {
-  await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+  await deleteCodes(trx, userId);
   if (codeHashes.length === 0) return;
   await trx
-    .insertInto('recovery_codes')
-    .values(codeHashes.map((codeHash) => ({ code_hash: codeHash, user_id: userId, created_at: now.getTime() })))
+    .insertInto('credentials')
+    .values(codeHashes.map((codeHash) => toCredentialRow(userId, 'recovery_code', codeHash, now)))
     .execute();
+}
+
+/** The user's recovery codes, used or not, go. */
+async function deleteCodes(trx: Kysely<Database>, userId: string): Promise<void> {
+  await trx.deleteFrom('credentials').where('user_id', '=', userId).where('kind', '=', 'recovery_code').execute();
 }

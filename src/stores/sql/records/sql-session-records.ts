@@ -94,7 +94,18 @@ export class SqlSessionRecords implements SessionRecords {
         .where('disabled_at', 'is', null),
     );
     if (!signedIn.numAffectedRows) return false;
-    // Waits to go with the sign-in's audit event (`SqlUnit`): one statement on PostgreSQL.
+    // Waits to go with the sign-in's audit event (`SqlUnit`): one statement on PostgreSQL. A session a password proved
+    // records the password's last use with it.
+    if (session.methods.includes('pwd')) {
+      const at = session.createdAt.getTime();
+      this.unit.queue((db) =>
+        db
+          .updateTable('credentials')
+          .set({ last_used_at: at })
+          .where('user_id', '=', session.userId)
+          .where('kind', '=', 'password'),
+      );
+    }
     this.unit.queue((db) => db.insertInto('sessions').values(toSessionRow(session)));
     return true;
   }

@@ -9,7 +9,7 @@ import type {
   UserRecords,
 } from '../../../services/store/user-records';
 import type { StoredToken, StoredUser } from '../../../services/types';
-import { fromUserRow, toTokenRow, toUserRow } from '../rows';
+import { fromUserRow, toCredentialRow, toTokenRow, toUserRow } from '../rows';
 import { runPrepared } from '../run-prepared';
 import { type Database, USER_COLUMNS } from '../schema';
 import { deleteTokensOf, endSessionsAndResets } from './credential-ends';
@@ -86,6 +86,10 @@ export class SqlUserRecords implements UserRecords {
     if (found.expired) await deleteUsersWithDependents(await this.unit.ready(), [found.expired.id]);
     // They wait to go with the link (or the owner's notice) and the audit event: one statement on PostgreSQL.
     this.unit.queue((db) => db.insertInto('users').values(row));
+    if (user.passwordHash !== null) {
+      const password = toCredentialRow(user.id, 'password', user.passwordHash, user.createdAt);
+      this.unit.queue((db) => db.insertInto('credentials').values(password));
+    }
     this.unit.queue((db) => db.insertInto('tokens').values(toTokenRow(verification)));
     return {
       ok: true,

@@ -13,8 +13,8 @@ import { failPendingLinks } from './pending-links';
 export const USER_OWNED_TABLES = {
   sessions: ['sessions'],
   tokens: ['tokens'],
+  credentials: ['credentials'],
   emailChanges: ['email_changes'],
-  secondFactors: ['second_factors', 'recovery_codes'],
   loginChallenges: ['login_challenges'],
   access: ['user_roles'],
 } as const satisfies Record<string, readonly (keyof Database)[]>;
