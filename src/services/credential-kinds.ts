@@ -12,3 +12,13 @@ export const CREDENTIAL_KINDS = {
 } as const satisfies Record<string, readonly AuthMethod[]>;
 
 export type CredentialKind = keyof typeof CREDENTIAL_KINDS;
+
+/**
+ * The methods a sign-in that proved these credentials records on its session: each kind's, in order, and `mfa` when
+ * more than one kind was proved. Read from `CREDENTIAL_KINDS`, so a new kind's methods are written there only.
+ */
+export function provedBy(...kinds: CredentialKind[]): readonly AuthMethod[] {
+  const methods: AuthMethod[] = kinds.flatMap((kind) => CREDENTIAL_KINDS[kind]);
+  if (kinds.length > 1) methods.push('mfa');
+  return Object.freeze(methods);
+}

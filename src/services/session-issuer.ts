@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AccountContext } from './account-context';
 import type { AuditEvent } from './audit-event';
+import { provedBy } from './credential-kinds';
 import { sessionExpiresAt } from './expiry-rules';
 import { recordedClient } from './session-views';
 import type { AuthMethod, SessionClient, StoredSession } from './types';
@@ -11,15 +12,11 @@ import type { TransactionOptions } from './user-store';
 // state and recorded is decided here only.
 
 /** A password alone (RFC 8176 `pwd`). */
-export const PASSWORD_ONLY: readonly AuthMethod[] = Object.freeze(['pwd'] as const);
+export const PASSWORD_ONLY = provedBy('password');
 /** A password, then a code of the authenticator app. */
-export const PASSWORD_AND_TOTP: readonly AuthMethod[] = Object.freeze(['pwd', 'otp', 'mfa'] as const);
+export const PASSWORD_AND_TOTP = provedBy('password', 'totp');
 /** A password, then a recovery code (see `AuthMethod` for its name). */
-export const PASSWORD_AND_RECOVERY_CODE: readonly AuthMethod[] = Object.freeze([
-  'pwd',
-  'lookup_secret',
-  'mfa',
-] as const);
+export const PASSWORD_AND_RECOVERY_CODE = provedBy('password', 'recovery_code');
 
 /** What a sign-in proved, for the session it earns. */
 export interface SessionGrant {
