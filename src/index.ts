@@ -34,15 +34,15 @@ export type { Awaitable } from './services/awaitable';
 export { BearerToken } from './guards/bearer-token';
 export { readBearerToken } from './http/bearer-header';
 export { clientIp } from './http/client-ip';
-export { AccountController } from './controllers/account-controller';
-export { SessionsController } from './controllers/sessions-controller';
+export { AccountController } from './controllers/account/account-controller';
+export { SessionsController } from './controllers/sessions/sessions-controller';
 export { EmailChangeController } from './controllers/email-changes/email-change-controller';
-export { SecondFactorController } from './controllers/second-factor-controller';
+export { SecondFactorController } from './controllers/second-factor/second-factor-controller';
 export { ACCOUNT_CONTROLLERS } from './app/account-controllers';
 
 // The account core, usable without HTTP (scripts, jobs, other frameworks).
 export { AccountService, type AccountServiceDeps, type RegisterInput } from './services/account-service';
-export type { SecondFactorMethod, SecondFactorProof, SignInResult } from './services/second-factors';
+export type { SecondFactorMethod, SecondFactorProof, SignInResult } from './services/second-factor/second-factors';
 export { createAccountService } from './di/create-account-service';
 export type { MailDelivery } from './services/mail-delivery';
 export type { RequestOrigin } from './services/audit-trail';
@@ -61,6 +61,9 @@ export { lowerPoolPriority, type PoolPriority } from './server/pool-priority';
 export { defaultUserSerializer } from './services/user-serializer';
 export { accountView } from './services/types';
 export { AUTH_METHODS } from './services/auth-methods';
+// Each feature's credential, email and audit kinds: the unions of the outbox's kinds and the audit's types are read from it.
+export { KINDS_OF_FEATURES } from './services/kinds-of-features';
+export type { FeatureKinds } from './services/feature-kinds';
 export type {
   AccountUser,
   AuthMethod,

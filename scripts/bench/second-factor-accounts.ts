@@ -9,7 +9,7 @@ import { DEFAULT_ACCOUNT_OPTIONS } from '../../src/services/account-options';
 import { AccountService } from '../../src/services/account-service';
 import type { EmailSender, OutgoingEmail } from '../../src/services/email-sender';
 import { usernameKeyOf } from '../../src/services/identity';
-import { TOTP_PERIOD_SECONDS } from '../../src/services/totp';
+import { TOTP_PERIOD_SECONDS } from '../../src/services/second-factor/totp';
 import type { UserStore } from '../../src/services/user-store';
 import { SqlUserStore } from '../../src/stores/sql/sql-user-store';
 

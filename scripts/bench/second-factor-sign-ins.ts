@@ -1,4 +1,4 @@
-import { TOTP_PERIOD_SECONDS } from '../../src/services/totp';
+import { TOTP_PERIOD_SECONDS } from '../../src/services/second-factor/totp';
 import type { Load, SequenceContext } from './measure';
 import { type EnrolledAccount, stepAt } from './second-factor-accounts';
 

@@ -1,16 +1,21 @@
-import { AccountController } from '../controllers/account-controller';
-import { AdminAuditController } from '../controllers/admin-audit-controller';
-import { AdminRolesController } from '../controllers/admin-roles-controller';
-import { AdminUsersController } from '../controllers/admin-users-controller';
+import { AccountController } from '../controllers/account/account-controller';
+import { AdminAuditController } from '../controllers/administration/admin-audit-controller';
+import { AdminRolesController } from '../controllers/administration/admin-roles-controller';
+import { AdminUsersController } from '../controllers/administration/admin-users-controller';
 import { EmailChangeController } from '../controllers/email-changes/email-change-controller';
-import { SecondFactorController } from '../controllers/second-factor-controller';
-import { SessionsController } from '../controllers/sessions-controller';
-import { ACCOUNT_PAGES, ADMINISTRATION_PAGES, SECURITY_PAGES } from '../pages/core-pages';
+import { SecondFactorController } from '../controllers/second-factor/second-factor-controller';
+import { SessionsController } from '../controllers/sessions/sessions-controller';
+import { ACCOUNT_PAGES } from '../pages/account/account-hosted-pages';
+import { ADMINISTRATION_PAGES } from '../pages/administration/administration-pages';
+import { SECURITY_PAGES } from '../pages/sessions/security-pages';
 import { EMAIL_CHANGE_PAGES } from '../pages/email-changes/email-change-pages';
 import type { HostedPages } from '../pages/hosted-page';
-import type { AuditEventType } from '../services/audit-event';
-import type { CredentialKind } from '../services/credential-kinds';
-import type { OutboxKind } from '../services/outbox-message';
+import { ACCOUNT_KINDS } from '../services/account/account-kinds';
+import { ADMINISTRATION_KINDS } from '../services/administration/administration-kinds';
+import { EMAIL_CHANGE_KINDS } from '../services/email-changes/email-change-kinds';
+import type { FeatureKinds } from '../services/feature-kinds';
+import { SECOND_FACTOR_KINDS } from '../services/second-factor/second-factor-kinds';
+import { SESSIONS_KINDS } from '../services/sessions/sessions-kinds';
 
 /**
  * A sign-in method or account feature, as the one list below registers it: what it adds to the routes, the pages,
@@ -18,18 +23,17 @@ import type { OutboxKind } from '../services/outbox-message';
  * (`src/services/<name>/`, `src/controllers/<name>/`...: docs/architecture.md, "Features as slices").
  */
 export interface Feature {
-  /** Its name, and the name of its sub-folder in each layer (features from before slices have none yet). */
+  /** Its name, and the name of its sub-folder in each layer it has code in. */
   readonly name: string;
   /** Its routes, in the order the API document lists their paths. */
   readonly controllers: readonly (new () => object)[];
-  /** The kinds of credential it signs in with (`CREDENTIAL_KINDS`). */
-  readonly credentialKinds: readonly CredentialKind[];
+  /**
+   * Its credential kinds, email kinds and audit event types, as its slice declares them
+   * (`services/<name>/<name>-kinds.ts`); the core gathers the same objects (`services/kinds-of-features.ts`).
+   */
+  readonly kinds: FeatureKinds;
   /** Its hosted pages, by path below the prefix. */
   readonly pages: HostedPages;
-  /** The outbox kinds of the emails it sends. */
-  readonly emailKinds: readonly OutboxKind[];
-  /** The audit event types it writes. */
-  readonly auditKinds: readonly AuditEventType[];
   /**
    * The tables whose rows hang off a user that it owns, by name: each is also in the stores' registry of user-owned
    * tables (`stores/sql/records/user-owned-tables.ts`), which the app layer does not import; the architecture test
@@ -48,28 +52,9 @@ export interface Feature {
 export const FEATURES: readonly Feature[] = [
   {
     name: 'account',
+    kinds: ACCOUNT_KINDS,
     controllers: [AccountController],
-    credentialKinds: ['password'],
     pages: ACCOUNT_PAGES,
-    emailKinds: [
-      'verification',
-      'passwordReset',
-      'emailVerified',
-      'passwordChanged',
-      'accountDeleted',
-      'registrationAttempt',
-    ],
-    auditKinds: [
-      'register',
-      'verify_email',
-      'login',
-      'logout',
-      'logout_all',
-      'password_reset_requested',
-      'password_reset',
-      'password_change',
-      'account_deleted',
-    ],
     tables: ['tokens', 'credentials'],
     migrations: [
       '2026-11-22-initial',
@@ -82,77 +67,36 @@ export const FEATURES: readonly Feature[] = [
   },
   {
     name: 'sessions',
+    kinds: SESSIONS_KINDS,
     controllers: [SessionsController],
-    credentialKinds: [],
     pages: SECURITY_PAGES,
-    emailKinds: [],
-    auditKinds: ['reauthenticate', 'session_ended', 'other_sessions_ended'],
     tables: ['sessions'],
     // It made the email_changes table too: a migration from before slices may serve two features.
     migrations: ['2026-11-26-sessions-and-email-changes', '2026-12-01-session-methods'],
   },
   {
     name: 'email-changes',
+    kinds: EMAIL_CHANGE_KINDS,
     controllers: [EmailChangeController],
-    credentialKinds: [],
     pages: EMAIL_CHANGE_PAGES,
-    emailKinds: ['emailChange', 'emailChangeRequested', 'emailChanged', 'emailChangeAttempt'],
-    auditKinds: ['email_change_requested', 'email_change'],
     tables: ['email_changes'],
     migrations: [],
   },
   {
     name: 'second-factor',
+    kinds: SECOND_FACTOR_KINDS,
     controllers: [SecondFactorController],
-    credentialKinds: ['totp', 'recovery_code'],
     pages: {},
-    emailKinds: ['secondFactorEnabled', 'secondFactorDisabled', 'recoveryCodesRegenerated', 'recoveryCodeUsed'],
-    auditKinds: [
-      'login_second_factor',
-      'second_factor_enabled',
-      'second_factor_disabled',
-      'recovery_codes_regenerated',
-      'recovery_code_used',
-    ],
     tables: ['login_challenges'],
     migrations: ['2026-11-27-second-factor'],
   },
   {
     name: 'administration',
-    controllers: [AdminUsersController, AdminAuditController],
-    credentialKinds: [],
+    kinds: ADMINISTRATION_KINDS,
+    controllers: [AdminUsersController, AdminAuditController, AdminRolesController],
     pages: ADMINISTRATION_PAGES,
-    emailKinds: [],
-    auditKinds: [
-      'admin.users_listed',
-      'admin.user_viewed',
-      'admin.audit_read',
-      'admin.user_disabled',
-      'admin.user_enabled',
-      'admin.sessions_ended',
-      'admin.email_verified',
-      'admin.verification_resent',
-      'admin.user_deleted',
-    ],
-    tables: [],
-    migrations: ['2026-11-28-administration-and-audit'],
-  },
-  {
-    name: 'access',
-    controllers: [AdminRolesController],
-    credentialKinds: [],
-    pages: {},
-    emailKinds: [],
-    auditKinds: [
-      'admin.role_granted',
-      'admin.role_revoked',
-      'admin.role_created',
-      'admin.permission_created',
-      'admin.permission_granted',
-      'admin.permission_revoked',
-    ],
     tables: ['user_roles'],
-    migrations: ['2026-11-29-scoped-grants'],
+    migrations: ['2026-11-28-administration-and-audit', '2026-11-29-scoped-grants'],
   },
 ];
 

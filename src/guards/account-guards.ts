@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Action } from 'routing-controllers';
 import { resolveAccountService } from '../di/resolve';
-import { requireAccess } from '../services/access-control';
+import { requireAccess } from '../services/administration/access-control';
 import { AccountError, isAccountError } from '../errors/account-error';
 import { AccountHttpError } from '../http/http-errors';
 import type { AccessQuery, AccountUser } from '../services/types';

@@ -1,4 +1,4 @@
-import type { SignInResult } from '../services/second-factors';
+import type { SignInResult } from '../services/second-factor/second-factors';
 
 /** What `POST /login` answers: a session, or, for an account with a second factor, the challenge to answer. */
 export type LoginAnswer =

@@ -1,5 +1,5 @@
 import { NotAuthenticatedError } from '../http/http-errors';
-import { adminSchemas } from './admin-schemas';
+import { adminSchemas } from './administration/admin-schemas';
 import { ref, type JsonObject } from './schema-ref';
 
 export { ref, type JsonObject } from './schema-ref';

@@ -1,3 +1,5 @@
+import { KINDS_OF_FEATURES } from './kinds-of-features';
+
 /**
  * The audit trail: one row per security event, written in the same store transaction as the change it records (or
  * alone, for a refusal that changed nothing). Append-only: nothing updates a row, and only the clean-up
@@ -38,51 +40,18 @@ export type AuditActorType = 'user' | 'admin' | 'operator' | 'anonymous';
  */
 export type NewAuditEvent = Omit<AuditEvent, 'subjectId'> & { subjectId: string | null | undefined };
 
-/** Every event type the core writes; the admin API and the CLI filter by these. */
-export const AUDIT_EVENT_TYPES = [
-  'register',
-  'verify_email',
-  'login',
-  'login_second_factor',
-  'logout',
-  'logout_all',
-  'reauthenticate',
-  'password_reset_requested',
-  'password_reset',
-  'password_change',
-  'account_deleted',
-  'email_change_requested',
-  'email_change',
-  'second_factor_enabled',
-  'second_factor_disabled',
-  'recovery_codes_regenerated',
-  'recovery_code_used',
-  'session_ended',
-  'other_sessions_ended',
-  'admin.users_listed',
-  'admin.user_viewed',
-  'admin.audit_read',
-  'admin.user_disabled',
-  'admin.user_enabled',
-  'admin.sessions_ended',
-  'admin.email_verified',
-  'admin.verification_resent',
-  'admin.user_deleted',
-  'admin.role_granted',
-  'admin.role_revoked',
-  'admin.role_created',
-  'admin.permission_created',
-  'admin.permission_granted',
-  'admin.permission_revoked',
-] as const;
+export type AuditEventType = (typeof KINDS_OF_FEATURES)[number]['audit'][number];
 
-export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
+/** Every event type the core writes, gathered from the features' kinds; the admin API and the CLI filter by these. */
+export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = Object.freeze(
+  KINDS_OF_FEATURES.flatMap((feature): AuditEventType[] => [...feature.audit]),
+);
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set(AUDIT_EVENT_TYPES);
 
 /**
  * Refuses to record an event type this release does not know. The table does not constrain `type`, so a new type is
- * one entry in `AUDIT_EVENT_TYPES`, not a table rebuild; the stores check it where they write an event. A type read
+ * one entry in its feature's kinds (`services/kinds-of-features.ts`), not a table rebuild; the stores check it where they write an event. A type read
  * back that this release does not know (a later release's) is listed as it is.
  */
 export function checkAuditEventType(type: unknown): AuditEventType {

@@ -1,17 +1,21 @@
 import type { AuthMethod } from './auth-methods';
+import { KINDS_OF_FEATURES } from './kinds-of-features';
+
+/** Read feature by feature: `keyof` of the union of their credentials would keep only the keys every feature has. */
+export type CredentialKind = (typeof KINDS_OF_FEATURES)[number] extends infer Feature
+  ? Feature extends { credentials: infer Kinds }
+    ? keyof Kinds
+    : never
+  : never;
 
 /**
  * Every kind of credential an account can hold, each with the methods (RFC 8176, `AUTH_METHODS`) a proof of it
- * records on the session: the one list of them. A new way to sign in adds its kind here (passkeys `passkey`, with
- * `hwk` or `swk`; provider identities `oidc`, with `fed`) and names it in its feature's entry (`src/app/features.ts`).
+ * records on the session, gathered from the features' kinds. A new way to sign in declares its kind in its slice's
+ * kinds (passkeys `passkey`, with `hwk` or `swk`; provider identities `oidc`, with `fed`).
  */
-export const CREDENTIAL_KINDS = {
-  password: ['pwd'],
-  totp: ['otp'],
-  recovery_code: ['lookup_secret'],
-} as const satisfies Record<string, readonly AuthMethod[]>;
-
-export type CredentialKind = keyof typeof CREDENTIAL_KINDS;
+export const CREDENTIAL_KINDS: { readonly [K in CredentialKind]: readonly AuthMethod[] } = Object.freeze(
+  Object.assign({}, ...KINDS_OF_FEATURES.map((feature) => feature.credentials)),
+);
 
 /**
  * The methods a sign-in that proved these credentials records on its session: each kind's, in order, and `mfa` when

@@ -1,35 +1,24 @@
+import { KINDS_OF_FEATURES } from './kinds-of-features';
+
+export type LinkKind = (typeof KINDS_OF_FEATURES)[number]['links'][number];
+
+export type NoticeKind = (typeof KINDS_OF_FEATURES)[number]['notices'][number];
+
+export type OutboxKind = LinkKind | NoticeKind;
+
 /**
  * The kinds of message the outbox carries: each is one `kind` of `OutgoingEmail` and the key of its template (which
  * `email/templates/types.ts` checks against this list). Three of them carry a link with a raw token (`LINK_KINDS`);
  * the others are notices. The database does not constrain the column (2026-11-30-kinds-checked-in-code): the stores
  * check a kind with `isOutboxKind` where they write it, and the worker where it reads it, so a new kind is one entry
- * here and needs no table rebuild.
+ * in its feature's kinds (`services/kinds-of-features.ts`) and needs no table rebuild.
  */
-export const OUTBOX_KINDS = [
-  'verification',
-  'passwordReset',
-  'emailVerified',
-  'passwordChanged',
-  'accountDeleted',
-  'registrationAttempt',
-  'emailChange',
-  'emailChangeRequested',
-  'emailChanged',
-  'emailChangeAttempt',
-  'secondFactorEnabled',
-  'secondFactorDisabled',
-  'recoveryCodesRegenerated',
-  'recoveryCodeUsed',
-] as const;
-
-export type OutboxKind = (typeof OUTBOX_KINDS)[number];
+export const OUTBOX_KINDS: readonly OutboxKind[] = Object.freeze(
+  KINDS_OF_FEATURES.flatMap((feature): OutboxKind[] => [...feature.links, ...feature.notices]),
+);
 
 /** The kinds whose message carries a link with a raw (sealed at rest) token. */
-export const LINK_KINDS = ['verification', 'passwordReset', 'emailChange'] as const satisfies readonly OutboxKind[];
-
-export type LinkKind = (typeof LINK_KINDS)[number];
-
-export type NoticeKind = Exclude<OutboxKind, LinkKind>;
+export const LINK_KINDS: readonly LinkKind[] = Object.freeze(KINDS_OF_FEATURES.flatMap((feature) => feature.links));
 
 const KNOWN_KINDS: ReadonlySet<string> = new Set(OUTBOX_KINDS);
 const LINKS: ReadonlySet<string> = new Set(LINK_KINDS);

@@ -1,5 +1,5 @@
 import type { AccessReads, AccessRecords } from './store/access-records';
-import type { AdminReads } from './store/admin-reads';
+import type { AdminReads } from './administration/admin-reads';
 import type { AuditReads, AuditWriter } from './store/audit-records';
 import type { EmailChangeReads, EmailChangeRecords } from './email-changes/email-change-records';
 import type { OutboxQueue, OutboxWriter } from './store/outbox-records';
@@ -9,7 +9,7 @@ import type {
   LoginChallengeRecords,
   SecondFactorReads,
   SecondFactorRecords,
-} from './store/second-factor-records';
+} from './second-factor/second-factor-records';
 import type { SessionReads, SessionRecords } from './store/session-records';
 import type { UserReads, UserRecords } from './store/user-records';
 
@@ -92,12 +92,12 @@ export interface UserStore {
 }
 
 export type * from './store/access-records';
-export type * from './store/admin-reads';
+export type * from './administration/admin-reads';
 export type * from './store/audit-records';
 export type * from './email-changes/email-change-records';
 export type * from './store/outbox-records';
 export type * from './store/password-records';
-export type * from './store/second-factor-records';
+export type * from './second-factor/second-factor-records';
 export type * from './store/session-records';
 export type * from './store/user-records';
 export type {

@@ -16,15 +16,15 @@ import type {
   UserStoreTransaction,
 } from '../services/user-store';
 import { MemoryAccessRecords } from './memory/memory-access-records';
-import { MemoryAdminReads } from './memory/memory-admin-reads';
+import { MemoryAdminReads } from './memory/administration/memory-admin-reads';
 import { MemoryAuditRecords } from './memory/memory-audit-records';
 import { MemoryEmailChangeRecords } from './memory/email-changes/memory-email-change-records';
 import { deleteExpired } from './memory/memory-expiry';
-import { MemoryLoginChallengeRecords } from './memory/memory-login-challenge-records';
+import { MemoryLoginChallengeRecords } from './memory/second-factor/memory-login-challenge-records';
 import { MemoryOutboxQueue } from './memory/memory-outbox-queue';
 import { MemoryOutboxRecords } from './memory/memory-outbox-records';
 import { MemoryPasswordRecords } from './memory/memory-password-records';
-import { MemorySecondFactorRecords } from './memory/memory-second-factor-records';
+import { MemorySecondFactorRecords } from './memory/second-factor/memory-second-factor-records';
 import { MemorySessionReads, MemorySessionRecords } from './memory/memory-session-records';
 import { MemoryState } from './memory/memory-state';
 import { MemoryTokenRecords } from './memory/memory-token-records';

@@ -6,6 +6,7 @@ import { ACCOUNT_CONTROLLERS } from '../../src/app/account-controllers';
 import { FEATURES, featurePages, type Feature } from '../../src/app/features';
 import { AUDIT_EVENT_TYPES } from '../../src/services/audit-event';
 import { CREDENTIAL_KINDS } from '../../src/services/credential-kinds';
+import { KINDS_OF_FEATURES } from '../../src/services/kinds-of-features';
 import { OUTBOX_KINDS } from '../../src/services/outbox-message';
 import { migrations } from '../../src/stores/sql/migrate';
 import { USER_OWNED_TABLES } from '../../src/stores/sql/records/user-owned-tables';
@@ -85,10 +86,17 @@ describe('architecture: features as slices with one registration list (src/app/f
     expect(() => featurePages([...FEATURES, FEATURES[0]])).to.throw('Two features serve the page');
   });
 
+  it('registers the very kinds the core gathers from the slices, feature by feature', () => {
+    expect(FEATURES.length).to.equal(KINDS_OF_FEATURES.length);
+    FEATURES.forEach((feature, at) => expect(feature.kinds, feature.name).to.equal(KINDS_OF_FEATURES[at]));
+  });
+
   it('gives every credential kind, email kind, audit kind, user-owned table and migration to exactly one feature', () => {
-    expect(misplaced((feature) => feature.credentialKinds, Object.keys(CREDENTIAL_KINDS))).to.deep.equal([]);
-    expect(misplaced((feature) => feature.emailKinds, OUTBOX_KINDS)).to.deep.equal([]);
-    expect(misplaced((feature) => feature.auditKinds, AUDIT_EVENT_TYPES)).to.deep.equal([]);
+    const credentials = (feature: Feature) => Object.keys(feature.kinds.credentials);
+    const emails = (feature: Feature) => [...feature.kinds.links, ...feature.kinds.notices];
+    expect(misplaced(credentials, Object.keys(CREDENTIAL_KINDS))).to.deep.equal([]);
+    expect(misplaced(emails, OUTBOX_KINDS)).to.deep.equal([]);
+    expect(misplaced((feature) => feature.kinds.audit, AUDIT_EVENT_TYPES)).to.deep.equal([]);
     expect(misplaced((feature) => feature.tables, Object.values(USER_OWNED_TABLES).flat())).to.deep.equal([]);
     expect(misplaced((feature) => feature.migrations, Object.keys(migrations))).to.deep.equal([]);
   });

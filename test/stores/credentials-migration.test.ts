@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import argon2 from 'argon2';
 import type { Kysely } from 'kysely';
-import { recoveryCodeKey } from '../../src/services/recovery-codes';
+import { recoveryCodeKey } from '../../src/services/second-factor/recovery-codes';
 import { PostgresUserStore } from '../../src/stores/postgres-user-store';
 import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
 import type { SqlUserStore } from '../../src/stores/sql/sql-user-store';
