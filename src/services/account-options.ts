@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { ConfigurationError } from '../errors/configuration-error';
 import { resolveOutboxOptions, type OutboxOptions } from './outbox-options';
+import { resolveRelyingParty, type PasskeyOptions, type RelyingParty } from './passkeys/relying-party';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -73,11 +74,18 @@ export interface AccountOptions {
    * `OutboxOptions`; every field has a default.
    */
   outbox?: Partial<OutboxOptions>;
+  /**
+   * Passkeys (WebAuthn): the relying party and the origins ceremonies may come from, checked at start. Without it
+   * passkeys are off and their routes answer 404 `passkeys_not_configured`.
+   */
+  passkeys?: PasskeyOptions;
 }
 
 export type ResolvedAccountOptions = Required<
-  Omit<AccountOptions, 'hashing' | 'hashingQueue' | 'password' | 'secretKey' | 'outbox'>
+  Omit<AccountOptions, 'hashing' | 'hashingQueue' | 'password' | 'secretKey' | 'outbox' | 'passkeys'>
 > & {
+  /** The relying party of passkeys, or null when they are off. */
+  passkeys: RelyingParty | null;
   secretKey: Buffer;
   hashing: HashingOptions;
   hashingQueue: HashingQueueOptions;
@@ -139,6 +147,7 @@ export function resolveAccountOptions(options: AccountOptions): ResolvedAccountO
     hashingQueue: resolveHashingQueue(options.hashingQueue),
     password: { ...DEFAULT_ACCOUNT_OPTIONS.password, ...options.password },
     outbox: resolveOutboxOptions(options.outbox),
+    passkeys: resolveRelyingParty(options.passkeys),
   };
   for (const key of [
     'sessionLifetimeMs',

@@ -6,6 +6,7 @@ import { Administration } from './administration/administration';
 import { anonymous, self, type RequestOrigin } from './audit-trail';
 import { type Awaitable, whenReady } from './awaitable';
 import { EmailChanges } from './email-changes/email-changes';
+import { Passkeys } from './passkeys/passkeys';
 import { expiryCutoffs, expiryRulesOf, unverifiedCreatedBefore } from './expiry-rules';
 import { canonicalEmail, canonicalUsername, emailKeyOf, usernameKeyOf } from './identity';
 import type { MailDelivery } from './mail-delivery';
@@ -72,6 +73,11 @@ export class AccountService {
    * off (and an operator's `disableFor`).
    */
   readonly secondFactors: SecondFactors;
+  /**
+   * Passkeys (WebAuthn): adding, listing, renaming and removing them, and signing in, answering a second-factor
+   * challenge or re-authenticating with one. Off (`passkeys_not_configured`) unless `AccountOptions.passkeys` is set.
+   */
+  readonly passkeys: Passkeys;
   /** Roles and permissions: whether a user holds one (`hasRole`, `requirePermission`...), and the operator's changes. */
   readonly access: AccessControl;
   /** Administration of other accounts and the audit trail, each action checked against its permission. */
@@ -88,6 +94,7 @@ export class AccountService {
     this.secondFactors = new SecondFactors(this.core);
     this.sessions = new SessionDirectory(this.core, this.secondFactors);
     this.emailChanges = new EmailChanges(this.core);
+    this.passkeys = new Passkeys(this.core);
     this.admin = new Administration(this.core);
     this.access = new AccessControl(this.core, this.admin);
     this.delivery = this.core.delivery;
@@ -114,6 +121,7 @@ export class AccountService {
       core: { value: core },
       sessions: { value: rebase(this.sessions, { factors: { value: secondFactors } }) },
       emailChanges: { value: rebase(this.emailChanges) },
+      passkeys: { value: rebase(this.passkeys) },
       secondFactors: { value: secondFactors },
       admin: { value: admin },
       access: { value: rebase(this.access, { admin: { value: admin } }) },

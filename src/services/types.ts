@@ -207,3 +207,14 @@ export interface StoredLoginChallenge {
   ip: string | null;
   userAgent: string | null;
 }
+
+/** How a login challenge can be answered: an authenticator app's code, a recovery code, one of the account's passkeys. */
+export type SecondFactorMethod = 'totp' | 'recovery_code' | 'passkey';
+
+/**
+ * What a sign-in's first proof gives (a right password; a passkey that did not verify the person): a session, or,
+ * for an account with a second factor, a challenge to answer.
+ */
+export type SignInResult =
+  | { kind: 'session'; token: string }
+  | { kind: 'challenge'; challengeToken: string; expiresAt: Date; methods: SecondFactorMethod[] };

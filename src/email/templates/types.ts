@@ -1,4 +1,5 @@
 import type { OutboxKind } from '../../services/outbox-message';
+import type { PasskeyTemplates } from '../passkeys/passkey-templates';
 /** One message ready to send: plain-text and HTML bodies of the same content. */
 export interface EmailMessage {
   /** A header: the sender refuses control characters in it, so never put user-controlled text here. */
@@ -29,7 +30,7 @@ export interface LinkContext extends NoticeContext {
  * One builder per EmailSender operation. A language is one complete set (see `englishTemplates`); a host replaces
  * some messages with the senders' `templates` option, or all of them to ship another language.
  */
-export interface EmailTemplates {
+export interface EmailTemplates extends PasskeyTemplates {
   verification(context: LinkContext): EmailMessage;
   passwordReset(context: LinkContext): EmailMessage;
   emailVerified(context: NoticeContext): EmailMessage;

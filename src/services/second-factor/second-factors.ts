@@ -9,15 +9,16 @@ import { recordedClient } from '../session-views';
 import { isRawToken } from '../token-hasher';
 import { SealError, TokenSealer } from '../token-sealer';
 import { newTotpSecret, totpStepOf, totpUri } from './totp';
-import type { AuthMethod, SessionClient, StoredSecondFactor, StoredUser } from '../types';
+import type {
+  AuthMethod,
+  SecondFactorMethod,
+  SessionClient,
+  SignInResult,
+  StoredSecondFactor,
+  StoredUser,
+} from '../types';
 
-/** How a login challenge can be answered. */
-export type SecondFactorMethod = 'totp' | 'recovery_code';
-
-/** What a right password gives: a session, or (for an account with a second factor) a challenge to answer. */
-export type SignInResult =
-  | { kind: 'session'; token: string }
-  | { kind: 'challenge'; challengeToken: string; expiresAt: Date; methods: SecondFactorMethod[] };
+export type { SecondFactorMethod, SignInResult } from '../types';
 
 /** The answer to a challenge, or the proof a change of the second factor asks for: one of the two. */
 export interface SecondFactorProof {
