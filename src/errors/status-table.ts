@@ -46,6 +46,15 @@ const STATUS_BY_CODE: Record<AccountErrorCode, number> = {
   // Marking an address verified that another verified account owns.
   address_owned: 409,
   invalid_cursor: 400,
+  // Passkeys are off: the deployer gave no relying party (AccountOptions.passkeys).
+  passkeys_not_configured: 404,
+  passkey_not_found: 404,
+  // A credential id is one account's only, whoever registered it first.
+  passkey_already_registered: 409,
+  // Removing it would leave the account no way to sign in (no password, no other passkey).
+  last_sign_in_method: 409,
+  // A registration the relying party's checks refuse (origin, RP ID, challenge, flags, signature).
+  invalid_passkey_response: 400,
 };
 
 /** A conflict with what is stored: the spec's taken username (`invalid_username`, 409 instead of 400). */

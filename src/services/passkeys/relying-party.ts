@@ -29,7 +29,7 @@ export interface PasskeyOptions {
   /** Whether an assertion that proves presence only (no user verification) may answer a second-factor challenge. */
   presenceOnlySecondFactor?: boolean;
   /** The attestation asked of authenticators at registration. Default `none`. */
-  attestation?: 'none' | 'indirect' | 'direct' | 'enterprise';
+  attestation?: 'none' | 'direct' | 'enterprise';
   /** How long a ceremony's challenge can be answered. Default 5 minutes. */
   challengeTtlMs?: number;
 }
@@ -41,7 +41,7 @@ export interface RelyingParty {
   origins: readonly string[];
   userVerification: 'required' | 'preferred';
   presenceOnlySecondFactor: boolean;
-  attestation: 'none' | 'indirect' | 'direct' | 'enterprise';
+  attestation: 'none' | 'direct' | 'enterprise';
   challengeTtlMs: number;
 }
 
@@ -87,8 +87,8 @@ export function resolveRelyingParty(options: PasskeyOptions | undefined): Relyin
     fail('userVerification must be "required" or "preferred"');
   }
   const attestation = options.attestation ?? 'none';
-  if (!['none', 'indirect', 'direct', 'enterprise'].includes(attestation)) {
-    fail('attestation must be one of none, indirect, direct, enterprise');
+  if (!['none', 'direct', 'enterprise'].includes(attestation)) {
+    fail('attestation must be one of none, direct, enterprise');
   }
   const rpName = (options.rpName ?? 'Gatehouse').trim();
   if (rpName.length === 0 || rpName.length > 64) fail('rpName must be 1 to 64 characters');

@@ -59,8 +59,8 @@ export class SecondFactors {
    * challenge holds the credential state the password was checked in: a reset or change since kills it.
    */
   async challengeFor(user: StoredUser, client: SessionClient = {}): Promise<SignInResult | null> {
-    const factor = await this.core.store.secondFactors.get(user.id);
-    if (!factor?.enabled) return null;
+    const methods = await this.methodsOf(user.id);
+    if (methods.length === 0) return null;
     const challengeToken = this.core.tokens.generate();
     const now = this.core.clock.now();
     const expiresAt = new Date(now.getTime() + this.core.options.loginChallengeTtlMs);
@@ -81,7 +81,7 @@ export class SecondFactors {
       await tx.audit.add(audit);
     });
     this.core.logger.info({ event: 'login', outcome: 'challenge_issued', userId: user.id }, 'second factor asked for');
-    return { kind: 'challenge', challengeToken, expiresAt, methods: ['totp', 'recovery_code'] };
+    return { kind: 'challenge', challengeToken, expiresAt, methods };
   }
 
   /**
@@ -289,9 +289,27 @@ export class SecondFactors {
     return disabled !== null;
   }
 
-  /** Whether the user has a factor on: re-authentication then asks for a code after the password. */
+  /**
+   * Whether the user has a second factor (an authenticator app, a passkey): re-authentication then asks for a code
+   * after the password, or a passkey (`Passkeys.reauthenticate`).
+   */
   async isOn(userId: string): Promise<boolean> {
-    return (await this.core.store.secondFactors.get(userId))?.enabled === true;
+    return (await this.methodsOf(userId)).length > 0;
+  }
+
+  /**
+   * The ways the account's second factor can be proved: the authenticator app's codes and recovery codes when it is
+   * on, and its passkeys (each is a second factor too) while passkeys are configured. None: no second factor.
+   */
+  private async methodsOf(userId: string): Promise<SecondFactorMethod[]> {
+    const { store, options } = this.core;
+    const [factor, passkeys] = await Promise.all([
+      store.secondFactors.get(userId),
+      options.passkeys ? store.passkeys.count(userId) : 0,
+    ]);
+    const methods: SecondFactorMethod[] = factor?.enabled ? ['totp', 'recovery_code'] : [];
+    if (passkeys > 0) methods.push('passkey');
+    return methods;
   }
 
   /**
@@ -317,7 +335,8 @@ export class SecondFactors {
     change: 'recovery_codes_regenerated' | 'second_factor_disabled',
   ): Promise<LiveSession> {
     const live = await this.core.requireRecentSession(token);
-    if (!(await this.isOn(live.user.id))) throw notEnabled();
+    // The authenticator app's own changes: a passkey alone does not make it on.
+    if ((await this.core.store.secondFactors.get(live.user.id))?.enabled !== true) throw notEnabled();
     await this.requireCode(live.user, code, change);
     return live;
   }
