@@ -7,6 +7,8 @@ import type { RateLimitOptions } from '../limits/rate-limit-options';
 import { parseRateLimitSpec } from '../limits/rate-limit-spec';
 import { DEFAULT_OUTBOX_OPTIONS, type OutboxOptions } from '../services/outbox-options';
 import { DEFAULT_ACCOUNT_OPTIONS, MIN_SECRET_KEY_BYTES, type AccountOptions } from '../services/account-options';
+import type { PasskeyOptions } from '../services/passkeys/relying-party';
+import { parsePasskeys } from './passkey-config';
 
 export type DatabaseConfig =
   | { kind: 'sqlite'; filename: string }
@@ -61,6 +63,8 @@ export interface ServerConfig {
   outbox: OutboxConfig;
   /** `GATEHOUSE_HASHING_NICE`: how far below the event loop libuv's pool (the hashes) is scheduled; 0: not at all. */
   hashingNice: number;
+  /** `GATEHOUSE_WEBAUTHN_*` and the public URL: the passkeys' relying party; unset: passkeys are off. */
+  passkeys?: PasskeyOptions;
 }
 
 /** The outbox options the environment sets; the rest keep their defaults. */
@@ -80,6 +84,7 @@ export function accountOptionsOf(config: ServerConfig): AccountOptions {
     reauthenticationWindowMs: config.reauthenticationWindowMs,
     emailChangeTokenTtlMs: config.emailChangeTokenTtlMs,
     auditRetentionMs: config.auditRetentionMs,
+    passkeys: config.passkeys,
   };
 }
 
@@ -163,12 +168,18 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerCon
     outbox: parseOutbox(env),
     hashingNice: parseHashingNice(env.GATEHOUSE_HASHING_NICE),
   };
+  const passkeys = parsePasskeys(
+    env,
+    checked.publicUrl,
+    nonEmpty(env.GATEHOUSE_PUBLIC_URL) !== undefined,
+    options.warn,
+  );
   // Last, so that a configuration refused for another reason writes no key file and prints no warning.
   const { secretKey, generated } =
     options.ephemeralSecret && env.GATEHOUSE_SECRET_KEY === undefined
       ? { secretKey: randomBytes(48).toString('base64url'), generated: true }
       : loadSecretKey(env.GATEHOUSE_SECRET_KEY, production, cwd, options.warn);
-  return { ...checked, secretKey, secretKeyGenerated: generated };
+  return { ...checked, passkeys, secretKey, secretKeyGenerated: generated };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
