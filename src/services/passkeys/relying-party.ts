@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { parse as parseHost } from 'tldts';
 import { ConfigurationError } from '../../errors/configuration-error';
 
 /**
@@ -66,6 +67,11 @@ export function resolveRelyingParty(options: PasskeyOptions | undefined): Relyin
   const rpId = (options.rpId ?? publicUrl?.hostname ?? fail('give rpId or publicUrl')).trim().toLowerCase();
   if (isIP(rpId.replace(/^\[|\]$/g, '')) !== 0) fail(`the RP ID "${rpId}" is an IP address; use a host name`);
   if (!HOST_NAME.test(rpId)) fail(`the RP ID "${rpId}" is not a host name`);
+  // Browsers refuse a public suffix (`com`, `co.uk`, `github.io`) as RP ID: every site under it could claim the keys.
+  const listed = parseHost(rpId, { allowPrivateDomains: true });
+  if (listed.publicSuffix === rpId && (listed.isIcann || listed.isPrivate)) {
+    fail(`the RP ID "${rpId}" is a public suffix; use a registrable domain such as example.${rpId}`);
+  }
   const origins = options.origins?.length
     ? options.origins.map((origin) => parseOrigin('origins', origin))
     : [publicUrl ?? fail('give origins or publicUrl')];
