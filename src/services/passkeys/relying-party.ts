@@ -1,5 +1,4 @@
 import { isIP } from 'node:net';
-import { parse as parseHost } from 'tldts';
 import { ConfigurationError } from '../../errors/configuration-error';
 
 /**
@@ -68,6 +67,9 @@ export function resolveRelyingParty(options: PasskeyOptions | undefined): Relyin
   if (isIP(rpId.replace(/^\[|\]$/g, '')) !== 0) fail(`the RP ID "${rpId}" is an IP address; use a host name`);
   if (!HOST_NAME.test(rpId)) fail(`the RP ID "${rpId}" is not a host name`);
   // Browsers refuse a public suffix (`com`, `co.uk`, `github.io`) as RP ID: every site under it could claim the keys.
+  // Loaded here, not with the module: a deployment without passkeys never loads the list.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { parse: parseHost } = require('tldts') as typeof import('tldts');
   const listed = parseHost(rpId, { allowPrivateDomains: true });
   if (listed.publicSuffix === rpId && (listed.isIcann || listed.isPrivate)) {
     fail(`the RP ID "${rpId}" is a public suffix; use a registrable domain such as example.${rpId}`);
