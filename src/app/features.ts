@@ -14,6 +14,7 @@ import { ACCOUNT_KINDS } from '../services/account/account-kinds';
 import { ADMINISTRATION_KINDS } from '../services/administration/administration-kinds';
 import { EMAIL_CHANGE_KINDS } from '../services/email-changes/email-change-kinds';
 import type { FeatureKinds } from '../services/feature-kinds';
+import { PASSKEY_KINDS } from '../services/passkeys/passkey-kinds';
 import { SECOND_FACTOR_KINDS } from '../services/second-factor/second-factor-kinds';
 import { SESSIONS_KINDS } from '../services/sessions/sessions-kinds';
 
@@ -89,6 +90,14 @@ export const FEATURES: readonly Feature[] = [
     pages: {},
     tables: ['login_challenges'],
     migrations: ['2026-11-27-second-factor'],
+  },
+  {
+    name: 'passkeys',
+    kinds: PASSKEY_KINDS,
+    controllers: [],
+    pages: {},
+    tables: ['passkey_challenges'],
+    migrations: ['2026-12-03-passkeys'],
   },
   {
     name: 'administration',

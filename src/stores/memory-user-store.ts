@@ -6,6 +6,7 @@ import type {
   ExpiryCutoffs,
   LoginChallengeReads,
   OutboxQueue,
+  PasskeyReads,
   SecondFactorReads,
   SessionReads,
   PasswordReads,
@@ -23,6 +24,7 @@ import { deleteExpired } from './memory/memory-expiry';
 import { MemoryLoginChallengeRecords } from './memory/second-factor/memory-login-challenge-records';
 import { MemoryOutboxQueue } from './memory/memory-outbox-queue';
 import { MemoryOutboxRecords } from './memory/memory-outbox-records';
+import { MemoryPasskeyRecords } from './memory/passkeys/memory-passkey-records';
 import { MemoryPasswordRecords } from './memory/memory-password-records';
 import { MemorySecondFactorRecords } from './memory/second-factor/memory-second-factor-records';
 import { MemorySessionReads, MemorySessionRecords } from './memory/memory-session-records';
@@ -57,6 +59,7 @@ export class MemoryUserStore implements UserStore {
   readonly sessions: SessionReads;
   readonly secondFactors: SecondFactorReads;
   readonly loginChallenges: LoginChallengeReads;
+  readonly passkeys: PasskeyReads;
   readonly access: AccessReads;
   readonly admin: AdminReads;
   readonly audit: AuditReads;
@@ -72,6 +75,7 @@ export class MemoryUserStore implements UserStore {
       sessions: new MemorySessionRecords(live),
       secondFactors: new MemorySecondFactorRecords(live),
       loginChallenges: new MemoryLoginChallengeRecords(live),
+      passkeys: new MemoryPasskeyRecords(live),
       access: new MemoryAccessRecords(live),
       outbox: new MemoryOutboxRecords(live),
       audit: new MemoryAuditRecords(live),
@@ -84,6 +88,7 @@ export class MemoryUserStore implements UserStore {
     this.sessions = new MemorySessionReads(this.state);
     this.secondFactors = new MemorySecondFactorRecords(committed);
     this.loginChallenges = new MemoryLoginChallengeRecords(committed);
+    this.passkeys = new MemoryPasskeyRecords(committed);
     this.access = new MemoryAccessRecords(committed);
     this.admin = new MemoryAdminReads(committed);
     this.audit = new MemoryAuditRecords(committed);

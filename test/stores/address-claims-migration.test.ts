@@ -167,6 +167,8 @@ describe('migration 2026-11-25-address-claims (SQLite)', () => {
           'audit_events_at_id_index',
           'audit_events_subject_index',
           'audit_events_type_index',
+          // Passkeys' credential ids since 2026-12-03-passkeys.
+          'credentials_identifier_index',
           'credentials_one_per_user_index',
           'credentials_recovery_code_index',
           'credentials_user_kind_index',
@@ -176,6 +178,8 @@ describe('migration 2026-11-25-address-claims (SQLite)', () => {
           'outbox_status_due_index',
           'outbox_updated_at_index',
           'outbox_user_kind_index',
+          'passkey_challenges_expires_at_index',
+          'passkey_challenges_user_id_index',
           'role_permissions_permission_index',
           'sessions_expires_at_index',
           'sessions_id_unique',

@@ -305,6 +305,8 @@ describe(`migration ${THIS} (SQLite)`, () => {
         indexes.rows.map((row) => row.name),
         [
           // The factor and its codes are credentials since 2026-12-02-credentials.
+          // Passkeys' credential ids since 2026-12-03-passkeys.
+          'credentials_identifier_index',
           'credentials_one_per_user_index',
           'credentials_recovery_code_index',
           'credentials_user_kind_index',

@@ -9,6 +9,7 @@ const AGGREGATES = [
   'sessions',
   'secondFactors',
   'loginChallenges',
+  'passkeys',
   'access',
   'outbox',
   'audit',

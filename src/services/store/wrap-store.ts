@@ -17,6 +17,7 @@ const READ_SIDES = [
   'sessions',
   'secondFactors',
   'loginChallenges',
+  'passkeys',
   'access',
   'audit',
   'outbox',

@@ -29,5 +29,6 @@ export function deleteExpired(data: MemoryData, cutoffs: ExpiryCutoffs): number 
   sweep(data.emailChanges, (change) => isAtOrBefore(change.expiresAt, now));
   sweep(data.tokens, (token) => isAtOrBefore(token.expiresAt, now));
   sweep(data.loginChallenges, (challenge) => isAtOrBefore(challenge.expiresAt, now));
+  sweep(data.passkeyChallenges, (challenge) => isAtOrBefore(challenge.expiresAt, now));
   return deleted;
 }

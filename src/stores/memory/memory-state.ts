@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AuditEvent } from '../../services/audit-event';
+import type { StoredPasskey, StoredPasskeyChallenge } from '../../services/passkeys/passkey-records';
 import type { GrantScope } from '../../services/store/access-records';
 import type {
   StoredEmailChange,
@@ -41,6 +42,10 @@ export interface MemoryData {
   recoveryCodes: TableAccess<string, MemoryRecoveryCode>;
   /** Token hash -> login challenge. */
   loginChallenges: TableAccess<string, StoredLoginChallenge>;
+  /** Row id -> passkey; unique index `credentialId` (the WebAuthn credential id, across every account). */
+  passkeys: TableAccess<string, StoredPasskey>;
+  /** Challenge hash -> a passkey ceremony's challenge; a user's when it names one (a sign-in's names none). */
+  passkeyChallenges: TableAccess<string, StoredPasskeyChallenge>;
   /** User id -> the creation of the user's latest session. */
   lastSignIns: TableAccess<string, Date>;
   /** Event id -> event, in insertion order (the trail; nothing changes an event). */
@@ -112,6 +117,13 @@ export class MemoryState {
       passwords: table<string, string>('passwords', byKey),
       recoveryCodes: table<string, MemoryRecoveryCode>('recoveryCodes', byUser),
       loginChallenges: table<string, StoredLoginChallenge>('loginChallenges', byUser),
+      passkeys: table<string, StoredPasskey>('passkeys', {
+        ...byUser,
+        unique: { credentialId: (passkey: StoredPasskey) => passkey.credentialId },
+      }),
+      passkeyChallenges: table<string, StoredPasskeyChallenge>('passkeyChallenges', {
+        ownerOf: (challenge: StoredPasskeyChallenge) => challenge.userId ?? undefined,
+      }),
       lastSignIns: table<string, Date>('lastSignIns', byKey),
       auditEvents: table<string, AuditEvent>('auditEvents'),
     };

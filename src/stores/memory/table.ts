@@ -76,8 +76,11 @@ export interface TableAccess<K, V> {
 export interface TableOptions<K, V> {
   /** Named in the errors a broken constraint throws. */
   name: string;
-  /** The user a row hangs off: tables with one form the registry of what goes with a user (`MemoryState`). */
-  ownerOf?: (value: V, key: K) => string;
+  /**
+   * The user a row hangs off: tables with one form the registry of what goes with a user (`MemoryState`). Undefined
+   * for a row of such a table that hangs off no user (a passkey sign-in's challenge, whose account is not yet known).
+   */
+  ownerOf?: (value: V, key: K) => string | undefined;
   /** Unique indexes: name -> the row's key in it, undefined for a row outside it (a partial index). */
   unique?: Record<string, (value: V) => string | undefined>;
 }

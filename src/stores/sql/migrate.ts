@@ -10,6 +10,7 @@ import * as scopedGrants from './migrations/2026-11-29-scoped-grants';
 import * as kindsCheckedInCode from './migrations/2026-11-30-kinds-checked-in-code';
 import * as sessionMethods from './migrations/2026-12-01-session-methods';
 import * as credentials from './migrations/2026-12-02-credentials';
+import * as passkeys from './migrations/2026-12-03-passkeys';
 import { SqlCapabilities } from './sql-capabilities';
 
 /**
@@ -28,6 +29,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-11-30-kinds-checked-in-code': kindsCheckedInCode,
   '2026-12-01-session-methods': sessionMethods,
   '2026-12-02-credentials': credentials,
+  '2026-12-03-passkeys': passkeys,
 };
 
 const staticProvider: MigrationProvider = { getMigrations: async () => migrations };

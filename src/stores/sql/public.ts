@@ -15,6 +15,7 @@ export type {
   LoginChallengesTable,
   NullableEpochMs,
   OutboxTable,
+  PasskeyChallengesTable,
   PermissionsTable,
   RolePermissionsTable,
   RolesTable,

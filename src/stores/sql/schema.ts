@@ -171,6 +171,14 @@ export interface CredentialsTable {
   last_used_step: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
   created_at: EpochMs;
   last_used_at: NullableEpochMs;
+  /** A passkey's WebAuthn credential id, unique per kind (migrations/2026-12-03-passkeys); null for other kinds. */
+  identifier: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A passkey's signature counter last accepted. */
+  counter: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
+  /** A passkey's name, as its owner gave it. */
+  label: ColumnType<string | null, string | null | undefined, string | null>;
+  /** What a passkey's registration reported of it, as JSON (see `sql-passkey-records.ts`). */
+  details: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** The columns of a TOTP credential that login reads, named: a prepared statement on PostgreSQL. */
@@ -194,6 +202,19 @@ export interface LoginChallengesTable {
   expires_at: EpochMs;
   ip: string | null;
   user_agent: string | null;
+}
+
+/** A passkey ceremony's challenge, by its keyed hash (migrations/2026-12-03-passkeys). */
+export interface PasskeyChallengesTable {
+  challenge_hash: string;
+  /** A `PasskeyCeremony`, checked in code. */
+  ceremony: string;
+  user_id: string | null;
+  session_id: string | null;
+  login_challenge_hash: string | null;
+  user_handle: string | null;
+  created_at: EpochMs;
+  expires_at: EpochMs;
 }
 
 /** One security event; append-only (see migrations/2026-11-28-administration-and-audit). */
@@ -225,5 +246,6 @@ export interface Database {
   email_changes: EmailChangesTable;
   credentials: CredentialsTable;
   login_challenges: LoginChallengesTable;
+  passkey_challenges: PasskeyChallengesTable;
   audit_events: AuditEventsTable;
 }

@@ -24,6 +24,7 @@ const AGGREGATES = [
   'sessions',
   'secondFactors',
   'loginChallenges',
+  'passkeys',
   'access',
   'outbox',
   'audit',

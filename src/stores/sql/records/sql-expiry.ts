@@ -84,6 +84,20 @@ export async function deleteExpired(
       return Number(result.numDeletedRows);
     });
   }
+  // A ceremony's challenge is keyed by its hash, not a token's: the same sweep under another key.
+  deleted += await deleteInBatches(async (trx) => {
+    const result = await trx
+      .deleteFrom('passkey_challenges')
+      .where('challenge_hash', 'in', (eb) =>
+        eb
+          .selectFrom('passkey_challenges')
+          .select('challenge_hash')
+          .where('expires_at', '<=', now.getTime())
+          .$call(batch),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  });
   if (outboxChangedBefore) {
     deleted += await deleteInBatches(async (trx) => {
       const result = await trx

@@ -16,6 +16,7 @@ export const USER_OWNED_TABLES = {
   credentials: ['credentials'],
   emailChanges: ['email_changes'],
   loginChallenges: ['login_challenges'],
+  passkeys: ['passkey_challenges'],
   access: ['user_roles'],
 } as const satisfies Record<string, readonly (keyof Database)[]>;
 
