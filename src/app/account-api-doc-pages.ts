@@ -1,5 +1,5 @@
 import type { HostedPages } from '../pages/hosted-page';
-import { SCRIPT_PATH, STYLES_PATH } from '../pages/layout';
+import { SCRIPT_PATH, STYLES_PATH, WEBAUTHN_SCRIPT_PATH } from '../pages/layout';
 import { errorResponses, pageErrorCases } from '../openapi/error-responses';
 import { responseHeaders, type JsonObject } from '../openapi/schemas';
 
@@ -71,6 +71,14 @@ export function assetPaths(): Paths {
   return {
     [SCRIPT_PATH]: { get: publicGet('pagesScript', PAGES_TAG, 'The pages’ script', 'application/javascript') },
     [STYLES_PATH]: { get: publicGet('pagesStylesheet', PAGES_TAG, 'The pages’ stylesheet', 'text/css') },
+    [WEBAUTHN_SCRIPT_PATH]: {
+      get: publicGet(
+        'webauthnLibrary',
+        PAGES_TAG,
+        'The WebAuthn library of the passkey pages',
+        'application/javascript',
+      ),
+    },
   };
 }
 

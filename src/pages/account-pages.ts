@@ -1,7 +1,8 @@
 import { PAGES_SCRIPT } from './assets/pages-script';
 import { PAGES_STYLES } from './assets/pages-styles';
 import type { HostedPages } from './hosted-page';
-import { SCRIPT_PATH, STYLES_PATH } from './layout';
+import { webauthnLibrary } from './assets/webauthn-library';
+import { SCRIPT_PATH, STYLES_PATH, WEBAUTHN_SCRIPT_PATH } from './layout';
 import { seeOther, type PageRoute } from './page-answer';
 import { assetAnswer } from './page-headers';
 
@@ -29,10 +30,14 @@ export function accountPageRoutes(pages: HostedPages, options: AccountPagesOptio
   return routes;
 }
 
-/** The script and the stylesheet; the API reference serves the stylesheet too, so it works without the pages. */
+/**
+ * The script, the stylesheet and the WebAuthn library; the API reference serves the stylesheet too, so it works
+ * without the pages.
+ */
 export function pageAssetRoutes(): Record<string, PageRoute> {
   return {
     [SCRIPT_PATH]: () => assetAnswer('application/javascript; charset=utf-8', PAGES_SCRIPT),
     [STYLES_PATH]: () => assetAnswer('text/css; charset=utf-8', PAGES_STYLES),
+    [WEBAUTHN_SCRIPT_PATH]: () => assetAnswer('application/javascript; charset=utf-8', webauthnLibrary()),
   };
 }

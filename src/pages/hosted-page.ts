@@ -101,5 +101,6 @@ function pageContext(prefix: string): PageContext {
     emailChangeTokenTtlMs: options.emailChangeTokenTtlMs,
     reauthenticationWindowMs: options.reauthenticationWindowMs,
     loginChallengeTtlMs: options.loginChallengeTtlMs,
+    passkeys: options.passkeys !== null,
   };
 }

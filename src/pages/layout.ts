@@ -3,6 +3,8 @@ import { html, SafeHtml } from './html';
 /** Paths of the pages' own assets, below the prefix; `accountPages()` and `accountApiDocs()` serve them. */
 export const SCRIPT_PATH = '/assets/gatehouse-pages.js';
 export const STYLES_PATH = '/assets/gatehouse-pages.css';
+/** `@simplewebauthn/browser`, served locally for the pages that run passkey ceremonies (assets/webauthn-library.ts). */
+export const WEBAUTHN_SCRIPT_PATH = '/assets/webauthn.js';
 
 const NOSCRIPT = html`<noscript><p class="error-summary">This page needs JavaScript to talk to the server. Turn it on
 and reload the page.</p></noscript>`;
@@ -17,14 +19,22 @@ export interface LayoutOptions {
   body: SafeHtml;
   /** A wider column, for tables. */
   wide?: boolean;
+  /** Loads the WebAuthn library before the page's script: for the pages that offer passkeys, and only those. */
+  webauthn?: boolean;
 }
 
 /**
  * The frame of every page: one stylesheet and one deferred script, both Gatehouse's own, a heading, and the two
  * live regions the script writes into (a status for confirmations, an alert for errors, which takes the focus).
  */
-export function layout({ prefix, title, page, body, wide }: LayoutOptions): string {
-  const script = page ? html`<script src="${prefix}${SCRIPT_PATH}" defer></script>` : '';
+export function layout({ prefix, title, page, body, wide, webauthn }: LayoutOptions): string {
+  // Deferred scripts run in document order: the library is there by the time the page's script starts.
+  const library =
+    page && webauthn
+      ? html`<script src="${prefix}${WEBAUTHN_SCRIPT_PATH}" defer></script>
+`
+      : '';
+  const script = page ? html`${library}<script src="${prefix}${SCRIPT_PATH}" defer></script>` : '';
   return html`<!doctype html>
 <html lang="en">
 <head>

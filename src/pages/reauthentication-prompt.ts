@@ -1,6 +1,7 @@
 import { MAX_PASSWORD } from '../controllers/dto/bounds';
 import { field, form } from './fields';
 import { html, type SafeHtml } from './html';
+import { passkeyReauthenticationButton } from './passkey-fields';
 import { durationText } from './policy-text';
 import { RECOVERY_CODE_MAX } from './second-factor-fields';
 
@@ -12,9 +13,11 @@ const FORM_ID = 'reauth-form';
  * security page, the administration page). It asks for the password, and for a code as well (from the app, or a
  * recovery code) while the person has two-factor sign-in on, since then the password alone leaves the session not
  * recent: the code's field is hidden and optional here, and the script shows it and makes it required. `why` opens
- * the prompt with the page's reason; the window in force follows it.
+ * the prompt with the page's reason; the window in force follows it. With `passkeys` (configured) it offers a
+ * passkey instead (POST /passkeys/reauthentication-options, then /passkeys/reauthenticate), which the script shows
+ * when the account has one.
  */
-export function reauthenticationPrompt(prefix: string, windowMs: number, why: string): SafeHtml {
+export function reauthenticationPrompt(prefix: string, windowMs: number, why: string, passkeys = false): SafeHtml {
   return html`<section id="reauth" hidden aria-labelledby="reauth-title">
 <h2 id="reauth-title" tabindex="-1">Confirm it is you</h2>
 <p>${why} For the next ${durationText(windowMs)} this browser is not
@@ -47,6 +50,7 @@ ${field({
 </div>`,
   ],
 })}
+${passkeys ? passkeyReauthenticationButton() : ''}
 <p><button type="button" id="reauth-cancel" class="secondary">Cancel</button></p>
 </section>`;
 }

@@ -10,7 +10,16 @@ import { runPages } from '../../src/pages/assets/script/run-pages';
 const SCRIPT_DIR = resolve(__dirname, '../../../src/pages/assets/script');
 
 /** The browser globals a module of the script may declare; anything else it needs comes through its arguments. */
-const BROWSER_GLOBALS = new Set(['document', 'location', 'history', 'sessionStorage', 'btoa']);
+const BROWSER_GLOBALS = new Set([
+  'document',
+  'location',
+  'history',
+  'sessionStorage',
+  'btoa',
+  // Read with `typeof` first: the WebAuthn library (assets/webauthn.js) and WebAuthn itself may be absent.
+  'SimpleWebAuthnBrowser',
+  'PublicKeyCredential',
+]);
 
 const hasModifier = (node: ts.Node, kind: ts.SyntaxKind) =>
   ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((modifier) => modifier.kind === kind);

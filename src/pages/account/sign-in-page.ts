@@ -2,6 +2,7 @@ import { MAX_PASSWORD, MAX_USERNAME } from '../../controllers/dto/bounds';
 import { field, form } from '../fields';
 import { html } from '../html';
 import { layout } from '../layout';
+import { passkeySecondFactorButton, passkeySignIn } from '../passkey-fields';
 import { durationText } from '../policy-text';
 import type { PageContext } from '../views/page-context';
 import { RECOVERY_CODE_MAX, totpField } from '../second-factor-fields';
@@ -9,9 +10,11 @@ import { RECOVERY_CODE_MAX, totpField } from '../second-factor-fields';
 /**
  * GET {prefix}/login: username and password; a session is kept for this tab, then the account page opens. For an
  * account with two-factor sign-in the password step is answered with a challenge: the script then hides it and
- * shows the second step, a code from the authenticator app or, one click away, a recovery code.
+ * shows the second step, a code from the authenticator app or, one click away, a recovery code. With passkeys
+ * configured: a "Sign in with a passkey" button and the browser's autofill of passkeys (no username), and a passkey
+ * as the second step's answer when the account has one.
  */
-export function signInPage({ prefix, loginChallengeTtlMs }: PageContext): string {
+export function signInPage({ prefix, loginChallengeTtlMs, passkeys }: PageContext): string {
   const id = 'login-form';
   const codeId = 'second-factor-form';
   const recoveryId = 'recovery-form';
@@ -24,7 +27,8 @@ export function signInPage({ prefix, loginChallengeTtlMs }: PageContext): string
         form: id,
         name: 'username',
         label: 'Username',
-        autocomplete: 'username',
+        // `webauthn`: the browser may offer the passkeys it holds for this site in the field's autofill.
+        autocomplete: passkeys ? 'username webauthn' : 'username',
         missing: 'Enter your username',
         maxLength: MAX_USERNAME,
       }),
@@ -39,6 +43,7 @@ export function signInPage({ prefix, loginChallengeTtlMs }: PageContext): string
       }),
     ],
   })}
+${passkeys ? passkeySignIn() : ''}
 <section id="second-factor" hidden aria-labelledby="second-factor-title">
 <h2 id="second-factor-title" tabindex="-1">Two-factor sign-in</h2>
 <p>Your password is right. Finish signing in within ${durationText(loginChallengeTtlMs)}.</p>
@@ -68,6 +73,7 @@ ${form({
 <div class="actions">
 <button type="button" id="use-recovery-button" class="secondary">Use a recovery code</button>
 <button type="button" id="use-totp-button" class="secondary" hidden>Use the code from my app</button>
+${passkeys ? passkeySecondFactorButton() : ''}
 <button type="button" id="second-factor-cancel" class="secondary">Start again</button>
 </div>
 </section>
@@ -76,5 +82,5 @@ ${form({
 <li><a href="${prefix}/verify-email">Need a new email verification link?</a></li>
 <li>New here? <a href="${prefix}/register">Create an account</a>.</li>
 </ul>`;
-  return layout({ prefix, title: 'Sign in', page: 'login', body });
+  return layout({ prefix, title: 'Sign in', page: 'login', body, webauthn: passkeys });
 }

@@ -16,6 +16,9 @@ import { apiCalls } from './script/api-calls';
 import { emailChangeConfirmPage } from './script/email-change-page';
 import { formHelpers } from './script/form-helpers';
 import { pageDisplay } from './script/page-display';
+import { passkeyCeremonies } from './script/passkey-ceremonies';
+import { passkeyLogin } from './script/passkey-login';
+import { passkeysSection } from './script/passkeys-section';
 import { passwordResetPage } from './script/password-reset-page';
 import { reauthentication } from './script/reauthentication-prompt';
 import { runPages, type ScriptParts } from './script/run-pages';
@@ -40,6 +43,9 @@ export const SCRIPT_PARTS: ScriptParts = {
   accountPage,
   securityPage,
   secondFactorSection,
+  passkeyCeremonies,
+  passkeysSection,
+  passkeyLogin,
   emailChangeConfirmPage,
   adminPage,
   adminRows,

@@ -3,6 +3,7 @@ import { checkbox, field, form } from '../fields';
 import { html } from '../html';
 import { layout } from '../layout';
 import { durationText } from '../policy-text';
+import { passkeysSection } from '../passkey-fields';
 import { reauthenticationPrompt } from '../reauthentication-prompt';
 import { proofField, totpField } from '../second-factor-fields';
 import type { PageContext } from '../views/page-context';
@@ -13,9 +14,15 @@ import type { PageContext } from '../views/page-context';
  * need the password proved recently: when the API answers `reauthentication_required`, the page asks for the
  * password (POST /reauthenticate), and a code too when two-factor sign-in is on (`reauthenticationPrompt`, shared
  * with the administration page), and then repeats what the person asked for. The table's rows are written by the
- * script, as text. Two-factor sign-in is set up, renewed and turned off here too (`secondFactorSection`).
+ * script, as text. Two-factor sign-in is set up, renewed and turned off here too (`secondFactorSection`), and, when
+ * passkeys are configured, passkeys are listed, added, renamed and removed (`passkeysSection`, shared markup).
  */
-export function securityPage({ prefix, emailChangeTokenTtlMs, reauthenticationWindowMs }: PageContext): string {
+export function securityPage({
+  prefix,
+  emailChangeTokenTtlMs,
+  reauthenticationWindowMs,
+  passkeys,
+}: PageContext): string {
   const emailId = 'email-form';
   const body = html`<section id="signed-out" hidden>
 <p>You are not signed in.</p>
@@ -23,7 +30,7 @@ export function securityPage({ prefix, emailChangeTokenTtlMs, reauthenticationWi
 </section>
 <div id="signed-in" hidden>
 <p><a href="${prefix}/account">Back to your account</a></p>
-${reauthenticationPrompt(prefix, reauthenticationWindowMs, 'Enter your password to continue.')}
+${reauthenticationPrompt(prefix, reauthenticationWindowMs, 'Enter your password to continue.', passkeys)}
 <section aria-labelledby="sessions-title">
 <h2 id="sessions-title">Where you are signed in</h2>
 <p>Each row is a browser or app signed in to your account. End any you do not recognise, then change your
@@ -37,6 +44,7 @@ password.</p>
 <button type="button" id="end-others-button" class="danger">End all other sessions</button>
 </div>
 </section>
+${passkeys ? passkeysSection(prefix) : ''}
 ${secondFactorSection(prefix)}
 <section aria-labelledby="email-title">
 <h2 id="email-title">Change your email address</h2>
@@ -67,7 +75,7 @@ ${form({
 })}
 </section>
 </div>`;
-  return layout({ prefix, title: 'Sessions and security', page: 'security', body, wide: true });
+  return layout({ prefix, title: 'Sessions and security', page: 'security', body, wide: true, webauthn: passkeys });
 }
 
 /**

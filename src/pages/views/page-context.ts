@@ -10,4 +10,6 @@ export interface PageContext {
   reauthenticationWindowMs: number;
   /** How long the second step of a sign-in can be answered. */
   loginChallengeTtlMs: number;
+  /** Whether passkeys are configured (`AccountOptions.passkeys`): the pages offer them only then. */
+  passkeys?: boolean;
 }

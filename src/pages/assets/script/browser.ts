@@ -49,3 +49,25 @@ export interface BrowserStorage {
 
 /** Base64 of a string of Latin-1 characters (the SVG of the QR code is ASCII). */
 export type Btoa = (data: string) => string;
+
+/**
+ * `SimpleWebAuthnBrowser`, the global of `@simplewebauthn/browser`'s bundle (assets/webauthn.js), as the pages use
+ * it: the options and responses are the JSON the API sends and takes.
+ */
+export interface WebAuthnLibrary {
+  startRegistration(options: { optionsJSON: unknown }): Promise<object>;
+  startAuthentication(options: { optionsJSON: unknown; useBrowserAutofill?: boolean }): Promise<object>;
+  browserSupportsWebAuthn(): boolean;
+  /** Whether the browser offers passkeys in a field's autofill (conditional mediation). */
+  browserSupportsWebAuthnAutofill(): Promise<boolean>;
+}
+
+/** The static methods of `PublicKeyCredential` the pages feature-detect: the signals are recent (WebAuthn Level 3). */
+export interface PublicKeyCredentialStatics {
+  signalUnknownCredential?: (options: { rpId: string; credentialId: string }) => Promise<void>;
+  signalAllAcceptedCredentials?: (options: {
+    rpId: string;
+    userId: string;
+    allAcceptedCredentialIds: string[];
+  }) => Promise<void>;
+}

@@ -7,6 +7,9 @@ import type { emailChangeConfirmPage } from './email-change-page';
 import type { formHelpers } from './form-helpers';
 import type { PageKit, SharedKit } from './page-kit';
 import type { pageDisplay } from './page-display';
+import type { passkeyCeremonies } from './passkey-ceremonies';
+import type { passkeyLogin } from './passkey-login';
+import type { passkeysSection } from './passkeys-section';
 import type { passwordResetPage } from './password-reset-page';
 import type { reauthentication } from './reauthentication-prompt';
 import type { secondFactorSection } from './second-factor-section';
@@ -37,6 +40,9 @@ export interface ScriptParts {
   accountPage: typeof accountPage;
   securityPage: typeof securityPage;
   secondFactorSection: typeof secondFactorSection;
+  passkeyCeremonies: typeof passkeyCeremonies;
+  passkeysSection: typeof passkeysSection;
+  passkeyLogin: typeof passkeyLogin;
   emailChangeConfirmPage: typeof emailChangeConfirmPage;
   adminPage: typeof adminPage;
   adminRows: typeof adminRows;
@@ -63,6 +69,7 @@ export function runPages(parts: ScriptParts): void {
   const shared: SharedKit = {
     api,
     linkToken,
+    passkeys: parts.passkeyCeremonies(),
     ...display,
     ...tab,
     ...parts.apiCalls(api),

@@ -1,6 +1,7 @@
 import type { ApiResult, Problem, Wording } from './api-calls';
 import type { BrowserDocument, PageElement } from './browser';
 import type { PageKit } from './page-kit';
+import type { passkeysSection } from './passkeys-section';
 import type { secondFactorSection } from './second-factor-section';
 
 declare const document: BrowserDocument;
@@ -18,12 +19,12 @@ interface SessionRow {
 }
 
 /**
- * The security page (`/security`): the sessions of the account, the two-factor sign-in (second-factor-section.ts)
- * and the email change, each change behind the "confirm it is you" prompt when the API asks for a recent proof.
+ * The security page (`/security`): the sessions of the account, the passkeys where they are configured
+ * (passkeys-section.ts), the two-factor sign-in (second-factor-section.ts) and the email change, each change behind the "confirm it is you" prompt when the API asks for a recent proof.
  */
 export async function securityPage(
   kit: PageKit,
-  sections: { secondFactorSection: typeof secondFactorSection },
+  sections: { secondFactorSection: typeof secondFactorSection; passkeysSection: typeof passkeysSection },
 ): Promise<void> {
   const {
     busy,
@@ -149,7 +150,10 @@ export async function securityPage(
   if (!(await loadSessions())) return;
   hide('signed-out');
   show('signed-in');
-  await sections.secondFactorSection(kit, { token, prompt, afterFailure, guarded, loadSessions });
+  const parts = { token, prompt, afterFailure, guarded, loadSessions };
+  // The markup has the passkeys section only where passkeys are configured.
+  if (document.getElementById('passkeys')) await sections.passkeysSection(kit, parts);
+  await sections.secondFactorSection(kit, parts);
 
   onClick('end-others-button', () =>
     guarded(

@@ -1,24 +1,18 @@
-import type { Problem } from './api-calls';
-import type { BrowserLocation, PageElement } from './browser';
+import type { ApiResult, Problem } from './api-calls';
+import type { BrowserDocument, BrowserLocation, PageElement } from './browser';
 import type { Values } from './form-helpers';
 import type { PageKit } from './page-kit';
+import type { passkeyLogin } from './passkey-login';
 
+declare const document: BrowserDocument;
 declare const location: BrowserLocation;
 
-/** Sign-in (`/login`): the password, then, for an account with two-factor sign-in, a code or a recovery code. */
-export function loginPage({
-  api,
-  byId,
-  callApi,
-  clearMessages,
-  hide,
-  onClick,
-  onSubmit,
-  problemOf,
-  saveSession,
-  show,
-  showProblem,
-}: PageKit): void {
+/**
+ * Sign-in (`/login`): the password (or, where passkeys are configured, a passkey: passkey-login.ts), then, for an
+ * account with two-factor sign-in, a code, a recovery code or a passkey.
+ */
+export function loginPage(kit: PageKit, parts: { passkeyLogin: typeof passkeyLogin }): void {
+  const { api, byId, callApi, clearMessages, hide, onClick, onSubmit, problemOf, saveSession, show, showProblem } = kit;
   /**
    * The challenge the password step gave an account with two-factor sign-in: kept in this page's memory only, so
    * it dies with the page, and sent with the code that answers it.
@@ -34,6 +28,7 @@ export function loginPage({
     hide('second-factor');
     show('login-form');
     show('login-aside');
+    if (document.getElementById('passkey-login') && kit.passkeys.supported) show('passkey-login');
     if (problem) return showProblem(problem, passwordForm);
     clearMessages();
     byId('login-form-password').focus();
@@ -49,17 +44,27 @@ export function loginPage({
     byId(recovery ? 'recovery-form-recovery_code' : 'second-factor-form-code').focus();
   }
 
-  onSubmit('login-form', async ({ username, password }, form) => {
-    const result = await callApi('POST', '/login', { username, password });
+  /** Signed in: the session is kept for this tab, and the account page opens. */
+  function signedIn(token: string): void {
+    saveSession(token);
+    location.assign(`${api}/account`);
+  }
+
+  /**
+   * The answer of the first step (POST /login, or POST /passkeys/login, which answers alike): signed in, or the
+   * second step shown (with "Use a passkey" when the challenge lists `passkey`). False for a refusal, left to the
+   * caller to word.
+   */
+  function afterFirstStep(result: ApiResult): boolean {
     const answer = (result.body ?? {}) as {
       access_token?: unknown;
       second_factor_required?: unknown;
       challenge_token?: unknown;
+      methods?: unknown;
     };
     if (result.status === 200 && typeof answer.access_token === 'string') {
-      saveSession(answer.access_token);
-      location.assign(`${api}/account`);
-      return;
+      signedIn(answer.access_token);
+      return true;
     }
     if (result.status === 200 && answer.second_factor_required === true && typeof answer.challenge_token === 'string') {
       challenge = answer.challenge_token;
@@ -67,10 +72,31 @@ export function loginPage({
       byId('login-form-password').value = '';
       hide('login-form');
       hide('login-aside');
+      if (document.getElementById('passkey-login')) hide('passkey-login');
+      const passkeyButton = document.getElementById('use-passkey-button');
+      if (passkeyButton) {
+        passkeyButton.hidden = !(
+          kit.passkeys.supported &&
+          Array.isArray(answer.methods) &&
+          answer.methods.includes('passkey')
+        );
+      }
       show('second-factor');
       answerWith(false);
-      return;
+      // An account whose only second factor is a passkey has no app code to type.
+      if (passkeyButton && !passkeyButton.hidden && Array.isArray(answer.methods) && !answer.methods.includes('totp')) {
+        byId('second-factor-form').hidden = true;
+        byId('use-recovery-button').hidden = !answer.methods.includes('recovery_code');
+        passkeyButton.focus();
+      }
+      return true;
     }
+    return false;
+  }
+
+  onSubmit('login-form', async ({ username, password }, form) => {
+    const result = await callApi('POST', '/login', { username, password });
+    if (afterFirstStep(result)) return;
     showProblem(
       problemOf(result, {
         messages: {
@@ -86,11 +112,7 @@ export function loginPage({
   async function answerChallenge(proof: Values, form: PageElement, field: string): Promise<void> {
     const result = await callApi('POST', '/login/second-factor', { challenge_token: challenge, ...proof });
     const token = (result.body as { access_token?: unknown } | null)?.access_token;
-    if (result.status === 200 && typeof token === 'string') {
-      saveSession(token);
-      location.assign(`${api}/account`);
-      return;
-    }
+    if (result.status === 200 && typeof token === 'string') return signedIn(token);
     const problem = problemOf(result, {
       messages: {
         invalid_second_factor_code:
@@ -112,4 +134,9 @@ export function loginPage({
   onClick('use-recovery-button', async () => answerWith(true));
   onClick('use-totp-button', async () => answerWith(false));
   onClick('second-factor-cancel', async () => toPasswordStep());
+
+  // The markup has the passkey parts only where passkeys are configured.
+  if (document.getElementById('passkey-login')) {
+    parts.passkeyLogin(kit, { afterFirstStep, signedIn, toPasswordStep, challenge: () => challenge });
+  }
 }
