@@ -3,6 +3,8 @@ import { AdminAuditController } from '../controllers/administration/admin-audit-
 import { AdminRolesController } from '../controllers/administration/admin-roles-controller';
 import { AdminUsersController } from '../controllers/administration/admin-users-controller';
 import { EmailChangeController } from '../controllers/email-changes/email-change-controller';
+import { AdminPasskeysController } from '../controllers/passkeys/admin-passkeys-controller';
+import { PasskeysController } from '../controllers/passkeys/passkeys-controller';
 import { SecondFactorController } from '../controllers/second-factor/second-factor-controller';
 import { SessionsController } from '../controllers/sessions/sessions-controller';
 import { ACCOUNT_PAGES } from '../pages/account/account-hosted-pages';
@@ -14,6 +16,7 @@ import { ACCOUNT_KINDS } from '../services/account/account-kinds';
 import { ADMINISTRATION_KINDS } from '../services/administration/administration-kinds';
 import { EMAIL_CHANGE_KINDS } from '../services/email-changes/email-change-kinds';
 import type { FeatureKinds } from '../services/feature-kinds';
+import { PASSKEY_KINDS } from '../services/passkeys/passkey-kinds';
 import { SECOND_FACTOR_KINDS } from '../services/second-factor/second-factor-kinds';
 import { SESSIONS_KINDS } from '../services/sessions/sessions-kinds';
 
@@ -89,6 +92,14 @@ export const FEATURES: readonly Feature[] = [
     pages: {},
     tables: ['login_challenges'],
     migrations: ['2026-11-27-second-factor'],
+  },
+  {
+    name: 'passkeys',
+    kinds: PASSKEY_KINDS,
+    controllers: [PasskeysController, AdminPasskeysController],
+    pages: {},
+    tables: ['passkey_challenges'],
+    migrations: ['2026-12-03-passkeys'],
   },
   {
     name: 'administration',

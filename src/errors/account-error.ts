@@ -36,6 +36,12 @@ export const ACCOUNT_ERROR_CODES = [
   'protected_permission',
   'address_owned',
   'invalid_cursor',
+  // Not in the spec's table: passkeys.
+  'passkeys_not_configured',
+  'passkey_not_found',
+  'passkey_already_registered',
+  'last_sign_in_method',
+  'invalid_passkey_response',
 ] as const;
 
 export type AccountErrorCode = (typeof ACCOUNT_ERROR_CODES)[number];

@@ -1,5 +1,6 @@
 import { AccountError } from '../../errors/account-error';
-import { type AccountContext, reauthenticationRequired } from '../account-context';
+import type { AccountContext } from '../account-context';
+import { authoriseAdmin, authoriseAdminChange } from '../admin-authorisation';
 import { ADMIN_PERMISSIONS, ADMIN_ROLE, ALL_ADMIN_PERMISSIONS, type AdminPermission } from '../admin-permissions';
 import {
   DEFAULT_PAGE_SIZE,
@@ -321,32 +322,12 @@ export class Administration {
     return (await this.core.requireUser(username)).id;
   }
 
-  /**
-   * The actor's permission, before anything is read: a signed-in user without it gets `permission_denied` whatever
-   * the route and whatever the id, and a permission nobody created yet is simply not held.
-   */
-  private async authorise(actor: AdminActor, permission: AdminPermission): Promise<void> {
-    if (actor.kind === 'operator') return;
-    if ((await this.core.store.access.checkPermission(actor.user.id, permission)) === 'granted') return;
-    this.core.logger.info(
-      { event: 'admin_action', outcome: 'permission_denied', userId: actor.user.id, permission },
-      'admin action refused',
-    );
-    throw new AccountError('permission_denied', 'Permission denied');
+  private authorise(actor: AdminActor, permission: AdminPermission): Promise<void> {
+    return authoriseAdmin(this.core, actor, permission);
   }
 
-  /**
-   * `authorise`, then, for an action that changes something, a recent proof of the administrator's session: a stolen
-   * session alone cannot disable, delete or grant. The one rule of "recent" is the account's own sensitive routes'
-   * (`AccountContext.requireRecentSession`). The operator holds the database and is not asked.
-   */
-  private async authoriseChange(actor: AdminActor, permission: AdminPermission): Promise<void> {
-    await this.authorise(actor, permission);
-    if (actor.kind === 'operator') return;
-    if (actor.sessionToken === undefined) throw reauthenticationRequired();
-    const live = await this.core.requireRecentSession(actor.sessionToken);
-    // The token must be the acting administrator's own session, not any recent one.
-    if (live.user.id !== actor.user.id) throw new AccountError('permission_denied', 'Permission denied');
+  private authoriseChange(actor: AdminActor, permission: AdminPermission): Promise<void> {
+    return authoriseAdminChange(this.core, actor, permission);
   }
 
   /** The id typed, when it names an existing account; otherwise null (it may be an address or any text). */
