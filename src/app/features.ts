@@ -3,6 +3,8 @@ import { AdminAuditController } from '../controllers/administration/admin-audit-
 import { AdminRolesController } from '../controllers/administration/admin-roles-controller';
 import { AdminUsersController } from '../controllers/administration/admin-users-controller';
 import { EmailChangeController } from '../controllers/email-changes/email-change-controller';
+import { AdminPasskeysController } from '../controllers/passkeys/admin-passkeys-controller';
+import { PasskeysController } from '../controllers/passkeys/passkeys-controller';
 import { SecondFactorController } from '../controllers/second-factor/second-factor-controller';
 import { SessionsController } from '../controllers/sessions/sessions-controller';
 import { ACCOUNT_PAGES } from '../pages/account/account-hosted-pages';
@@ -94,7 +96,7 @@ export const FEATURES: readonly Feature[] = [
   {
     name: 'passkeys',
     kinds: PASSKEY_KINDS,
-    controllers: [],
+    controllers: [PasskeysController, AdminPasskeysController],
     pages: {},
     tables: ['passkey_challenges'],
     migrations: ['2026-12-03-passkeys'],

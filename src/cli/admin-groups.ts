@@ -1,6 +1,7 @@
 import { ADMIN_COMMANDS } from './admin-commands';
 import { AUDIT_COMMANDS } from './audit-commands';
 import type { CommandGroup } from './command-group';
+import { PASSKEY_COMMANDS } from './passkey-commands';
 import { USER_COMMANDS } from './user-commands';
 
 /**
@@ -11,4 +12,5 @@ export const ADMIN_GROUPS: Record<string, CommandGroup<unknown>> = {
   admin: ADMIN_COMMANDS as CommandGroup<unknown>,
   users: USER_COMMANDS as CommandGroup<unknown>,
   audit: AUDIT_COMMANDS as CommandGroup<unknown>,
+  passkeys: PASSKEY_COMMANDS as CommandGroup<unknown>,
 };

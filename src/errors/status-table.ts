@@ -46,14 +46,15 @@ const STATUS_BY_CODE: Record<AccountErrorCode, number> = {
   // Marking an address verified that another verified account owns.
   address_owned: 409,
   invalid_cursor: 400,
-  // Passkeys are off: the deployer gave no relying party (AccountOptions.passkeys).
+  // The deployer has not configured passkeys (no relying party): the routes exist in the build, not on this server.
   passkeys_not_configured: 404,
+  // An unknown id and another account's passkey alike, so ids cannot be probed.
   passkey_not_found: 404,
-  // A credential id is one account's only, whoever registered it first.
+  // The credential id is stored already, on this account or another: one authenticator, one passkey.
   passkey_already_registered: 409,
   // Removing it would leave the account no way to sign in (no password, no other passkey).
   last_sign_in_method: 409,
-  // A registration the relying party's checks refuse (origin, RP ID, challenge, flags, signature).
+  // A registration the WebAuthn checks refuse: the client's fault, never a 500.
   invalid_passkey_response: 400,
 };
 

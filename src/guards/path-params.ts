@@ -29,6 +29,8 @@ export function PathValue(name: string, rule: PathValueRule): (object: object, m
 export const UserIdParam = (name = 'id') => PathValue(name, PATH_VALUES.userId);
 /** `:id` of `DELETE /sessions/:id`: a session's public id. */
 export const SessionIdParam = (name = 'id') => PathValue(name, PATH_VALUES.sessionId);
+/** `:id` of `/passkeys/:id`, `:passkeyId` of the admin routes: a passkey's public id (its credential row's id). */
+export const PasskeyIdParam = (name = 'id') => PathValue(name, PATH_VALUES.passkeyId);
 /** `:role`: a role name. */
 export const RoleParam = (name = 'role') => PathValue(name, PATH_VALUES.role);
 /** `:permission`: a permission name. */

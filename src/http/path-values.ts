@@ -47,6 +47,12 @@ export const PATH_VALUES = {
     isRecordId,
     () => new AccountError('session_not_found', 'No such session'),
   ),
+  passkeyId: rule(
+    RECORD_ID_PATTERN,
+    [RECORD_ID_LENGTH, RECORD_ID_LENGTH],
+    isRecordId,
+    () => new AccountError('passkey_not_found', 'No such passkey'),
+  ),
   role: rule(
     ACCESS_NAME_PATTERN,
     [1, ACCESS_NAME_MAX_LENGTH],

@@ -19,6 +19,9 @@ export const IP_LIMITS = [
   'second-factor.ip',
   // Reading, enrolling, confirming, regenerating and switching off the second factor (one budget for the five).
   'second-factor-manage.ip',
+  // Adding, listing, renaming and removing passkeys (one budget for the five routes): the passwordless sign-in, the
+  // second factor and re-authentication by passkey spend the budgets of their password and code counterparts.
+  'passkeys.ip',
   // Every admin route (one budget): an administrator's pages read a list and a user on each visit.
   'admin.ip',
 ] as const;
@@ -119,6 +122,8 @@ export const DEFAULT_LIMITS: Readonly<Record<LimitName, Limit>> = {
   'second-factor.ip': { points: 100, duration: MINUTE },
   // A security page reads the status on every visit; enrolment and changes are a few requests each.
   'second-factor-manage.ip': { points: 60, duration: HOUR },
+  // As `sessions.ip`: a security page lists the passkeys on every visit; adding one is two requests.
+  'passkeys.ip': { points: 120, duration: MINUTE },
   // Room for an administrator paging through thousands of accounts and their events; the core checks each request.
   'admin.ip': { points: 600, duration: MINUTE },
   'login.account': { points: 50, duration: HOUR },

@@ -19,8 +19,11 @@ export const API_TAG = 'Account API';
 export interface ApiDocOptions {
   summary: string;
   description?: string;
-  /** The success body (its status is the action's `@HttpCode`, 200 by default). */
-  response: SuccessSchemaName;
+  /**
+   * The success body (its status is the action's `@HttpCode`, 200 by default); null for an answer without one (a
+   * 204, `@HttpCode(204)` with `@OnUndefined(204)`).
+   */
+  response: SuccessSchemaName | null;
   /**
    * The account errors of this action. Those every route can give (a rate limit, an overload, a 500), those of
    * reading a JSON body (POST and DELETE), and those of a missing or dead session (with `bearer`) are added.
@@ -98,11 +101,11 @@ function withDocumentation(operation: Operation, route: Route, doc: ApiDocOption
     // An empty list says "public" in so many words, where no `security` would read as forgotten.
     security: doc.bearer ? [{ [BEARER_SCHEME]: [] }] : [],
     responses: {
-      [successStatus]: {
-        description: doc.summary,
-        content: { 'application/json': { schema: ref(doc.response) } },
-      },
-      ...(doc.createdWhen
+      [successStatus]:
+        doc.response === null
+          ? { description: doc.summary }
+          : { description: doc.summary, content: { 'application/json': { schema: ref(doc.response) } } },
+      ...(doc.createdWhen && doc.response !== null
         ? { 201: { description: doc.createdWhen, content: { 'application/json': { schema: ref(doc.response) } } } }
         : {}),
       ...errorResponses(cases),

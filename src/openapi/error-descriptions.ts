@@ -58,4 +58,18 @@ export const ACCOUNT_ERROR_DESCRIPTIONS: Record<AccountErrorCode, string> = {
   protected_permission: 'A Gatehouse administration permission cannot be revoked from the `gatehouse-admin` role.',
   address_owned: 'Another verified account owns this address, so this account cannot be marked verified.',
   invalid_cursor: 'The `cursor` is not one this list returned.',
+  passkeys_not_configured:
+    'Passkeys are off on this server: its deployer configured no relying party (`passkeys` in the account options, ' +
+    '`GATEHOUSE_WEBAUTHN_RP_ID` / `GATEHOUSE_WEBAUTHN_ORIGINS` standalone).',
+  passkey_not_found: 'No passkey of this account has this id: an unknown id and another account’s passkey alike.',
+  passkey_already_registered:
+    'This authenticator’s credential is registered already (to this account or another): one credential, one ' +
+    'passkey. The registration options list the account’s passkeys in `excludeCredentials`, so a browser ' +
+    'normally refuses before asking.',
+  last_sign_in_method:
+    'Removing this passkey would leave the account no way to sign in (no password and no other passkey). Add ' +
+    'another passkey or set a password first.',
+  invalid_passkey_response:
+    'The registration response does not verify: another challenge or origin, a challenge already used or expired, ' +
+    'user verification missing where it is required, or a response that is not WebAuthn JSON.',
 };

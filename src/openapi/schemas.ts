@@ -1,5 +1,6 @@
 import { NotAuthenticatedError } from '../http/http-errors';
 import { adminSchemas } from './administration/admin-schemas';
+import { passkeySchemas } from './passkeys/passkey-schemas';
 import { ref, type JsonObject } from './schema-ref';
 
 export { ref, type JsonObject } from './schema-ref';
@@ -23,7 +24,11 @@ export type SuccessSchemaName =
   | 'RoleList'
   | 'PermissionList'
   | 'NameCreated'
-  | 'AuditEventPage';
+  | 'AuditEventPage'
+  | 'PasskeyCreationOptions'
+  | 'PasskeyRequestOptions'
+  | 'Passkey'
+  | 'PasskeyList';
 
 /** The default public form of a user (`defaultUserSerializer`); `accountApiDocument({ userSchema })` replaces it. */
 export const DEFAULT_USER_SCHEMA: JsonObject = {
@@ -62,6 +67,7 @@ export function responseSchemas(userSchema: JsonObject): Record<string, JsonObje
     User: userSchema,
     ...sessionSchemas(),
     ...secondFactorSchemas(),
+    ...passkeySchemas(),
     ...adminSchemas(),
     Error: errorBodySchema(ref('ErrorCode')),
     FieldError: {
@@ -165,7 +171,8 @@ function secondFactorSchemas(): Record<string, JsonObject> {
       type: 'object',
       description:
         'The password was right and the account signs in with a second factor: answer with ' +
-        '`POST /login/second-factor` before `expires_at`. No session exists yet.',
+        '`POST /login/second-factor` (a code) or `POST /passkeys/second-factor` (a passkey, when `methods` lists ' +
+        '`passkey`) before `expires_at`. No session exists yet.',
       required: ['second_factor_required', 'challenge_token', 'expires_at', 'methods'],
       properties: {
         second_factor_required: { type: 'boolean', const: true },
@@ -177,7 +184,7 @@ function secondFactorSchemas(): Record<string, JsonObject> {
         methods: {
           type: 'array',
           description: 'How it can be answered.',
-          items: { enum: ['totp', 'recovery_code'] },
+          items: { enum: ['totp', 'recovery_code', 'passkey'] },
         },
       },
     },

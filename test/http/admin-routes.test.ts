@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { accountApiDocument } from '../../src/app/account-api-document';
 import { ADMIN_PERMISSIONS } from '../../src/services/admin-permissions';
 import { bearer, buildTestApp, DRIVERS, PREFIX, type TestApp } from '../support/test-app';
+import { configurePasskeys } from '../passkeys/http-passkeys-support';
 import { buildAdminApp, expectCode, expectStatus, idOf } from './admin-support';
 
 type Method = 'get' | 'post' | 'put' | 'delete';
@@ -30,12 +31,18 @@ const ADMIN_ROUTES: [Method, string, object?][] = [
   ['post', '/admin/permissions', { name: 'posts.write' }],
   ['put', '/admin/roles/{role}/permissions/{permission}'],
   ['delete', '/admin/roles/{role}/permissions/{permission}'],
+  ['get', '/admin/users/{id}/passkeys'],
+  ['delete', '/admin/users/{id}/passkeys/{passkeyId}'],
 ];
 
 function send(t: TestApp, [method, path, body]: [Method, string, object?], id: string, headers = {}) {
   const url =
     PREFIX +
-    path.replace('{id}', id).replace('{role}', 'gatehouse-admin').replace('{permission}', ADMIN_PERMISSIONS.readUsers);
+    path
+      .replace('{id}', id)
+      .replace('{role}', 'gatehouse-admin')
+      .replace('{permission}', ADMIN_PERMISSIONS.readUsers)
+      .replace('{passkeyId}', UNKNOWN_ID);
   const request = t.http[method](url).set(headers);
   return method === 'get' ? request : request.send(body ?? {});
 }
@@ -69,6 +76,8 @@ for (const driver of DRIVERS)
 
     it('every admin route is 403 permission_denied for a signed-in user without the permission, whatever the account', async () => {
       const { t } = await buildAdminApp(driver);
+      // The passkeys' admin routes answer 404 passkeys_not_configured on a server without them.
+      configurePasskeys();
       const mallory = bearer(await t.loginNewUser('mallory'));
       const ownId = await idOf({ t, admin: bearer(await t.login('root')) }, 'mallory');
       for (const route of ADMIN_ROUTES) {
@@ -89,6 +98,7 @@ for (const driver of DRIVERS)
 
     it('holds each route to its own permission: a reader can read accounts, and nothing else', async () => {
       const { t, admin } = await buildAdminApp(driver);
+      configurePasskeys();
       await t.createUser('reader');
       const readerId = await idOf({ t, admin }, 'reader');
       await t.http.post(`${PREFIX}/admin/roles`).set(admin).send({ name: 'support' }).expect(201);

@@ -45,6 +45,11 @@ const SPEC_STATUS: Record<string, number> = {
   protected_permission: 409,
   address_owned: 409,
   invalid_cursor: 400,
+  passkeys_not_configured: 404,
+  passkey_not_found: 404,
+  passkey_already_registered: 409,
+  last_sign_in_method: 409,
+  invalid_passkey_response: 400,
 };
 
 const SECURITY_HEADERS = {

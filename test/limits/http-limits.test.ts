@@ -59,6 +59,19 @@ const ROUTES: Record<IpLimit, (t: TestApp, i: number) => Promise<Response>> = {
     ];
     return routes[i % routes.length]();
   },
+  // One budget for the five routes that add, list, rename and remove passkeys.
+  'passkeys.ip': (t, i) => {
+    const token = bearer('x'.repeat(43));
+    const id = '00000000-0000-4000-8000-000000000000';
+    const routes = [
+      () => t.http.get(`${PREFIX}/passkeys`).set(token),
+      () => t.http.post(`${PREFIX}/passkeys/registration-options`).set(token).send({}),
+      () => t.http.post(`${PREFIX}/passkeys`).set(token).send({ name: 'Laptop', response: {} }),
+      () => t.http.patch(`${PREFIX}/passkeys/${id}`).set(token).send({ name: 'Laptop' }),
+      () => t.http.delete(`${PREFIX}/passkeys/${id}`).set(token),
+    ];
+    return routes[i % routes.length]();
+  },
   // One budget for every admin route (a dead session is refused after the budget is spent).
   'admin.ip': (t, i) => {
     const token = bearer('x'.repeat(43));

@@ -56,7 +56,7 @@ describe('OpenAPI: the document', () => {
   it('describes exactly the routes that are mounted, method for method', () => {
     const { app } = buildPagesApp({ pages: false, apiDocs: false });
     const mounted = mountedRoutes(app);
-    expect(mounted).to.have.length(50);
+    expect(mounted).to.have.length(65);
     expect(documentedRoutes(document())).to.deep.equal(mounted);
 
     const other = buildPagesApp({ prefix: '/accounts', pages: false, apiDocs: false });
@@ -149,6 +149,11 @@ describe('OpenAPI: the document', () => {
       'EmailChangeConfirmBody',
       'LoginBody',
       'NameBody',
+      'PasskeyAssertionBody',
+      'PasskeyChallengeBody',
+      'PasskeyNameBody',
+      'PasskeyRegistrationBody',
+      'PasskeySecondFactorBody',
       'PasswordBody',
       'PasswordChangeBody',
       'PasswordResetConfirmBody',

@@ -7,7 +7,7 @@ import { auditPageAnswer } from '../../http/admin-answer';
 import { rateLimit } from '../../http/rate-limit';
 import { ApiDoc } from '../../openapi/api-doc';
 import type { AccountUser } from '../../services/types';
-import { asAdmin } from './admin-actor';
+import { asAdmin } from '../admin-actor';
 import { PLAIN_ANSWER } from '../plain-answer';
 import { AuditEventQuery, UserAuditEventQuery } from './audit-event-query';
 

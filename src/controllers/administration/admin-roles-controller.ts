@@ -8,7 +8,7 @@ import { rolesAnswer } from '../../http/admin-answer';
 import { rateLimit } from '../../http/rate-limit';
 import { ApiDoc } from '../../openapi/api-doc';
 import type { AccountUser } from '../../services/types';
-import { asAdmin } from './admin-actor';
+import { asAdmin } from '../admin-actor';
 import { AnswerStatus, type SetStatus } from '../answer-status';
 import { NameBody } from './name-body';
 import { jsonObjectBody } from '../json-object-body';

@@ -19,7 +19,7 @@ import { rateLimit } from '../../http/rate-limit';
 import { adminUserAnswer, userPageAnswer } from '../../http/admin-answer';
 import { ApiDoc } from '../../openapi/api-doc';
 import type { AccountUser } from '../../services/types';
-import { asAdmin } from './admin-actor';
+import { asAdmin } from '../admin-actor';
 import { UserListQuery } from './user-list-query';
 import { jsonObjectBody } from '../json-object-body';
 import { done, PLAIN_ANSWER } from '../plain-answer';

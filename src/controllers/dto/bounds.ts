@@ -18,3 +18,15 @@ export const MAX_ACCESS_NAME = 128;
 export const MAX_CURSOR = 512;
 /** A search prefix of the user list: at most the longest address. */
 export const MAX_PREFIX = 254;
+/** A passkey's name: what a person types to tell their passkeys apart. */
+export const MAX_PASSKEY_NAME = 64;
+/**
+ * A WebAuthn credential id is at most 1023 bytes (WebAuthn Level 3, §5.4.3's `credentialIdLengthLimit`), 1364
+ * characters of base64url: room for that, not for a string that only costs work.
+ */
+export const MAX_CREDENTIAL_ID = 1400;
+/**
+ * The JSON of one WebAuthn response (`RegistrationResponseJSON`, `AuthenticationResponseJSON`): a registration with
+ * an attestation certificate chain is a few KiB; bounded apart from the body limit, which a host may raise.
+ */
+export const MAX_WEBAUTHN_RESPONSE_JSON = 16 * 1024;

@@ -1,5 +1,5 @@
-import type { AdminActor } from '../../services/admin-views';
-import type { AccountUser } from '../../services/types';
+import type { AdminActor } from '../services/admin-views';
+import type { AccountUser } from '../services/types';
 
 // The admin routes take the core's administration as their request sees it (`@Administrator()`). They only
 // authenticate (`@Authorized()`); every permission is the core's to check, so a host calling it directly is held to
