@@ -15,6 +15,16 @@ import { launchChromium } from '../browser/chromium';
  * `@simplewebauthn/browser` exactly as a hosted page would, and the test gets the JSON a browser would POST. Nothing
  * is mocked: the origin in clientDataJSON is the page's, the RP ID check is the browser's, and the counter is the
  * authenticator's.
+ *
+ * Against Gatehouse (configured with RP ID `localhost` and origin `http://localhost:<port>`):
+ *
+ *     const webauthn = await WebAuthnHarness.start({ origin: `http://localhost:${port}` });
+ *     const options = (await http.post('/auth/passkeys/registration-options').set(bearer(token))).body;
+ *     const response = await webauthn.create(options);   // then POST /auth/passkeys { name, response }
+ *     const assertion = await webauthn.get(loginOptions); // then POST /auth/passkeys/login { response }
+ *
+ * `WebAuthnHarness.start()` without an origin runs on a blank page of another origin (same RP ID): its responses are
+ * the "made on another origin" ones.
  */
 
 /** The credential shape of CDP `WebAuthn.Credential`; ids, keys and handles are standard base64 (not base64url). */
