@@ -172,5 +172,25 @@ describe('test harness: WebAuthn ceremonies through Chromium’s virtual authent
     ).to.match(/origin/i);
     await other.close();
     other = undefined;
+
+    // And back on the first origin, by its origin alone: the same RP, so the server library accepts it.
+    other = await WebAuthnHarness.start({ browser: harness.page.context(), origin: harness.origin });
+    expect(other.origin).to.equal(harness.origin);
+    expect(other.page.url()).to.equal(`${harness.origin}/webauthn-test-harness`);
+    const again = await server.generateRegistrationOptions({
+      rpName: 'Gatehouse test',
+      rpID: 'localhost',
+      userName: 'bob',
+    });
+    const accepted = await server.verifyRegistrationResponse({
+      response: await other.create(again),
+      expectedChallenge: again.challenge,
+      expectedOrigin: harness.origin,
+      expectedRPID: 'localhost',
+      requireUserVerification: false,
+    });
+    expect(accepted.verified).to.equal(true);
+    await other.close();
+    other = undefined;
   });
 });

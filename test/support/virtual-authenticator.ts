@@ -15,6 +15,16 @@ import { launchChromium } from '../browser/chromium';
  * `@simplewebauthn/browser` exactly as a hosted page would, and the test gets the JSON a browser would POST. Nothing
  * is mocked: the origin in clientDataJSON is the page's, the RP ID check is the browser's, and the counter is the
  * authenticator's.
+ *
+ * Against Gatehouse (configured with RP ID `localhost` and origin `http://localhost:<port>`):
+ *
+ *     const webauthn = await WebAuthnHarness.start({ origin: `http://localhost:${port}` });
+ *     const options = (await http.post('/auth/passkeys/registration-options').set(bearer(token))).body;
+ *     const response = await webauthn.create(options);   // then POST /auth/passkeys { name, response }
+ *     const assertion = await webauthn.get(loginOptions); // then POST /auth/passkeys/login { response }
+ *
+ * `WebAuthnHarness.start()` without an origin runs on a blank page of another origin (same RP ID): its responses are
+ * the "made on another origin" ones.
  */
 
 /** The credential shape of CDP `WebAuthn.Credential`; ids, keys and handles are standard base64 (not base64url). */
@@ -176,7 +186,17 @@ async function startBlankServer(): Promise<{ server: Server; url: string }> {
   return { server, url: `http://localhost:${port}/` };
 }
 
+/** The path the harness opens on a given origin: a document of that origin that is no page of Gatehouse. */
+export const HARNESS_PATH = '/webauthn-test-harness';
+
 export interface HarnessOptions {
+  /**
+   * The origin to run ceremonies on, e.g. Gatehouse's `http://localhost:<port>` (its configured origin): the harness
+   * opens a path there that is no page (`HARNESS_PATH`, answered 404), so no page script runs beside it. Prefer this
+   * to `url` with Gatehouse's sign-in page, whose passkey autofill the virtual authenticator answers at once: it
+   * would sign in in the background, spending challenges and moving the counter.
+   */
+  origin?: string;
   /**
    * The page to run ceremonies on; its origin is the one the authenticator signs into clientDataJSON, so use the
    * Gatehouse under test's origin (e.g. `${server.url}/auth/login`). Without it, a blank page on its own
@@ -207,7 +227,7 @@ export class WebAuthnHarness {
       for (const close of closers.reverse()) await close().catch(() => undefined);
     };
     try {
-      let url = options.url;
+      let url = options.url ?? (options.origin && new URL(HARNESS_PATH, options.origin).href);
       if (!url) {
         const blank = await startBlankServer();
         closers.push(

@@ -48,6 +48,7 @@ td button.link:hover { background: none; color: #073763; }
 .error-summary p { margin: 0; font-weight: 600; }
 .error-summary ul { margin: 0.5rem 0 0; }
 .aside { margin-top: 1.5rem; }
+.passkey-login { margin-top: 1rem; }
 img.qr { display: block; background: #fff; padding: 0.5rem; border: 1px solid #d0d0d0; }
 .codes { columns: 2; font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 1.05rem; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; margin: 0; }
