@@ -22,6 +22,7 @@ const TABLES = [
   'email_changes',
   'credentials',
   'login_challenges',
+  'passkey_challenges',
   'users',
   'roles',
   'permissions',
