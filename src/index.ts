@@ -64,6 +64,8 @@ export { AUTH_METHODS } from './services/auth-methods';
 // Each feature's credential, email and audit kinds: the unions of the outbox's kinds and the audit's types are read from it.
 export { KINDS_OF_FEATURES } from './services/kinds-of-features';
 export type { FeatureKinds } from './services/feature-kinds';
+export type { PasskeyOptions } from './services/passkeys/relying-party';
+export type { PasskeyView } from './services/passkeys/passkey-view';
 export type {
   AccountUser,
   AuthMethod,

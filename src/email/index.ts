@@ -29,3 +29,4 @@ export {
   type MessageBlock,
   type NoticeContext,
 } from './templates';
+export type { PasskeyTemplates } from './passkeys/passkey-templates';

@@ -1,4 +1,4 @@
-import type { EmailMessage, NoticeContext } from '../templates/types';
+import type { EmailMessage, NoticeContext } from '../templates/contexts';
 import { renderMessage } from '../templates/render';
 
 /** The passkeys' notices: each carries no credential, only that something changed and what to do if it wasn't you. */
@@ -27,7 +27,7 @@ export const englishPasskeyTemplates: PasskeyTemplates = {
     render(`A passkey was removed from your ${appName} account`, [
       `Hello ${username},`,
       `A passkey was just removed from your ${appName} account; it no longer signs in to it.`,
-      "If this wasn't you, reset your password right away with the \"forgot password\" option on the sign-in page, " +
+      'If this wasn\'t you, reset your password right away with the "forgot password" option on the sign-in page, ' +
         'and check the passkeys listed on the security page.',
     ]),
 

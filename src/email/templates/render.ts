@@ -1,4 +1,4 @@
-import type { EmailMessage } from './types';
+import type { EmailMessage } from './contexts';
 
 /** A paragraph of plain text, or a link shown as a button-like anchor in HTML and as the bare URL in text. */
 export type MessageBlock = string | { label: string; url: string };
