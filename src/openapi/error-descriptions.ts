@@ -6,7 +6,9 @@ import type { AccountErrorCode } from '../errors/account-error';
  */
 export const ACCOUNT_ERROR_DESCRIPTIONS: Record<AccountErrorCode, string> = {
   invalid_credentials:
-    'Wrong username or password (the same answer for both), or a wrong current password on change or deletion.',
+    'Wrong username or password (the same answer for both), or a wrong current password on change or deletion; a ' +
+    'passkey sign-in or re-authentication that does not verify (unknown passkey, wrong signature, used or expired ' +
+    'challenge, disabled account: one answer for all).',
   invalid_session_token: 'The session token is unknown, expired, logged out, or of a deleted user.',
   permission_denied: 'The user lacks the role or permission a guarded route requires.',
   unverified_user: 'The password is right, but the email address is not verified yet.',
@@ -23,8 +25,9 @@ export const ACCOUNT_ERROR_DESCRIPTIONS: Record<AccountErrorCode, string> = {
   rate_limited: 'Too many requests of this kind; `Retry-After` says how many seconds to wait.',
   service_unavailable: 'The store or the password hashing is overloaded or down; retry after `Retry-After` seconds.',
   reauthentication_required:
-    'The session is valid, but the password was not proved on it recently enough (at login or by ' +
-    '`POST /reauthenticate`, within the re-authentication window, 10 minutes by default); confirm it and retry.',
+    'The session is valid, but it was not proved recently enough (at login, by `POST /reauthenticate` or by ' +
+    '`POST /passkeys/reauthenticate`, within the re-authentication window, 10 minutes by default); confirm it and ' +
+    'retry.',
   session_not_found: 'No session of yours has this id: an unknown id and another user’s session get the same answer.',
   invalid_email_change_token:
     'The email-change token is unknown, used, expired or superseded, or the address was taken since.',
@@ -32,8 +35,8 @@ export const ACCOUNT_ERROR_DESCRIPTIONS: Record<AccountErrorCode, string> = {
     'This server’s email sender cannot send the email-change messages, so the address cannot be changed.',
   invalid_second_factor_code:
     'The code is not right: wrong, outside the time window, already used (a code works once, and an earlier one ' +
-    'after a later one is refused), or a recovery code that is unknown or spent. Each wrong code counts against the ' +
-    'account like a wrong password.',
+    'after a later one is refused), or a recovery code that is unknown or spent; or a passkey assertion answering ' +
+    'the challenge that does not verify. Each wrong answer counts against the account like a wrong password.',
   invalid_login_challenge:
     'The `challenge_token` is unknown, expired (5 minutes by default), already answered, out of answers (5 by ' +
     'default; the next is refused even with a right code), or the password changed since: sign in again.',

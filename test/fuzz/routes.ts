@@ -1,6 +1,6 @@
-/** The account routes (spec section 4, then sessions, email change and the second factor), with their body fields and whether they need a session. */
+/** The account routes (spec section 4, then sessions, email change, the second factor and passkeys), with their body fields and whether they need a session. */
 export interface FuzzRoute {
-  method: 'get' | 'post' | 'delete';
+  method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
   fields: readonly string[];
   bearer: boolean;
@@ -30,4 +30,15 @@ export const ROUTES: readonly FuzzRoute[] = [
   { method: 'post', path: '/second-factor/totp/confirm', fields: ['code'], bearer: true },
   { method: 'post', path: '/second-factor/recovery-codes', fields: ['code'], bearer: true },
   { method: 'post', path: '/second-factor/disable', fields: ['code'], bearer: true },
+  { method: 'post', path: '/passkeys/registration-options', fields: [], bearer: true },
+  { method: 'post', path: '/passkeys', fields: ['name', 'response'], bearer: true },
+  { method: 'get', path: '/passkeys', fields: [], bearer: true },
+  { method: 'patch', path: '/passkeys/00000000-0000-4000-8000-000000000000', fields: ['name'], bearer: true },
+  { method: 'delete', path: '/passkeys/00000000-0000-4000-8000-000000000000', fields: [], bearer: true },
+  { method: 'post', path: '/passkeys/login-options', fields: [], bearer: false },
+  { method: 'post', path: '/passkeys/login', fields: ['response'], bearer: false },
+  { method: 'post', path: '/passkeys/second-factor-options', fields: ['challenge_token'], bearer: false },
+  { method: 'post', path: '/passkeys/second-factor', fields: ['challenge_token', 'response'], bearer: false },
+  { method: 'post', path: '/passkeys/reauthentication-options', fields: [], bearer: true },
+  { method: 'post', path: '/passkeys/reauthenticate', fields: ['response'], bearer: true },
 ];

@@ -95,7 +95,12 @@ for (const kind of TEST_STORES.filter((candidate) => candidate.name !== 'memory'
         expect(await app.accounts.admin.makeAdministrator('root')).to.equal(true);
         const rootId = await app.accounts.admin.userIdOf('root');
         // A well-formed value for each parameter beside the one under test, so that only that one is odd.
-        const fine: Record<string, string> = { id: rootId, role: ADMIN_ROLE, permission: ADMIN_PERMISSIONS.readUsers };
+        const fine: Record<string, string> = {
+          id: rootId,
+          role: ADMIN_ROLE,
+          permission: ADMIN_PERMISSIONS.readUsers,
+          passkeyId: '00000000-0000-4000-8000-000000000000',
+        };
         const operations = parameterisedOperations();
         const names = operations.flatMap((operation) => operation.parameters.map((p) => `${p.in}:${p.name}`));
         // What the document says these routes read; a new parameter shows up here to be thought about.

@@ -149,7 +149,7 @@ describe('the standalone HTTP server: CONNECT on the standalone app', () => {
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it("answers 405 with an Allow read from the app's routes: every method the document lists (PUT of the admin routes too), and no other", async () => {
+  it("answers 405 with an Allow read from the app's routes: every method the document lists (PUT of the admin routes, PATCH of the passkeys too), and no other", async () => {
     const allow = parse(await rawExchange(server, CONNECT)).headers.allow.split(', ');
     const document = accountApiDocument({ prefix: '/auth' }) as { paths: Record<string, Record<string, unknown>> };
     const listed = new Set(
@@ -164,6 +164,6 @@ describe('the standalone HTTP server: CONNECT on the standalone app', () => {
     if (listed.has('GET')) listed.add('HEAD');
     listed.add('OPTIONS');
     expect([...allow].sort()).to.deep.equal([...listed].sort());
-    expect(allow).to.deep.equal(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS']);
+    expect(allow).to.deep.equal(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
   });
 });
