@@ -4,15 +4,6 @@ import { resolveRelyingParty, type PasskeyOptions } from '../services/passkeys/r
 
 type Env = Record<string, string | undefined>;
 
-const NAMES = [
-  'GATEHOUSE_WEBAUTHN_RP_ID',
-  'GATEHOUSE_WEBAUTHN_ORIGINS',
-  'GATEHOUSE_WEBAUTHN_RP_NAME',
-  'GATEHOUSE_WEBAUTHN_USER_VERIFICATION',
-  'GATEHOUSE_WEBAUTHN_PRESENCE_ONLY_SECOND_FACTOR',
-  'GATEHOUSE_WEBAUTHN_ATTESTATION',
-] as const;
-
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
@@ -28,36 +19,37 @@ export function parsePasskeys(
   publicUrlConfigured: boolean,
   warn?: (message: string) => void,
 ): PasskeyOptions | undefined {
-  const value = (name: (typeof NAMES)[number]) => env[name]?.trim() || undefined;
-  const explicit = NAMES.some((name) => value(name) !== undefined);
+  const rpId = nonEmpty(env.GATEHOUSE_WEBAUTHN_RP_ID);
+  const origins = nonEmpty(env.GATEHOUSE_WEBAUTHN_ORIGINS);
+  const rpName = nonEmpty(env.GATEHOUSE_WEBAUTHN_RP_NAME);
+  const userVerification = nonEmpty(env.GATEHOUSE_WEBAUTHN_USER_VERIFICATION);
+  const presenceOnly = nonEmpty(env.GATEHOUSE_WEBAUTHN_PRESENCE_ONLY_SECOND_FACTOR);
+  const attestation = nonEmpty(env.GATEHOUSE_WEBAUTHN_ATTESTATION);
   const options: PasskeyOptions = {
     publicUrl,
-    rpId: value('GATEHOUSE_WEBAUTHN_RP_ID'),
-    origins: value('GATEHOUSE_WEBAUTHN_ORIGINS')
+    rpId,
+    origins: origins
       ?.split(',')
       .map((origin) => origin.trim())
       .filter(Boolean),
-    rpName: value('GATEHOUSE_WEBAUTHN_RP_NAME'),
-    userVerification: value('GATEHOUSE_WEBAUTHN_USER_VERIFICATION') as PasskeyOptions['userVerification'],
-    presenceOnlySecondFactor: parseOnOff(
-      'GATEHOUSE_WEBAUTHN_PRESENCE_ONLY_SECOND_FACTOR',
-      value('GATEHOUSE_WEBAUTHN_PRESENCE_ONLY_SECOND_FACTOR'),
-    ),
-    attestation: value('GATEHOUSE_WEBAUTHN_ATTESTATION') as PasskeyOptions['attestation'],
+    rpName,
+    userVerification: oneOf('GATEHOUSE_WEBAUTHN_USER_VERIFICATION', userVerification, ['required', 'preferred']),
+    presenceOnlySecondFactor: onOff('GATEHOUSE_WEBAUTHN_PRESENCE_ONLY_SECOND_FACTOR', presenceOnly),
+    attestation: oneOf('GATEHOUSE_WEBAUTHN_ATTESTATION', attestation, ['none', 'direct', 'enterprise']),
   };
-  if (explicit) {
-    try {
-      resolveRelyingParty(options);
-    } catch (error) {
-      if (!(error instanceof ConfigurationError)) throw error;
-      throw new ConfigurationError(`${error.message} (GATEHOUSE_WEBAUTHN_*, GATEHOUSE_PUBLIC_URL)`);
+  if ([rpId, origins, rpName, userVerification, presenceOnly, attestation].some((value) => value !== undefined)) {
+    // Each variable alone first, so that the message names the one to fix; then how they fit together.
+    if (rpName !== undefined) blame('GATEHOUSE_WEBAUTHN_RP_NAME', { publicUrl: 'https://example.com', rpName });
+    if (rpId !== undefined) blame('GATEHOUSE_WEBAUTHN_RP_ID', { rpId, origins: [`https://${rpId}`] });
+    for (const origin of options.origins ?? []) {
+      blame('GATEHOUSE_WEBAUTHN_ORIGINS', { publicUrl: origin, origins: [origin] });
     }
+    blame('GATEHOUSE_WEBAUTHN_RP_ID, GATEHOUSE_WEBAUTHN_ORIGINS and GATEHOUSE_PUBLIC_URL', options);
     return options;
   }
   const url = new URL(publicUrl);
-  const usable =
-    isIP(url.hostname.replace(/^\[|\]$/g, '')) === 0 && (url.protocol === 'https:' || LOOPBACK.has(url.hostname));
-  if (usable) return options;
+  const address = isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0;
+  if (!address && (url.protocol === 'https:' || LOOPBACK.has(url.hostname))) return options;
   if (publicUrlConfigured) {
     warn?.(
       `passkeys are off: GATEHOUSE_PUBLIC_URL ${publicUrl} cannot be a WebAuthn relying party (an IP address, or plain ` +
@@ -67,7 +59,27 @@ export function parsePasskeys(
   return undefined;
 }
 
-function parseOnOff(name: string, raw: string | undefined): boolean | undefined {
+/** Checks `options` as the core will at start, naming `names` in the message of what it refuses. */
+function blame(names: string, options: PasskeyOptions): void {
+  try {
+    resolveRelyingParty(options);
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    throw new ConfigurationError(`${names}: ${error.message}`);
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value?.trim() || undefined;
+}
+
+function oneOf<T extends string>(name: string, raw: string | undefined, allowed: readonly T[]): T | undefined {
+  if (raw === undefined) return undefined;
+  if (allowed.includes(raw as T)) return raw as T;
+  throw new ConfigurationError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+}
+
+function onOff(name: string, raw: string | undefined): boolean | undefined {
   if (raw === undefined) return undefined;
   if (raw.toLowerCase() === 'on') return true;
   if (raw.toLowerCase() === 'off') return false;

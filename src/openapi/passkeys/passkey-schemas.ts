@@ -75,7 +75,7 @@ export function passkeySchemas(): Record<string, JsonObject> {
             userVerification: USER_VERIFICATION,
           },
         },
-        attestation: { enum: ['none', 'indirect', 'direct', 'enterprise'] },
+        attestation: { enum: ['none', 'direct', 'enterprise'] },
         extensions: { type: 'object', additionalProperties: true },
       },
     },

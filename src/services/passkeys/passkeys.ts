@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type {
   AuthenticationResponseJSON,
   AuthenticatorTransport,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { AccountError, invalidSession } from '../../errors/account-error';
@@ -22,8 +24,8 @@ import { passkeyView, type PasskeyView } from './passkey-view';
 import type { RelyingParty } from './relying-party';
 import { webauthnLibrary } from './webauthn-library';
 
-/** The options a browser hands to `navigator.credentials`, as `@simplewebauthn/server` makes them (JSON). */
-export type PasskeyOptionsJSON = Record<string, unknown>;
+/** The options a browser hands to `navigator.credentials.get`, as `@simplewebauthn/server` makes them (JSON). */
+export type PasskeyOptionsJSON = PublicKeyCredentialRequestOptionsJSON;
 
 const notConfigured = () => new AccountError('passkeys_not_configured', 'Passkeys are not configured on this server');
 const notFound = () => new AccountError('passkey_not_found', 'No such passkey');
@@ -55,7 +57,7 @@ export class Passkeys {
    * The options of a registration: a discoverable credential, the account's passkeys excluded (one authenticator
    * holds one passkey of the account), the account's random user handle (never its id or address).
    */
-  async registrationOptions(sessionToken: string): Promise<PasskeyOptionsJSON> {
+  async registrationOptions(sessionToken: string): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const rp = this.relyingParty();
     const { user, session } = await this.core.requireRecentSession(sessionToken);
     const passkeys = await this.core.store.passkeys.list(user.id);
@@ -79,7 +81,7 @@ export class Passkeys {
       sessionId: session.id,
       userHandle,
     });
-    return options as unknown as PasskeyOptionsJSON;
+    return options;
   }
 
   /**
@@ -390,7 +392,7 @@ export class Passkeys {
       userVerification,
     });
     await storeChallenge(this.core, rp, options.challenge, ceremony, binding);
-    return options as unknown as PasskeyOptionsJSON;
+    return options;
   }
 
   /** Spends the challenge, checks who it was bound to, and accepts an assertion of one of `user`'s passkeys. */
