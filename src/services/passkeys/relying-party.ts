@@ -67,13 +67,8 @@ export function resolveRelyingParty(options: PasskeyOptions | undefined): Relyin
   if (isIP(rpId.replace(/^\[|\]$/g, '')) !== 0) fail(`the RP ID "${rpId}" is an IP address; use a host name`);
   if (!HOST_NAME.test(rpId)) fail(`the RP ID "${rpId}" is not a host name`);
   // Browsers refuse a public suffix (`com`, `co.uk`, `github.io`) as RP ID: every site under it could claim the keys.
-  // Loaded here, not with the module: a deployment without passkeys never loads the list.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { parse: parseHost } = require('tldts') as typeof import('tldts');
-  const listed = parseHost(rpId, { allowPrivateDomains: true });
-  if (listed.publicSuffix === rpId && (listed.isIcann || listed.isPrivate)) {
+  if (isPublicSuffix(rpId))
     fail(`the RP ID "${rpId}" is a public suffix; use a registrable domain such as example.${rpId}`);
-  }
   const origins = options.origins?.length
     ? options.origins.map((origin) => parseOrigin('origins', origin))
     : [publicUrl ?? fail('give origins or publicUrl')];
@@ -109,6 +104,19 @@ export function resolveRelyingParty(options: PasskeyOptions | undefined): Relyin
     attestation,
     challengeTtlMs,
   });
+}
+
+/**
+ * Whether browsers would refuse `rpId` as a public suffix (`com`, `co.uk`, `github.io`): every site under it could
+ * claim the keys. The list (tldts, about 6 MiB once loaded) is loaded here, not with the module, and not for
+ * `localhost`, the development default: a deployment without passkeys, or on localhost, never loads it.
+ */
+function isPublicSuffix(rpId: string): boolean {
+  if (rpId === 'localhost' || rpId.endsWith('.localhost')) return false;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { parse } = require('tldts') as typeof import('tldts');
+  const listed = parse(rpId, { allowPrivateDomains: true });
+  return listed.publicSuffix === rpId && (listed.isIcann === true || listed.isPrivate === true);
 }
 
 function parseOrigin(name: string, value: string): URL {
