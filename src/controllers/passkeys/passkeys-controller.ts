@@ -106,7 +106,9 @@ export class PasskeysController {
     response: 'PasskeyRequestOptions',
     errors: ['passkeys_not_configured'],
   })
-  @UseBefore(rateLimit('login.ip'))
+  // Not the sign-in's budget: the hosted sign-in page asks for options on every load (for autofill), and loading a
+  // page is no guess. The answer proves nothing; `POST /passkeys/login` spends `login.ip`.
+  @UseBefore(rateLimit('passkeys.ip'))
   async passkeySignInOptions(@Accounts() accounts: AccountService) {
     requirePasskeys();
     return accounts.passkeys.signInOptions();
@@ -116,8 +118,9 @@ export class PasskeysController {
   @ApiDoc({
     summary: 'Sign in with a passkey',
     description:
-      'Answers as `POST /login` does: a session, or, for a passkey that did not verify the person on an account ' +
-      'with a second factor, the challenge to answer. An unknown passkey, a wrong signature, a used or expired ' +
+      'Answers as `POST /login` does, with a session. A passkey that did not verify the person (accepted only when ' +
+      'the deployer set user verification to preferred) gives a one-factor session, and none on an account with ' +
+      'an authenticator app on. An unknown passkey, a wrong signature, a used or expired ' +
       'challenge, a disabled account and an unverified address all get the same `invalid_credentials`. A session ' +
       'made by a passkey that verified the person (PIN, biometrics) counts as multi-factor.',
     response: 'LoginAnswer',
