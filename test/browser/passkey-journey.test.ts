@@ -126,7 +126,8 @@ describe('browser: passkeys, end to end', function () {
     // Signed out, the sign-in page's autofill (conditional mediation) offers the passkey; Chromium's virtual
     // authenticator picks it at once, as a person choosing it in the username field would. No username typed.
     await logOut(page);
-    await page.goto(`${base}/auth/login`);
+    // The autofill signs in while the page loads: the navigation to the account page may cut the load short.
+    await page.goto(`${base}/auth/login`, { waitUntil: 'commit' });
     await page.waitForURL(`${base}/auth/account`);
     expect(await page.getByLabel('Username').count()).to.equal(0);
 
