@@ -11,10 +11,13 @@ import { html, type SafeHtml } from './html';
 /** The API's bound on a passkey's name (POST /passkeys, PATCH /passkeys/{id}). */
 export const PASSKEY_NAME_MAX = 64;
 
-/** "Sign in with a passkey", beside the password form; no username: the passkey names the account. */
+/**
+ * "Continue with a passkey", beside the password form; no username: the passkey names the account. Not "Sign in
+ * with...": the password form's button keeps the name "Sign in" to itself.
+ */
 export function passkeySignIn(): SafeHtml {
   return html`<div id="passkey-login" class="actions passkey-login" hidden>
-<button type="button" id="passkey-login-button" class="secondary">Sign in with a passkey</button>
+<button type="button" id="passkey-login-button" class="secondary">Continue with a passkey</button>
 </div>`;
 }
 

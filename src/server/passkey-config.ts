@@ -10,8 +10,8 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
  * Passkeys from the environment: `GATEHOUSE_WEBAUTHN_*`, with the RP ID and the one origin defaulting to the host
  * and origin of `GATEHOUSE_PUBLIC_URL` (never to a request's `Host` or `Origin`). A variable set wrong stops the
  * start with a message naming it. With none set, passkeys follow the public URL when it can be a relying party (a
- * host name, https or localhost); without a public URL, they are on for `http://localhost:<port>`; a configured
- * public URL that cannot be one (an address, plain http elsewhere) leaves them off, with a warning.
+ * host name, https or localhost); without either they are off, and a configured public URL that cannot be one (an
+ * address, plain http elsewhere) leaves them off with a warning.
  */
 export function parsePasskeys(
   env: Env,
@@ -50,9 +50,8 @@ export function parsePasskeys(
   const url = new URL(publicUrl);
   const address = isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0;
   if (!address && (url.protocol === 'https:' || LOOPBACK.has(url.hostname))) return options;
-  // The default public URL is the address the server listens on; in a browser the same server is
-  // http://localhost:<port>, which can be a relying party where an address cannot.
-  if (!publicUrlConfigured) return { ...options, publicUrl: `http://localhost${url.port ? `:${url.port}` : ''}` };
+  // The default public URL (the address the server listens on) leaves them off, and the pages as they were.
+  if (!publicUrlConfigured) return undefined;
   warn?.(
     `passkeys are off: GATEHOUSE_PUBLIC_URL ${publicUrl} cannot be a WebAuthn relying party (an IP address, or plain ` +
       'http other than on localhost); set GATEHOUSE_WEBAUTHN_RP_ID and GATEHOUSE_WEBAUTHN_ORIGINS to turn them on',

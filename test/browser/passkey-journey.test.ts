@@ -93,7 +93,7 @@ describe('browser: passkeys, end to end', function () {
     await page.addInitScript('PublicKeyCredential.isConditionalMediationAvailable = async () => false;');
     await page.goto(`${base}/auth/login`);
     // The library is served by Gatehouse and loaded under the pages' CSP: the passkey button shows.
-    await page.getByRole('button', { name: 'Sign in with a passkey' }).waitFor();
+    await page.getByRole('button', { name: 'Continue with a passkey' }).waitFor();
     expect(await page.evaluate('typeof SimpleWebAuthnBrowser')).to.equal('object');
     await page.getByLabel('Username').fill('alice');
     await page.getByLabel('Password').fill(PASSWORD);
@@ -130,7 +130,7 @@ describe('browser: passkeys, end to end', function () {
     // Signed out, the button signs in with no username.
     await logOut(page);
     await page.goto(`${base}/auth/login`);
-    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByRole('button', { name: 'Continue with a passkey' }).click();
     await page.waitForURL(`${base}/auth/account`);
     expect(await page.getByLabel('Username').count()).to.equal(0);
 

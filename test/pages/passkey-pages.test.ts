@@ -63,7 +63,7 @@ for (const driver of DRIVERS)
       expect(tagOf(page, 'login-form-username')).to.include('autocomplete="username webauthn"');
       // Shown by the script once it knows the browser can use passkeys.
       expect(tagOf(page, 'passkey-login')).to.match(/ hidden>$/);
-      expect(page).to.include('Sign in with a passkey');
+      expect(page).to.include('Continue with a passkey');
       expect(tagOf(page, 'use-passkey-button')).to.match(/ hidden>$/);
     });
 

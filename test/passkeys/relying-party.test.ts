@@ -104,19 +104,19 @@ describe('passkeys: the relying party comes from configuration only', () => {
       );
     });
 
-    it('serves localhost without a public URL, and stays off (saying so) for a configured address', () => {
+    it('leaves passkeys off for the default address, and says so when the public URL was set to one', () => {
       const quiet: string[] = [];
-      expect(load({ PORT: '8123' }, quiet).passkeys).to.deep.include({ publicUrl: 'http://localhost:8123' });
-      expect(resolveRelyingParty(load({ PORT: '8123' }).passkeys)).to.deep.include({
-        rpId: 'localhost',
-        origins: ['http://localhost:8123'],
-      });
+      expect(load({}, quiet).passkeys).to.equal(undefined);
       expect(quiet).to.deep.equal([]);
       const told: string[] = [];
       expect(load({ GATEHOUSE_PUBLIC_URL: 'http://10.1.2.3:8000' }, told).passkeys).to.equal(undefined);
       expect(told.join('\n')).to.match(/passkeys are off/);
       expect(load({ GATEHOUSE_PUBLIC_URL: 'http://accounts.example.com' }).passkeys).to.equal(undefined);
       expect(load({ HOST: 'localhost' }).passkeys).to.deep.include({ publicUrl: 'http://localhost:8000' });
+      expect(resolveRelyingParty(load({ GATEHOUSE_PUBLIC_URL: 'http://localhost:8123' }).passkeys)).to.deep.include({
+        rpId: 'localhost',
+        origins: ['http://localhost:8123'],
+      });
     });
   });
 });

@@ -11,7 +11,7 @@ import { RECOVERY_CODE_MAX, totpField } from '../second-factor-fields';
  * GET {prefix}/login: username and password; a session is kept for this tab, then the account page opens. For an
  * account with two-factor sign-in the password step is answered with a challenge: the script then hides it and
  * shows the second step, a code from the authenticator app or, one click away, a recovery code. With passkeys
- * configured: a "Sign in with a passkey" button and the browser's autofill of passkeys (no username), and a passkey
+ * configured: a "Continue with a passkey" button and the browser's autofill of passkeys (no username), and a passkey
  * as the second step's answer when the account has one.
  */
 export function signInPage({ prefix, loginChallengeTtlMs, passkeys }: PageContext): string {

@@ -13,7 +13,7 @@ export interface SignInSteps {
 }
 
 /**
- * The sign-in page's passkeys: "Sign in with a passkey" (no username: the passkey names the account), the browser's
+ * The sign-in page's passkeys: "Continue with a passkey" (no username: the passkey names the account), the browser's
  * autofill of passkeys in the username field where it supports conditional mediation, and "Use a passkey" as the
  * answer of the second step. Each ceremony gets fresh options from the API (POST /passkeys/login-options, or
  * /passkeys/second-factor-options with the challenge) and sends what the browser gives back.
