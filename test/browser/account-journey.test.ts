@@ -7,7 +7,7 @@ import request from 'supertest';
 import { parseMail, startSmtpServer, type SmtpTestServer } from '../email/smtp-test-server';
 import { StandaloneServer } from '../server/standalone-server';
 import { freePort } from '../support/free-port';
-import { launchChromium, requireChromium } from './chromium';
+import { collectConsoleProblems, launchChromium, requireChromium } from './chromium';
 
 /** Kept by CI as test artifacts (git-ignored): one picture per step of the journey. */
 const SCREENSHOTS = join(__dirname, '../../../test-artifacts/screenshots');
@@ -44,12 +44,7 @@ describe('browser: a person’s account, end to end', function () {
     server = await StandaloneServer.start(cwd, { PORT: String(await freePort()), GATEHOUSE_SMTP_URL: smtp.url });
     ({ browser, close: closeBrowser } = await launchChromium());
     browser.on('request', (sent) => requests.push({ sent, headers: sent.allHeaders().catch(() => sent.headers()) }));
-    browser.on('console', (message) => {
-      // Chrome reports every 4xx answer to fetch as a console error; those are the answers the test asks for.
-      if (/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) return;
-      if (message.type() === 'error' || message.type() === 'warning') consoleProblems.push(message.text());
-    });
-    browser.on('weberror', (error) => consoleProblems.push(String(error.error())));
+    collectConsoleProblems(browser, consoleProblems);
   });
 
   after(async () => {

@@ -12,7 +12,7 @@ import { StandaloneServer } from '../server/standalone-server';
 import { freePort } from '../support/free-port';
 import { RecordingEmailSender } from '../support/recording-email-sender';
 import { totpCode } from '../support/rfc6238';
-import { launchChromium, requireChromium } from './chromium';
+import { collectConsoleProblems, launchChromium, requireChromium } from './chromium';
 
 const SCREENSHOTS = join(__dirname, '../../../test-artifacts/screenshots');
 const PASSWORD = 'violet staircase 42 umbrella';
@@ -66,12 +66,7 @@ describe('browser: the administration page, end to end', function () {
     });
     ({ browser, close: closeBrowser } = await launchChromium());
     browser.on('request', (sent) => requests.push(sent));
-    browser.on('console', (message) => {
-      // Chrome reports every 4xx answer to fetch as a console error; those are the answers the test asks for.
-      if (/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) return;
-      if (message.type() === 'error' || message.type() === 'warning') consoleProblems.push(message.text());
-    });
-    browser.on('weberror', (error) => consoleProblems.push(String(error.error())));
+    collectConsoleProblems(browser, consoleProblems);
   });
 
   after(async () => {

@@ -58,3 +58,17 @@ export async function launchChromium(): Promise<{ browser: BrowserContext; close
     },
   };
 }
+
+/**
+ * Collects into `problems` what the pages report as errors or warnings in the console, and uncaught page errors: a
+ * CSP or Trusted Types refusal (of the QR code's data: image, of the WebAuthn library) shows there, and fails a test
+ * that expects none. Chrome reports every 4xx answer to fetch as a console error too; those are the answers the tests
+ * ask for, and are left out.
+ */
+export function collectConsoleProblems(browser: BrowserContext, problems: string[]): void {
+  browser.on('console', (message) => {
+    if (/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) return;
+    if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
+  });
+  browser.on('weberror', (error) => problems.push(String(error.error())));
+}

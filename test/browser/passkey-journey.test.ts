@@ -7,7 +7,7 @@ import request from 'supertest';
 import { StandaloneServer } from '../server/standalone-server';
 import { freePort } from '../support/free-port';
 import { VirtualAuthenticator } from '../support/virtual-authenticator';
-import { launchChromium, requireChromium } from './chromium';
+import { collectConsoleProblems, launchChromium, requireChromium } from './chromium';
 
 const SCREENSHOTS = join(__dirname, '../../../test-artifacts/screenshots');
 const PASSWORD = 'violet staircase 42 umbrella';
@@ -46,13 +46,7 @@ describe('browser: passkeys, end to end', function () {
       GATEHOUSE_REAUTH_WINDOW: `${REAUTH_WINDOW_MS}ms`,
     });
     ({ browser, close: closeBrowser } = await launchChromium());
-    browser.on('console', (message) => {
-      // Chrome reports every 4xx answer to fetch as a console error; those are the answers the test asks for.
-      if (/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) return;
-      // A CSP or Trusted Types refusal of the library or the script is reported here too, and fails the test.
-      if (message.type() === 'error' || message.type() === 'warning') consoleProblems.push(message.text());
-    });
-    browser.on('weberror', (error) => consoleProblems.push(String(error.error())));
+    collectConsoleProblems(browser, consoleProblems);
   });
 
   after(async () => {

@@ -8,7 +8,7 @@ import { parseMail, startSmtpServer, type SmtpTestServer } from '../email/smtp-t
 import { StandaloneServer } from '../server/standalone-server';
 import { freePort } from '../support/free-port';
 import { totpCode } from '../support/rfc6238';
-import { launchChromium, requireChromium } from './chromium';
+import { collectConsoleProblems, launchChromium, requireChromium } from './chromium';
 
 const SCREENSHOTS = join(__dirname, '../../../test-artifacts/screenshots');
 const PASSWORD = 'violet staircase 42 umbrella';
@@ -43,12 +43,7 @@ describe('browser: sessions and email change, end to end', function () {
     });
     ({ browser, close: closeBrowser } = await launchChromium());
     browser.on('request', (sent) => requests.push({ sent, headers: sent.allHeaders().catch(() => sent.headers()) }));
-    browser.on('console', (message) => {
-      // Chrome reports every 4xx answer to fetch as a console error; those are the answers the test asks for.
-      if (/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) return;
-      if (message.type() === 'error' || message.type() === 'warning') consoleProblems.push(message.text());
-    });
-    browser.on('weberror', (error) => consoleProblems.push(String(error.error())));
+    collectConsoleProblems(browser, consoleProblems);
   });
 
   after(async () => {
