@@ -87,3 +87,8 @@ export function usernameTakenError(): AccountError {
 export function isAccountError(error: unknown): error is AccountError {
   return error instanceof AccountError;
 }
+
+/** A login challenge unknown, expired, used or out of answers: whichever proof answers it, the person signs in again. */
+export function invalidLoginChallenge(): AccountError {
+  return new AccountError('invalid_login_challenge', 'The sign-in has expired or was used; sign in again');
+}

@@ -6,7 +6,7 @@ import type {
   PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import { AccountError, invalidSession } from '../../errors/account-error';
+import { AccountError, invalidLoginChallenge, invalidSession } from '../../errors/account-error';
 import type { AccountContext } from '../account-context';
 import { adminParties, authoriseAdmin, authoriseAdminChange } from '../admin-authorisation';
 import { ADMIN_PERMISSIONS } from '../admin-permissions';
@@ -33,8 +33,6 @@ const refusedRegistration = () =>
   new AccountError('invalid_passkey_response', 'The passkey could not be verified; start again');
 // One answer for every failed passwordless sign-in, as /login gives one for every wrong password (no enumeration).
 const refusedSignIn = () => new AccountError('invalid_credentials', 'The passkey was not accepted');
-const invalidChallenge = () =>
-  new AccountError('invalid_login_challenge', 'The sign-in has expired or was used; sign in again');
 const refusedFactor = () => new AccountError('invalid_second_factor_code', 'The passkey was not accepted');
 
 const MAX_NAME = 64;
@@ -280,9 +278,10 @@ export class Passkeys {
       await this.core.audit.record('login_second_factor', accepted, anonymous(user.id), { method: 'passkey' });
       throw refusedFactor();
     }
-    if (user.disabledAt !== null) throw invalidChallenge();
+    if (user.disabledAt !== null) throw invalidLoginChallenge();
     await this.core.forgetPasswordGuesses(user.usernameKey);
-    if (!(await this.core.store.transaction((tx) => tx.loginChallenges.consume(tokenHash)))) throw invalidChallenge();
+    if (!(await this.core.store.transaction((tx) => tx.loginChallenges.consume(tokenHash))))
+      throw invalidLoginChallenge();
     const token = await issueSession(this.core, {
       userId: user.id,
       methods: ['pwd', accepted.keyMethod, 'mfa'],
@@ -290,7 +289,7 @@ export class Passkeys {
       client: client ?? { ip: challenge.ip, userAgent: challenge.userAgent },
       audit: this.core.audit.event('login_second_factor', 'success', self(user.id), { method: 'passkey' }),
     });
-    if (token === null) throw invalidChallenge();
+    if (token === null) throw invalidLoginChallenge();
     this.core.logger.info(
       { event: 'login_second_factor', outcome: 'success', userId: user.id, method: 'passkey' },
       'login succeeded',
@@ -415,7 +414,7 @@ export class Passkeys {
 
   /** The live login challenge of this token and its user, or `invalid_login_challenge`. */
   private async liveLoginChallenge(challengeToken: string): Promise<{ user: StoredUser; tokenHash: string }> {
-    if (!isRawToken(challengeToken)) throw invalidChallenge();
+    if (!isRawToken(challengeToken)) throw invalidLoginChallenge();
     const tokenHash = this.core.tokens.hash(challengeToken);
     const found = await this.core.store.loginChallenges.find(tokenHash, this.core.clock.now());
     const user = found && (await this.core.store.users.findById(found.userId));
@@ -429,7 +428,7 @@ export class Passkeys {
   private async refuseChallenge(userId: string | null): Promise<AccountError> {
     this.core.logger.info({ event: 'login_second_factor', outcome: 'invalid_challenge' }, 'second factor refused');
     await this.core.audit.record('login_second_factor', 'invalid_challenge', anonymous(userId), { method: 'passkey' });
-    return invalidChallenge();
+    return invalidLoginChallenge();
   }
 
   private async removeFrom(

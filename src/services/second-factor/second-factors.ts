@@ -1,4 +1,4 @@
-import { AccountError } from '../../errors/account-error';
+import { AccountError, invalidLoginChallenge } from '../../errors/account-error';
 import { AccountContext, LiveSession } from '../account-context';
 import { anonymous, operator, self, withDetails, type AuditParties } from '../audit-trail';
 import type { OutboxKind } from '../outbox-message';
@@ -29,8 +29,6 @@ export interface SecondFactorProof {
 // Its own key, derived from the secret key: a leak of the outbox's key (or the reverse) opens nothing here.
 const TOTP_SEALING = { salt: 'gatehouse.second-factor', info: 'totp-secret v1' };
 
-const invalidChallenge = () =>
-  new AccountError('invalid_login_challenge', 'The sign-in has expired or was used; sign in again');
 const invalidCode = () => new AccountError('invalid_second_factor_code', 'The code is not right');
 const alreadyEnabled = () => new AccountError('second_factor_already_enabled', 'Two-factor sign-in is already on');
 const notEnabled = () => new AccountError('second_factor_not_enabled', 'Two-factor sign-in is not on');
@@ -91,14 +89,14 @@ export class SecondFactors {
    * asked first: an answer it refuses (`rate_limited`) spends none of the challenge's answers.
    */
   async completeSignIn(challengeToken: string, proof: SecondFactorProof, client?: SessionClient): Promise<string> {
-    if (!isRawToken(challengeToken)) throw invalidChallenge();
+    if (!isRawToken(challengeToken)) throw invalidLoginChallenge();
     const tokenHash = this.core.tokens.hash(challengeToken);
     const now = this.core.clock.now();
     const { store, options, logger } = this.core;
     const refuse = async (userId: string | null) => {
       logger.info({ event: 'login_second_factor', outcome: 'invalid_challenge' }, 'second factor refused');
       await this.core.audit.record('login_second_factor', 'invalid_challenge', anonymous(userId));
-      return invalidChallenge();
+      return invalidLoginChallenge();
     };
     // Read first, counting nothing: the account is known only from the challenge.
     const found = await store.loginChallenges.find(tokenHash, now);
@@ -116,9 +114,9 @@ export class SecondFactors {
       throw invalidCode();
     }
     // Disabled while the challenge waited: disabling deleted it, but a code already under way must not get through.
-    if (user.disabledAt !== null) throw invalidChallenge();
+    if (user.disabledAt !== null) throw invalidLoginChallenge();
     await this.core.forgetPasswordGuesses(user.usernameKey);
-    if (!(await store.transaction((tx) => tx.loginChallenges.consume(tokenHash)))) throw invalidChallenge();
+    if (!(await store.transaction((tx) => tx.loginChallenges.consume(tokenHash)))) throw invalidLoginChallenge();
     const method = methodOf(proof);
     // Issued under the credential state the password was checked in: a reset that committed meanwhile wins.
     const token = await issueSession(this.core, {
@@ -128,7 +126,7 @@ export class SecondFactors {
       client: client ?? { ip: challenge.ip, userAgent: challenge.userAgent },
       audit: this.core.audit.event('login_second_factor', 'success', self(user.id), { method }),
     });
-    if (token === null) throw invalidChallenge();
+    if (token === null) throw invalidLoginChallenge();
     logger.info({ event: 'login_second_factor', outcome: 'success', userId: user.id }, 'login succeeded');
     return token;
   }
