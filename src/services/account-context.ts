@@ -1,8 +1,8 @@
-import { AccountError, invalidSession } from '../errors/account-error';
+import { AccountError, invalidLoginChallenge, invalidSession } from '../errors/account-error';
 import { type AccountOptions, ResolvedAccountOptions, resolveAccountOptions } from './account-options';
 import { AccountLimit, AttemptLimiter, noAttemptLimits } from './attempt-limiter';
-import { AuditTrail, self, withDetails, type RequestOrigin } from './audit-trail';
-import type { AuditEvent } from './audit-event';
+import { anonymous, AuditTrail, self, withDetails, type RequestOrigin } from './audit-trail';
+import type { AuditDetails, AuditEvent } from './audit-event';
 import { type Awaitable, whenReady } from './awaitable';
 import { BackgroundTasks } from './background-tasks';
 import { Clock, systemClock } from './clock';
@@ -351,6 +351,39 @@ export class AccountContext {
     const newHash = await this.passwords.hash(password);
     const now = this.clock.now();
     await this.store.transaction((tx) => tx.passwords.rehash(user.id, passwordHash, newHash, now));
+  }
+
+  /**
+   * The live login challenge of a raw token and its user, read without counting an answer. Refused
+   * (`invalid_login_challenge`, logged and audited with `details`) when it is unknown, expired or out of answers, or
+   * when a password reset or change has moved the credential state since. Every way of answering it (an app code, a
+   * recovery code, a passkey) starts here.
+   */
+  async liveLoginChallenge(
+    challengeToken: string,
+    details?: AuditDetails,
+  ): Promise<{ user: StoredUser; tokenHash: string }> {
+    if (!isRawToken(challengeToken)) throw invalidLoginChallenge();
+    const tokenHash = this.tokens.hash(challengeToken);
+    // Read first, counting nothing: the account is known only from the challenge.
+    const found = await this.store.loginChallenges.find(tokenHash, this.clock.now());
+    const user = found && (await this.store.users.findById(found.userId));
+    if (
+      !found ||
+      !user ||
+      found.attempts >= this.options.loginChallengeMaxAttempts ||
+      found.credentialEpoch !== user.credentialEpoch
+    ) {
+      throw await this.refuseLoginChallenge(user?.id ?? null, details);
+    }
+    return { user, tokenHash };
+  }
+
+  /** Logs and audits a refused login challenge; the error to throw. */
+  async refuseLoginChallenge(userId: string | null, details?: AuditDetails): Promise<AccountError> {
+    this.logger.info({ event: 'login_second_factor', outcome: 'invalid_challenge' }, 'second factor refused');
+    await this.audit.record('login_second_factor', 'invalid_challenge', anonymous(userId), details);
+    return invalidLoginChallenge();
   }
 
   async requireUser(username: string): Promise<StoredUser> {

@@ -15,7 +15,6 @@ import { anonymous, self } from '../audit-trail';
 import type { OutboxKind } from '../outbox-message';
 import { canSend } from '../sender-operations';
 import { issueSession } from '../session-issuer';
-import { isRawToken } from '../token-hasher';
 import type { AuthMethod, SessionClient, SignInResult, StoredUser } from '../types';
 import { acceptAssertion, type AcceptedAssertion } from './assertions';
 import { newChallenge, spendChallenge, storeChallenge, UNBOUND } from './ceremony-challenges';
@@ -239,7 +238,7 @@ export class Passkeys {
   /** Options to answer a password sign-in's challenge with one of the account's passkeys. */
   async secondFactorOptions(challengeToken: string): Promise<PasskeyOptionsJSON> {
     const rp = this.relyingParty();
-    const { user, tokenHash } = await this.liveLoginChallenge(challengeToken);
+    const { user, tokenHash } = await this.core.liveLoginChallenge(challengeToken, { method: 'passkey' });
     const passkeys = await this.core.store.passkeys.list(user.id);
     if (passkeys.length === 0) throw notFound();
     return this.assertionOptions(
@@ -256,13 +255,13 @@ export class Passkeys {
    */
   async completeSecondFactor(challengeToken: string, response: unknown, client?: SessionClient): Promise<string> {
     const rp = this.relyingParty();
-    const { user, tokenHash } = await this.liveLoginChallenge(challengeToken);
+    const { user, tokenHash } = await this.core.liveLoginChallenge(challengeToken, { method: 'passkey' });
     await this.core.takePasswordGuess(user.usernameKey, user.id);
     const now = this.core.clock.now();
     const challenge = await this.core.store.transaction((tx) =>
       tx.loginChallenges.takeAttempt(tokenHash, now, this.core.options.loginChallengeMaxAttempts),
     );
-    if (!challenge) throw await this.refuseChallenge(user.id);
+    if (!challenge) throw await this.core.refuseLoginChallenge(user.id, { method: 'passkey' });
     const accepted = await this.acceptFor(
       user,
       response,
@@ -410,25 +409,6 @@ export class Passkeys {
     if (!passkey || passkey.userId !== user.id) return 'unknown_passkey';
     const answer = response as AuthenticationResponseJSON;
     return acceptAssertion(this.core, rp, passkey, answer, spent.answered, requireUserVerification);
-  }
-
-  /** The live login challenge of this token and its user, or `invalid_login_challenge`. */
-  private async liveLoginChallenge(challengeToken: string): Promise<{ user: StoredUser; tokenHash: string }> {
-    if (!isRawToken(challengeToken)) throw invalidLoginChallenge();
-    const tokenHash = this.core.tokens.hash(challengeToken);
-    const found = await this.core.store.loginChallenges.find(tokenHash, this.core.clock.now());
-    const user = found && (await this.core.store.users.findById(found.userId));
-    if (!found || !user || found.attempts >= this.core.options.loginChallengeMaxAttempts) {
-      throw await this.refuseChallenge(user?.id ?? null);
-    }
-    if (found.credentialEpoch !== user.credentialEpoch) throw await this.refuseChallenge(user.id);
-    return { user, tokenHash };
-  }
-
-  private async refuseChallenge(userId: string | null): Promise<AccountError> {
-    this.core.logger.info({ event: 'login_second_factor', outcome: 'invalid_challenge' }, 'second factor refused');
-    await this.core.audit.record('login_second_factor', 'invalid_challenge', anonymous(userId), { method: 'passkey' });
-    return invalidLoginChallenge();
   }
 
   private async removeFrom(

@@ -6,7 +6,6 @@ import { canSend } from '../sender-operations';
 import { newRecoveryCodes, normalizeRecoveryCode, recoveryCodeKey } from './recovery-codes';
 import { PASSWORD_AND_RECOVERY_CODE, PASSWORD_AND_TOTP, issueSession } from '../session-issuer';
 import { recordedClient } from '../session-views';
-import { isRawToken } from '../token-hasher';
 import { SealError, TokenSealer } from '../token-sealer';
 import { newTotpSecret, totpStepOf, totpUri } from './totp';
 import type {
@@ -89,25 +88,14 @@ export class SecondFactors {
    * asked first: an answer it refuses (`rate_limited`) spends none of the challenge's answers.
    */
   async completeSignIn(challengeToken: string, proof: SecondFactorProof, client?: SessionClient): Promise<string> {
-    if (!isRawToken(challengeToken)) throw invalidLoginChallenge();
-    const tokenHash = this.core.tokens.hash(challengeToken);
+    const { user, tokenHash } = await this.core.liveLoginChallenge(challengeToken);
     const now = this.core.clock.now();
     const { store, options, logger } = this.core;
-    const refuse = async (userId: string | null) => {
-      logger.info({ event: 'login_second_factor', outcome: 'invalid_challenge' }, 'second factor refused');
-      await this.core.audit.record('login_second_factor', 'invalid_challenge', anonymous(userId));
-      return invalidLoginChallenge();
-    };
-    // Read first, counting nothing: the account is known only from the challenge.
-    const found = await store.loginChallenges.find(tokenHash, now);
-    const user = found && (await store.users.findById(found.userId));
-    if (!found || !user || found.attempts >= options.loginChallengeMaxAttempts) throw await refuse(user?.id ?? null);
-    if (found.credentialEpoch !== user.credentialEpoch) throw await refuse(user.id);
     await this.core.takePasswordGuess(user.usernameKey, user.id);
     const challenge = await store.transaction((tx) =>
       tx.loginChallenges.takeAttempt(tokenHash, now, options.loginChallengeMaxAttempts),
     );
-    if (!challenge) throw await refuse(user.id);
+    if (!challenge) throw await this.core.refuseLoginChallenge(user.id);
     if (!(await this.proves(user, proof, now, anonymous(user.id)))) {
       logger.info({ event: 'login_second_factor', outcome: 'wrong_code', userId: user.id }, 'second factor refused');
       await this.core.audit.record('login_second_factor', 'wrong_code', anonymous(user.id));
