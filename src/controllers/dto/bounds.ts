@@ -18,8 +18,8 @@ export const MAX_ACCESS_NAME = 128;
 export const MAX_CURSOR = 512;
 /** A search prefix of the user list: at most the longest address. */
 export const MAX_PREFIX = 254;
-/** A passkey's name: what a person types to tell their passkeys apart. */
-export const MAX_PASSKEY_NAME = 64;
+// A passkey's name: the core's bound (the service refuses a longer one too).
+export { MAX_PASSKEY_NAME } from '../../services/passkeys/passkey-view';
 /**
  * A WebAuthn credential id is at most 1023 bytes (WebAuthn Level 3, §5.4.3's `credentialIdLengthLimit`), 1364
  * characters of base64url: room for that, not for a string that only costs work.

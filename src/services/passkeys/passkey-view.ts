@@ -1,5 +1,8 @@
 import type { StoredPasskey } from './passkey-records';
 
+/** A passkey's name: what a person types to tell their passkeys apart. */
+export const MAX_PASSKEY_NAME = 64;
+
 /**
  * A passkey as its owner (and an administrator) sees it: never its public key, credential id or the account's user
  * handle, which are the relying party's business only.

@@ -19,7 +19,7 @@ import type { AuthMethod, SessionClient, SignInResult, StoredUser } from '../typ
 import { acceptAssertion, type AcceptedAssertion } from './assertions';
 import { newChallenge, spendChallenge, storeChallenge, UNBOUND } from './ceremony-challenges';
 import type { PasskeyCeremony, StoredPasskey } from './passkey-records';
-import { passkeyView, type PasskeyView } from './passkey-view';
+import { MAX_PASSKEY_NAME, passkeyView, type PasskeyView } from './passkey-view';
 import type { RelyingParty } from './relying-party';
 import { webauthnLibrary } from './webauthn-library';
 
@@ -34,7 +34,6 @@ const refusedRegistration = () =>
 const refusedSignIn = () => new AccountError('invalid_credentials', 'The passkey was not accepted');
 const refusedFactor = () => new AccountError('invalid_second_factor_code', 'The passkey was not accepted');
 
-const MAX_NAME = 64;
 const NAME_PATTERN = /^[^\p{Cc}\p{Cf}]+$/u;
 
 /**
@@ -479,10 +478,10 @@ function methodsOf(accepted: AcceptedAssertion): AuthMethod[] {
 
 function checkedName(name: string): string {
   const label = typeof name === 'string' ? name.trim() : '';
-  if (label.length === 0 || label.length > MAX_NAME || !NAME_PATTERN.test(label)) {
+  if (label.length === 0 || label.length > MAX_PASSKEY_NAME || !NAME_PATTERN.test(label)) {
     throw new AccountError(
       'account_error',
-      `A passkey's name is 1 to ${MAX_NAME} characters, without control characters`,
+      `A passkey's name is 1 to ${MAX_PASSKEY_NAME} characters, without control characters`,
     );
   }
   return label;
