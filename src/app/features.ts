@@ -16,6 +16,7 @@ import { ACCOUNT_KINDS } from '../services/account/account-kinds';
 import { ADMINISTRATION_KINDS } from '../services/administration/administration-kinds';
 import { EMAIL_CHANGE_KINDS } from '../services/email-changes/email-change-kinds';
 import type { FeatureKinds } from '../services/feature-kinds';
+import { OIDC_KINDS } from '../services/oidc/oidc-kinds';
 import { PASSKEY_KINDS } from '../services/passkeys/passkey-kinds';
 import { SECOND_FACTOR_KINDS } from '../services/second-factor/second-factor-kinds';
 import { SESSIONS_KINDS } from '../services/sessions/sessions-kinds';
@@ -100,6 +101,14 @@ export const FEATURES: readonly Feature[] = [
     pages: {},
     tables: ['passkey_challenges'],
     migrations: ['2026-12-03-passkeys'],
+  },
+  {
+    name: 'oidc',
+    kinds: OIDC_KINDS,
+    controllers: [],
+    pages: {},
+    tables: [],
+    migrations: [],
   },
   {
     name: 'administration',

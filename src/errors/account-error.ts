@@ -42,6 +42,16 @@ export const ACCOUNT_ERROR_CODES = [
   'passkey_already_registered',
   'last_sign_in_method',
   'invalid_passkey_response',
+  // Not in the spec's table: sign-in with OpenID providers.
+  'unknown_provider',
+  'provider_unavailable',
+  'return_url_not_allowed',
+  'oidc_flow_invalid',
+  'invalid_oidc_code',
+  'link_required',
+  'identity_already_linked',
+  'identity_not_found',
+  'email_domain_not_allowed',
 ] as const;
 
 export type AccountErrorCode = (typeof ACCOUNT_ERROR_CODES)[number];

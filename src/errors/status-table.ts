@@ -56,6 +56,24 @@ const STATUS_BY_CODE: Record<AccountErrorCode, number> = {
   last_sign_in_method: 409,
   // A registration the WebAuthn checks refuse: the client's fault, never a 500.
   invalid_passkey_response: 400,
+  // No provider of that id on this server (or none at all): the route exists in the build, not here.
+  unknown_provider: 404,
+  // The provider's discovery, keys or token endpoint did not answer: retried later, as a store outage is.
+  provider_unavailable: 503,
+  // Not in the deployer's allow-list: a flow never sends a browser anywhere else (no open redirect).
+  return_url_not_allowed: 400,
+  // Unknown, used or expired state, or another browser's callback: start again.
+  oidc_flow_invalid: 400,
+  // The fragment's one-time code is unknown, used or older than a minute.
+  invalid_oidc_code: 400,
+  // An account holds the provider's address: its owner links the provider after signing in; no session, no link.
+  link_required: 409,
+  // The identity is linked to another account (or was linked to this one meanwhile).
+  identity_already_linked: 409,
+  // An unknown id and another account's identity alike.
+  identity_not_found: 404,
+  // The deployer allows only some domains for this provider.
+  email_domain_not_allowed: 403,
 };
 
 /** A conflict with what is stored: the spec's taken username (`invalid_username`, 409 instead of 400). */

@@ -75,4 +75,22 @@ export const ACCOUNT_ERROR_DESCRIPTIONS: Record<AccountErrorCode, string> = {
   invalid_passkey_response:
     'The registration response does not verify: another challenge or origin, a challenge already used or expired, ' +
     'user verification missing where it is required, or a response that is not WebAuthn JSON.',
+  unknown_provider:
+    'No sign-in provider of this id is configured on this server (or none is): the routes exist in the build, not here.',
+  provider_unavailable:
+    'The provider did not answer (its discovery, keys or token endpoint): retry after the `Retry-After` seconds. ' +
+    'Other providers and other ways to sign in keep working.',
+  return_url_not_allowed:
+    'The return URL is not one the deployer allowed (`oidc.returnUrls`): a flow never sends a browser anywhere else.',
+  oidc_flow_invalid:
+    'The callback names no live flow of this browser: its state is unknown, used or expired, or the flow was started ' +
+    'in another browser (its cookie is missing or differs). Nothing was signed in or linked; start again.',
+  invalid_oidc_code: 'The one-time code is unknown, used, or older than a minute: start the provider sign-in again.',
+  link_required:
+    'An account already holds the address the provider gave (verified or not): no account was made, nothing was ' +
+    'linked and no session was issued, and the owner was told. The owner signs in and links the provider from a ' +
+    'recently re-authenticated session.',
+  identity_already_linked: 'This identity at the provider is linked to another account already.',
+  identity_not_found: 'No linked identity of this account has this id: an unknown id and another account’s alike.',
+  email_domain_not_allowed: 'The provider’s address is outside the domains the deployer allows for this provider.',
 };

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { ConfigurationError } from '../errors/configuration-error';
 import { resolveOutboxOptions, type OutboxOptions } from './outbox-options';
+import { resolveOidcSettings, type OidcOptions, type OidcSettings } from './oidc/oidc-options';
 import { resolveRelyingParty, type PasskeyOptions, type RelyingParty } from './passkeys/relying-party';
 
 const MINUTE = 60_000;
@@ -79,13 +80,20 @@ export interface AccountOptions {
    * passkeys are off and their routes answer 404 `passkeys_not_configured`.
    */
   passkeys?: PasskeyOptions;
+  /**
+   * Sign-in with OpenID providers (and GitHub): each provider, where they redirect back to, and where a flow may
+   * return. Checked at start; without it the providers' routes answer 404 `unknown_provider`.
+   */
+  oidc?: OidcOptions;
 }
 
 export type ResolvedAccountOptions = Required<
-  Omit<AccountOptions, 'hashing' | 'hashingQueue' | 'password' | 'secretKey' | 'outbox' | 'passkeys'>
+  Omit<AccountOptions, 'hashing' | 'hashingQueue' | 'password' | 'secretKey' | 'outbox' | 'passkeys' | 'oidc'>
 > & {
   /** The relying party of passkeys, or null when they are off. */
   passkeys: RelyingParty | null;
+  /** The OpenID providers, or null when there are none. */
+  oidc: OidcSettings | null;
   secretKey: Buffer;
   hashing: HashingOptions;
   hashingQueue: HashingQueueOptions;
@@ -148,6 +156,7 @@ export function resolveAccountOptions(options: AccountOptions): ResolvedAccountO
     password: { ...DEFAULT_ACCOUNT_OPTIONS.password, ...options.password },
     outbox: resolveOutboxOptions(options.outbox),
     passkeys: resolveRelyingParty(options.passkeys),
+    oidc: resolveOidcSettings(options.oidc),
   };
   for (const key of [
     'sessionLifetimeMs',

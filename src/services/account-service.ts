@@ -6,6 +6,7 @@ import { Administration } from './administration/administration';
 import { anonymous, self, type RequestOrigin } from './audit-trail';
 import { type Awaitable, whenReady } from './awaitable';
 import { EmailChanges } from './email-changes/email-changes';
+import { OidcSignIn } from './oidc/oidc-sign-in';
 import { Passkeys } from './passkeys/passkeys';
 import { expiryCutoffs, expiryRulesOf, unverifiedCreatedBefore } from './expiry-rules';
 import { canonicalEmail, canonicalUsername, emailKeyOf, usernameKeyOf } from './identity';
@@ -78,6 +79,11 @@ export class AccountService {
    * challenge or re-authenticating with one. Off (`passkeys_not_configured`) unless `AccountOptions.passkeys` is set.
    */
   readonly passkeys: Passkeys;
+  /**
+   * Sign-in with OpenID providers: starting a flow, its callback, the one-time code's exchange, and the identities
+   * an account has linked. Off (`unknown_provider`) unless `AccountOptions.oidc` is set.
+   */
+  readonly oidc: OidcSignIn;
   /** Roles and permissions: whether a user holds one (`hasRole`, `requirePermission`...), and the operator's changes. */
   readonly access: AccessControl;
   /** Administration of other accounts and the audit trail, each action checked against its permission. */
@@ -95,6 +101,7 @@ export class AccountService {
     this.sessions = new SessionDirectory(this.core, this.secondFactors);
     this.emailChanges = new EmailChanges(this.core);
     this.passkeys = new Passkeys(this.core);
+    this.oidc = new OidcSignIn(this.core, this.secondFactors);
     this.admin = new Administration(this.core);
     this.access = new AccessControl(this.core, this.admin);
     this.delivery = this.core.delivery;
@@ -122,6 +129,7 @@ export class AccountService {
       sessions: { value: rebase(this.sessions, { factors: { value: secondFactors } }) },
       emailChanges: { value: rebase(this.emailChanges) },
       passkeys: { value: rebase(this.passkeys) },
+      oidc: { value: rebase(this.oidc, { factors: { value: secondFactors } }) },
       secondFactors: { value: secondFactors },
       admin: { value: admin },
       access: { value: rebase(this.access, { admin: { value: admin } }) },

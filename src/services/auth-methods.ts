@@ -4,8 +4,8 @@
  * `lookup_secret` a recovery code (RFC 8176 has no name for a printed single-use code, so it takes Ory Kratos's name
  * for that credential); `hwk` a passkey bound to one authenticator (proof of possession of a hardware-secured key),
  * `swk` a passkey that may be synced (a software-secured key); `mfa` more than one factor. A new way to sign in adds
- * its names here: provider identities `fed`.
+ * its names here. `fed` an identity at an OpenID provider (federated).
  */
-export const AUTH_METHODS = ['pwd', 'otp', 'lookup_secret', 'hwk', 'swk', 'mfa'] as const;
+export const AUTH_METHODS = ['pwd', 'otp', 'lookup_secret', 'hwk', 'swk', 'fed', 'mfa'] as const;
 
 export type AuthMethod = (typeof AUTH_METHODS)[number];

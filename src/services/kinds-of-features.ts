@@ -1,6 +1,7 @@
 import { ACCOUNT_KINDS } from './account/account-kinds';
 import { ADMINISTRATION_KINDS } from './administration/administration-kinds';
 import { EMAIL_CHANGE_KINDS } from './email-changes/email-change-kinds';
+import { OIDC_KINDS } from './oidc/oidc-kinds';
 import { PASSKEY_KINDS } from './passkeys/passkey-kinds';
 import { SECOND_FACTOR_KINDS } from './second-factor/second-factor-kinds';
 import { SESSIONS_KINDS } from './sessions/sessions-kinds';
@@ -17,5 +18,6 @@ export const KINDS_OF_FEATURES = [
   EMAIL_CHANGE_KINDS,
   SECOND_FACTOR_KINDS,
   PASSKEY_KINDS,
+  OIDC_KINDS,
   ADMINISTRATION_KINDS,
 ] as const;

@@ -1,4 +1,5 @@
 import { renderMessage } from './render';
+import { englishOidcTemplates } from '../oidc/oidc-templates';
 import { englishPasskeyTemplates } from '../passkeys/passkey-templates';
 import type { EmailTemplates } from './types';
 
@@ -30,6 +31,7 @@ const render = (subject: string, blocks: Parameters<typeof renderMessage>[1]) =>
 /** The messages shipped with Gatehouse, in English. */
 export const englishTemplates: EmailTemplates = {
   ...englishPasskeyTemplates,
+  ...englishOidcTemplates,
   // Names the account twice: a link confirms one registration only, and anyone can register with any address, so the
   // person must be able to tell an account they did not create from their own before confirming it.
   verification: ({ appName, username, link, expiresInMs }) =>

@@ -55,7 +55,11 @@ export class SecondFactors {
    * After a right password: a challenge when the account has a second factor on, else null (a session follows). The
    * challenge holds the credential state the password was checked in: a reset or change since kills it.
    */
-  async challengeFor(user: StoredUser, client: SessionClient = {}): Promise<SignInResult | null> {
+  async challengeFor(
+    user: StoredUser,
+    client: SessionClient = {},
+    firstFactor: 'pwd' | 'fed' = 'pwd',
+  ): Promise<SignInResult | null> {
     const methods = await this.methodsOf(user.id);
     if (methods.length === 0) return null;
     const challengeToken = this.core.tokens.generate();
