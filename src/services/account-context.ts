@@ -21,6 +21,7 @@ import { isRawToken, TokenHasher } from './token-hasher';
 import { TokenSealer } from './token-sealer';
 import type { AccessQuery, SessionCheck, StoredSession, StoredToken, StoredUser, TokenPurpose } from './types';
 import type { UserStore, UserStoreTransaction } from './user-store';
+import type { WayInRule } from './ways-in';
 
 /** What `AccountService` is made of (its parts share them through `AccountContext`). */
 export interface AccountServiceDeps {
@@ -269,6 +270,14 @@ export class AccountContext {
       );
     }
     return { tokenHash: this.tokens.hash(token), userId: user.id, purpose, expiresAt: new Date(expiresAt) };
+  }
+
+  /**
+   * What counts as a way to sign in now (the rule an account keeps one by): the providers configured now, so that an
+   * identity of a provider taken out of the configuration does not count.
+   */
+  wayInRule(): WayInRule {
+    return { identityProviders: [...(this.options.oidc?.providers.keys() ?? [])] };
   }
 
   /** An unconfirmed registration past its time: as if it did not exist, until the clean-up removes it. */

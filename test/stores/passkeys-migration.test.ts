@@ -164,7 +164,9 @@ async function checkUpgraded(store: SqlUserStore, before: Snapshot): Promise<voi
   });
   assert.ok(await store.transaction((tx) => tx.passkeys.consumeChallenge('a', 'sign_in', new Date(T))));
   // The other ways in stay what they were: a password next to the passkey.
-  const removal = await store.transaction((tx) => tx.passkeys.remove('bob', bobs.id, new Date(T), true));
+  const removal = await store.transaction((tx) =>
+    tx.passkeys.remove('bob', bobs.id, new Date(T), { identityProviders: [] }),
+  );
   assert.equal(removal.outcome, 'removed');
   assert.equal(await store.transaction((tx) => tx.passkeys.add({ ...bobs, id: 'passkey-again' })), 'added');
 }

@@ -1,4 +1,5 @@
 import type { StoredUser } from '../types';
+import type { WayInRule } from '../ways-in';
 
 /**
  * What a WebAuthn challenge was issued for: adding a passkey to a signed-in account, signing in without a username,
@@ -64,7 +65,7 @@ export interface StoredPasskeyChallenge {
 /** What `PasskeyRecords.remove` did. */
 export type PasskeyRemoval =
   | { outcome: 'removed'; passkey: StoredPasskey; user: StoredUser }
-  /** Refused: it is the user's last way to sign in (no password and no other passkey). Nothing changed. */
+  /** Refused: it is the user's last way to sign in (see `WayInRule`). Nothing changed. */
   | { outcome: 'last_way_in' }
   /** No passkey of that id is the user's. */
   | { outcome: 'not_found' };
@@ -93,12 +94,12 @@ export interface PasskeyRecords extends PasskeyReads {
   /** Renames the user's passkey; the passkey as it now is, or null when no passkey of that id is the user's. */
   rename(userId: string, id: string, name: string): Promise<StoredPasskey | null>;
   /**
-   * Removes the user's passkey `id`. With `keepWayIn`, refused (`last_way_in`) when the user would be left with no
-   * way to sign in: no password credential and no other passkey; decided under the user's lock, so two racing
-   * removals of a user's last two passkeys cannot both pass. Without it (an administrator, the operator), removed
-   * regardless. Sets the user's `updatedAt` to `now` when removed.
+   * Removes the user's passkey `id`. With `wayIn`, refused (`last_way_in`) when the user would be left with no way
+   * to sign in under that rule: no password credential, no other passkey and no identity of a provider in it;
+   * decided under the user's lock, so two racing removals of a user's last two ways in cannot both pass. With null
+   * (an administrator, the operator), removed regardless. Sets the user's `updatedAt` to `now` when removed.
    */
-  remove(userId: string, id: string, now: Date, keepWayIn: boolean): Promise<PasskeyRemoval>;
+  remove(userId: string, id: string, now: Date, wayIn: WayInRule | null): Promise<PasskeyRemoval>;
   /**
    * Accepts an assertion's counter: sets the passkey's `counter` to `next`, `backedUp` to `backedUp` and
    * `lastUsedAt` to `now`, only while its counter is still `expected` (a compare-and-set: of racing assertions that

@@ -421,8 +421,9 @@ export class Passkeys {
     const audit = this.core.audit.event(type, 'success', parties, { passkeyId: id });
     const removedNotice = this.notice('passkeyRemoved', now);
     const factorOffNotice = this.notice('secondFactorDisabled', now);
+    const wayIn = keepWayIn ? this.core.wayInRule() : null;
     const removal = await this.core.store.transaction(async (tx) => {
-      const result = await tx.passkeys.remove(userId, id, now, keepWayIn);
+      const result = await tx.passkeys.remove(userId, id, now, wayIn);
       if (result.outcome !== 'removed') return result;
       if (removedNotice) await tx.outbox.add(removedNotice, result.user);
       // The last second factor gone: the person is told two-factor sign-in is off, as when they switch it off.

@@ -55,8 +55,9 @@ export function describePasskeys(suite: ConformanceSuite): void {
     assert.equal(await add(passkey), 'added');
     return passkey;
   };
+  /** With `keepWayIn`, under the rule of a deployment with one provider configured (`corp`); else with none. */
   const remove = (userId: string, id: string, keepWayIn: boolean, now = HOUR_LATER): Promise<PasskeyRemoval> =>
-    transaction((tx) => tx.passkeys.remove(userId, id, now, keepWayIn));
+    transaction((tx) => tx.passkeys.remove(userId, id, now, keepWayIn ? { identityProviders: ['corp'] } : null));
   const use = (id: string, expected: number, next: number, backedUp = false, now = HOUR_LATER) =>
     transaction((tx) => tx.passkeys.use(id, expected, next, backedUp, now));
   const createChallenge = (challenge: StoredPasskeyChallenge) =>
@@ -149,7 +150,7 @@ export function describePasskeys(suite: ConformanceSuite): void {
       assert.deepEqual(await remove(alice.id, passkey.id, false), { outcome: 'not_found' });
     });
 
-    it('remove with keepWayIn refuses the last passkey of a user without a password; without it, removes it', async () => {
+    it('remove with a way-in rule refuses the last passkey of a user without a password; without one, removes it', async () => {
       const { user } = await passwordless('carol');
       const first = await added(passkeyOf(user.id, 'first'));
       const second = await added(passkeyOf(user.id, 'second'));
@@ -162,7 +163,7 @@ export function describePasskeys(suite: ConformanceSuite): void {
       assert.equal(await reads().count(user.id), 0);
     });
 
-    it('remove with keepWayIn, raced for a passwordless user’s last two passkeys, removes exactly one', async () => {
+    it('remove with a way-in rule, raced for a passwordless user’s last two passkeys, removes exactly one', async () => {
       const { user } = await passwordless('dave');
       const first = await added(passkeyOf(user.id, 'first'));
       const second = await added(passkeyOf(user.id, 'second'));

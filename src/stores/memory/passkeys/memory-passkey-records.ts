@@ -5,8 +5,10 @@ import type {
   StoredPasskey,
   StoredPasskeyChallenge,
 } from '../../../services/passkeys/passkey-records';
+import type { WayInRule } from '../../../services/ways-in';
 import { copyUser, isAtOrBefore } from '../copies';
 import type { MemoryData } from '../memory-state';
+import { hasOtherWayIn } from '../ways-in';
 
 /** Passkeys and their ceremonies' challenges, read outside a transaction or written in one. */
 export class MemoryPasskeyRecords implements PasskeyRecords {
@@ -45,12 +47,12 @@ export class MemoryPasskeyRecords implements PasskeyRecords {
     return copyPasskey(renamed);
   }
 
-  async remove(userId: string, id: string, now: Date, keepWayIn: boolean): Promise<PasskeyRemoval> {
+  async remove(userId: string, id: string, now: Date, wayIn: WayInRule | null): Promise<PasskeyRemoval> {
     const { data } = this;
     const user = data.users.get(userId);
     const passkey = data.passkeys.get(id);
     if (!user || passkey?.userId !== userId) return { outcome: 'not_found' };
-    if (keepWayIn && !hasOtherWayIn(data, userId, id)) return { outcome: 'last_way_in' };
+    if (wayIn && !hasOtherWayIn(data, userId, id, wayIn)) return { outcome: 'last_way_in' };
     data.passkeys.delete(id);
     const changed = { ...user, updatedAt: new Date(now) };
     data.users.set(userId, changed);
@@ -95,14 +97,6 @@ function passkeysOf(data: MemoryData, userId: string): StoredPasskey[] {
     .ownedBy(userId)
     .map(([, passkey]) => passkey)
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-}
-
-/**
- * Whether the user can still sign in without passkey `id`: a password, or another passkey. Provider identities
- * (issue 40) join this when they have a table here.
- */
-function hasOtherWayIn(data: MemoryData, userId: string, id: string): boolean {
-  return data.passwords.has(userId) || data.passkeys.ownedBy(userId).some(([other]) => other !== id);
 }
 
 export function copyPasskey(passkey: StoredPasskey): StoredPasskey {

@@ -1,8 +1,42 @@
+import type { Kysely } from 'kysely';
 import type { CredentialKind } from '../../../services/credential-kinds';
+import type { WayInRule } from '../../../services/ways-in';
+import type { Database } from '../schema';
 
 /**
- * The kinds of credential that sign a person in by themselves, without another: a user keeps at least one, so a
- * removal that would take the last is refused. A second factor (`totp`, `recovery_code`) is no way in. Provider
- * identities (`oidc`, issue 40) join this list.
+ * The kinds of credential that sign a person in by themselves, whatever is configured: a user keeps at least one way
+ * in, so a removal that would take the last is refused. A second factor (`totp`, `recovery_code`) is no way in; a
+ * provider identity (`oidc`) is one only while its provider is configured (`WayInRule`).
  */
-export const WAY_IN_KINDS = ['password', 'passkey'] as const satisfies readonly CredentialKind[];
+const WAY_IN_KINDS = ['password', 'passkey'] as const satisfies readonly CredentialKind[];
+const IDENTITY_KIND = 'oidc' satisfies CredentialKind;
+
+/**
+ * Whether the user can still sign in without credential `exceptId` under `rule`: a password, a passkey, or an
+ * identity of a provider in the rule, other than it. The one count both removals (a passkey's, an identity's) make;
+ * callers hold the user's lock (`lockedUser`), so what a racing removal left is what it counts.
+ */
+export async function hasOtherWayIn(
+  trx: Kysely<Database>,
+  userId: string,
+  exceptId: string,
+  rule: WayInRule,
+): Promise<boolean> {
+  const providers = [...rule.identityProviders];
+  const row = await trx
+    .selectFrom('credentials')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('id', '<>', exceptId)
+    .where((eb) =>
+      providers.length === 0
+        ? eb('kind', 'in', WAY_IN_KINDS)
+        : eb.or([
+            eb('kind', 'in', WAY_IN_KINDS),
+            eb.and([eb('kind', '=', IDENTITY_KIND), eb('label', 'in', providers)]),
+          ]),
+    )
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -7,11 +7,12 @@ import type {
   StoredPasskey,
   StoredPasskeyChallenge,
 } from '../../../../services/passkeys/passkey-records';
+import type { WayInRule } from '../../../../services/ways-in';
 import { fromUserRow } from '../../rows';
 import { type CredentialsTable, type Database, type PasskeyChallengesTable, USER_COLUMNS } from '../../schema';
 import type { SqlUnit } from '../unit-of-work';
 import { lockedUser } from '../user-rows';
-import { WAY_IN_KINDS } from '../ways-in';
+import { hasOtherWayIn } from '../ways-in';
 
 /** The columns of a passkey's credential row. */
 const PASSKEY_COLUMNS = [
@@ -130,22 +131,13 @@ export class SqlPasskeyRecords implements PasskeyRecords {
     return row ? fromPasskeyRow(row) : null;
   }
 
-  async remove(userId: string, id: string, now: Date, keepWayIn: boolean): Promise<PasskeyRemoval> {
+  async remove(userId: string, id: string, now: Date, wayIn: WayInRule | null): Promise<PasskeyRemoval> {
     const trx = await this.unit.ready();
-    // Under the user's lock (SQLite: the one writer), a racing removal of the user's other passkey has committed or
-    // waits: the count below sees what it left, so the two cannot both pass.
+    // Under the user's lock (SQLite: the one writer), a racing removal of the user's other way in has committed or
+    // waits: the check below sees what it left, so the two cannot both pass.
     if (!(await lockedUser(trx, userId, this.unit.capabilities.rowLocks))) return { outcome: 'not_found' };
-    if (keepWayIn) {
-      const others = await trx
-        .selectFrom('credentials')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .where('user_id', '=', userId)
-        .where('kind', 'in', WAY_IN_KINDS)
-        .where('id', '<>', id)
-        .executeTakeFirstOrThrow();
-      if (Number(others.n) === 0) {
-        return (await this.ownPasskey(trx, userId, id)) ? { outcome: 'last_way_in' } : { outcome: 'not_found' };
-      }
+    if (wayIn && !(await hasOtherWayIn(trx, userId, id, wayIn))) {
+      return (await this.ownPasskey(trx, userId, id)) ? { outcome: 'last_way_in' } : { outcome: 'not_found' };
     }
     const removed = await trx
       .deleteFrom('credentials')
