@@ -206,6 +206,8 @@ export interface StoredLoginChallenge {
   /** Where the login came from, recorded on the session the challenge yields. */
   ip: string | null;
   userAgent: string | null;
+  /** What the first step proved (a password, or a provider's identity): the session the challenge yields records it. */
+  firstFactor: 'pwd' | 'fed';
 }
 
 /** How a login challenge can be answered: an authenticator app's code, a recovery code, one of the account's passkeys. */

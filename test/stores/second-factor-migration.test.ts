@@ -217,6 +217,7 @@ async function checkUpgraded(store: SqlUserStore, before: Record<string, Record<
       expiresAt: new Date(T + 300_000),
       ip: null,
       userAgent: null,
+      firstFactor: 'pwd',
     }),
   );
   assert.equal(

@@ -608,6 +608,7 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
             expiresAt: DAY_LATER,
             ip: null,
             userAgent: null,
+            firstFactor: 'pwd',
           }),
         );
         return user;

@@ -75,6 +75,7 @@ export class SecondFactors {
       expiresAt,
       ip,
       userAgent,
+      firstFactor,
     };
     const audit = this.core.audit.event('login', 'challenge_issued', anonymous(user.id));
     await this.core.store.transaction(async (tx) => {

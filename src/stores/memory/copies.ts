@@ -88,6 +88,7 @@ export function copyLoginChallenge(challenge: StoredLoginChallenge): StoredLogin
     expiresAt: new Date(challenge.expiresAt),
     ip: challenge.ip ?? null,
     userAgent: challenge.userAgent ?? null,
+    firstFactor: challenge.firstFactor === 'fed' ? 'fed' : 'pwd',
   };
 }
 

@@ -11,6 +11,7 @@ import * as kindsCheckedInCode from './migrations/2026-11-30-kinds-checked-in-co
 import * as sessionMethods from './migrations/2026-12-01-session-methods';
 import * as credentials from './migrations/2026-12-02-credentials';
 import * as passkeys from './migrations/2026-12-03-passkeys';
+import * as oidc from './migrations/2026-12-04-oidc';
 import { SqlCapabilities } from './sql-capabilities';
 
 /**
@@ -30,6 +31,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-12-01-session-methods': sessionMethods,
   '2026-12-02-credentials': credentials,
   '2026-12-03-passkeys': passkeys,
+  '2026-12-04-oidc': oidc,
 };
 
 const staticProvider: MigrationProvider = { getMigrations: async () => migrations };

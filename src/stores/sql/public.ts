@@ -14,6 +14,8 @@ export type {
   Flag,
   LoginChallengesTable,
   NullableEpochMs,
+  OidcFlowsTable,
+  OidcHandoffsTable,
   OutboxTable,
   PasskeyChallengesTable,
   PermissionsTable,

@@ -258,6 +258,7 @@ export function toLoginChallengeRow(challenge: StoredLoginChallenge): Insertable
     expires_at: challenge.expiresAt.getTime(),
     ip: challenge.ip,
     user_agent: challenge.userAgent,
+    first_factor: challenge.firstFactor,
   };
 }
 
@@ -271,6 +272,7 @@ export function fromLoginChallengeRow(row: Selectable<LoginChallengesTable>): St
     expiresAt: toDate(row.expires_at),
     ip: row.ip,
     userAgent: row.user_agent,
+    firstFactor: row.first_factor === 'fed' ? 'fed' : 'pwd',
   };
 }
 

@@ -171,13 +171,16 @@ export interface CredentialsTable {
   last_used_step: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
   created_at: EpochMs;
   last_used_at: NullableEpochMs;
-  /** A passkey's WebAuthn credential id, unique per kind (migrations/2026-12-03-passkeys); null for other kinds. */
+  /**
+   * A passkey's WebAuthn credential id, an identity's `${issuer} ${subject}`: unique per kind
+   * (migrations/2026-12-03-passkeys); null for other kinds.
+   */
   identifier: ColumnType<string | null, string | null | undefined, string | null>;
   /** A passkey's signature counter last accepted. */
   counter: ColumnType<number | string | bigint | null, number | null | undefined, number | null>;
-  /** A passkey's name, as its owner gave it. */
+  /** A passkey's name, as its owner gave it; an identity's provider id. */
   label: ColumnType<string | null, string | null | undefined, string | null>;
-  /** What a passkey's registration reported of it, as JSON (see `sql-passkey-records.ts`). */
+  /** What a passkey's registration reported of it, an identity's address, as JSON (see `sql-*-records.ts`). */
   details: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
@@ -202,6 +205,8 @@ export interface LoginChallengesTable {
   expires_at: EpochMs;
   ip: string | null;
   user_agent: string | null;
+  /** What the first step proved: `pwd` a password, `fed` a provider's identity (migrations/2026-12-04-oidc). */
+  first_factor: ColumnType<string, string | undefined, string>;
 }
 
 /** A passkey ceremony's challenge, by its keyed hash (migrations/2026-12-03-passkeys). */
@@ -213,6 +218,37 @@ export interface PasskeyChallengesTable {
   session_id: string | null;
   login_challenge_hash: string | null;
   user_handle: string | null;
+  created_at: EpochMs;
+  expires_at: EpochMs;
+}
+
+/** A started OpenID flow, by the keyed hash of its state (migrations/2026-12-04-oidc). */
+export interface OidcFlowsTable {
+  state_hash: string;
+  provider: string;
+  browser_hash: string;
+  /** The PKCE verifier and nonce, sealed (`TokenSealer`). */
+  sealed: string;
+  /** An `OidcFlowIntent`, checked in code. */
+  intent: string;
+  user_id: string | null;
+  session_id: string | null;
+  return_to: string;
+  created_at: EpochMs;
+  expires_at: EpochMs;
+}
+
+/** A callback's decision, by the keyed hash of the one-time code it handed back (migrations/2026-12-04-oidc). */
+export interface OidcHandoffsTable {
+  code_hash: string;
+  outcome: string;
+  user_id: string | null;
+  identity_id: string | null;
+  /** The session's methods, as a JSON array. */
+  methods: string;
+  skip_second_factor: Flag;
+  ip: string | null;
+  user_agent: string | null;
   created_at: EpochMs;
   expires_at: EpochMs;
 }
@@ -247,5 +283,7 @@ export interface Database {
   credentials: CredentialsTable;
   login_challenges: LoginChallengesTable;
   passkey_challenges: PasskeyChallengesTable;
+  oidc_flows: OidcFlowsTable;
+  oidc_handoffs: OidcHandoffsTable;
   audit_events: AuditEventsTable;
 }

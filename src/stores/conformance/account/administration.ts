@@ -90,6 +90,7 @@ export function describeAdministration(suite: ConformanceSuite): void {
             expiresAt: new Date(HOUR_LATER),
             ip: null,
             userAgent: null,
+            firstFactor: 'pwd',
           }),
         );
         const bob = await registered('bob');

@@ -424,6 +424,7 @@ export function describeAccountAudit(suite: ConformanceSuite): void {
           expiresAt: new Date(HOUR_LATER),
           ip: null,
           userAgent: null,
+          firstFactor: 'pwd' as const,
         };
         await audited(
           (tx) => tx.loginChallenges.create(challenge),

@@ -47,6 +47,7 @@ export function secondFactorFixtures(suite: ConformanceSuite) {
     expiresAt: new Date(FIVE_MINUTES_LATER),
     ip: '203.0.113.7',
     userAgent: 'Authenticator test',
+    firstFactor: 'pwd',
     ...overrides,
   });
 
