@@ -107,8 +107,8 @@ export const FEATURES: readonly Feature[] = [
     kinds: OIDC_KINDS,
     controllers: [],
     pages: {},
-    tables: [],
-    migrations: [],
+    tables: ['oidc_flows', 'oidc_handoffs'],
+    migrations: ['2026-12-04-oidc'],
   },
   {
     name: 'administration',

@@ -3,6 +3,7 @@ import type { AdminReads } from './administration/admin-reads';
 import type { AuditReads, AuditWriter } from './store/audit-records';
 import type { EmailChangeReads, EmailChangeRecords } from './email-changes/email-change-records';
 import type { OutboxQueue, OutboxWriter } from './store/outbox-records';
+import type { IdentityReads, IdentityRecords } from './oidc/identity-records';
 import type { PasskeyReads, PasskeyRecords } from './passkeys/passkey-records';
 import type { PasswordReads, PasswordRecords, TokenReads, TokenRecords } from './store/password-records';
 import type {
@@ -39,6 +40,7 @@ export interface UserStoreTransaction {
   readonly secondFactors: SecondFactorRecords;
   readonly loginChallenges: LoginChallengeRecords;
   readonly passkeys: PasskeyRecords;
+  readonly oidc: IdentityRecords;
   readonly access: AccessRecords;
   readonly outbox: OutboxWriter;
   readonly audit: AuditWriter;
@@ -46,7 +48,10 @@ export interface UserStoreTransaction {
 
 /** The cut-offs of `deleteExpired`: rows at or before them go. */
 export interface ExpiryCutoffs {
-  /** Sessions, tokens, pending email changes, login challenges and passkey challenges whose `expiresAt` is at or before it. */
+  /**
+   * Sessions, tokens, pending email changes, login challenges, passkey challenges, OpenID flows and handoffs whose
+   * `expiresAt` is at or before it.
+   */
   now: Date;
   /** Sessions last seen at or before it (the idle timeout). */
   sessionIdleBefore: Date;
@@ -84,6 +89,7 @@ export interface UserStore {
   readonly secondFactors: SecondFactorReads;
   readonly loginChallenges: LoginChallengeReads;
   readonly passkeys: PasskeyReads;
+  readonly oidc: IdentityReads;
   readonly access: AccessReads;
   readonly admin: AdminReads;
   readonly audit: AuditReads;
@@ -102,6 +108,7 @@ export type * from './store/outbox-records';
 export type * from './store/password-records';
 export type * from './second-factor/second-factor-records';
 export type * from './passkeys/passkey-records';
+export type * from './oidc/identity-records';
 export type * from './store/session-records';
 export type * from './store/user-records';
 export type {

@@ -4,6 +4,7 @@ import type {
   AuditReads,
   EmailChangeReads,
   ExpiryCutoffs,
+  IdentityReads,
   LoginChallengeReads,
   OutboxQueue,
   PasskeyReads,
@@ -24,6 +25,7 @@ import { deleteExpired } from './memory/memory-expiry';
 import { MemoryLoginChallengeRecords } from './memory/second-factor/memory-login-challenge-records';
 import { MemoryOutboxQueue } from './memory/memory-outbox-queue';
 import { MemoryOutboxRecords } from './memory/memory-outbox-records';
+import { MemoryIdentityRecords } from './memory/oidc/memory-identity-records';
 import { MemoryPasskeyRecords } from './memory/passkeys/memory-passkey-records';
 import { MemoryPasswordRecords } from './memory/memory-password-records';
 import { MemorySecondFactorRecords } from './memory/second-factor/memory-second-factor-records';
@@ -60,6 +62,7 @@ export class MemoryUserStore implements UserStore {
   readonly secondFactors: SecondFactorReads;
   readonly loginChallenges: LoginChallengeReads;
   readonly passkeys: PasskeyReads;
+  readonly oidc: IdentityReads;
   readonly access: AccessReads;
   readonly admin: AdminReads;
   readonly audit: AuditReads;
@@ -76,6 +79,7 @@ export class MemoryUserStore implements UserStore {
       secondFactors: new MemorySecondFactorRecords(live),
       loginChallenges: new MemoryLoginChallengeRecords(live),
       passkeys: new MemoryPasskeyRecords(live),
+      oidc: new MemoryIdentityRecords(live),
       access: new MemoryAccessRecords(live),
       outbox: new MemoryOutboxRecords(live),
       audit: new MemoryAuditRecords(live),
@@ -89,6 +93,7 @@ export class MemoryUserStore implements UserStore {
     this.secondFactors = new MemorySecondFactorRecords(committed);
     this.loginChallenges = new MemoryLoginChallengeRecords(committed);
     this.passkeys = new MemoryPasskeyRecords(committed);
+    this.oidc = new MemoryIdentityRecords(committed);
     this.access = new MemoryAccessRecords(committed);
     this.admin = new MemoryAdminReads(committed);
     this.audit = new MemoryAuditRecords(committed);

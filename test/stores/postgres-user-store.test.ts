@@ -23,6 +23,8 @@ const TABLES = [
   'credentials',
   'login_challenges',
   'passkey_challenges',
+  'oidc_flows',
+  'oidc_handoffs',
   'users',
   'roles',
   'permissions',

@@ -10,6 +10,7 @@ const AGGREGATES = [
   'secondFactors',
   'loginChallenges',
   'passkeys',
+  'oidc',
   'access',
   'outbox',
   'audit',

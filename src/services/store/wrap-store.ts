@@ -18,6 +18,7 @@ const READ_SIDES = [
   'secondFactors',
   'loginChallenges',
   'passkeys',
+  'oidc',
   'access',
   'audit',
   'outbox',

@@ -30,5 +30,7 @@ export function deleteExpired(data: MemoryData, cutoffs: ExpiryCutoffs): number 
   sweep(data.tokens, (token) => isAtOrBefore(token.expiresAt, now));
   sweep(data.loginChallenges, (challenge) => isAtOrBefore(challenge.expiresAt, now));
   sweep(data.passkeyChallenges, (challenge) => isAtOrBefore(challenge.expiresAt, now));
+  sweep(data.oidcFlows, (flow) => isAtOrBefore(flow.expiresAt, now));
+  sweep(data.oidcHandoffs, (handoff) => isAtOrBefore(handoff.expiresAt, now));
   return deleted;
 }

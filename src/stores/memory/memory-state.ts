@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AuditEvent } from '../../services/audit-event';
+import type { StoredIdentity, StoredOidcFlow, StoredOidcHandoff } from '../../services/oidc/identity-records';
 import type { StoredPasskey, StoredPasskeyChallenge } from '../../services/passkeys/passkey-records';
 import type { GrantScope } from '../../services/store/access-records';
 import type {
@@ -46,6 +47,12 @@ export interface MemoryData {
   passkeys: TableAccess<string, StoredPasskey>;
   /** Challenge hash -> a passkey ceremony's challenge; a user's when it names one (a sign-in's names none). */
   passkeyChallenges: TableAccess<string, StoredPasskeyChallenge>;
+  /** Row id -> provider identity; unique index `identity` (`identityKey`: issuer and subject, across every account). */
+  identities: TableAccess<string, StoredIdentity>;
+  /** State hash -> a started OpenID flow; a user's when it names one (a link's; a sign-in's names none). */
+  oidcFlows: TableAccess<string, StoredOidcFlow>;
+  /** Code hash -> a callback's decision; a user's when it names one. */
+  oidcHandoffs: TableAccess<string, StoredOidcHandoff>;
   /** User id -> the creation of the user's latest session. */
   lastSignIns: TableAccess<string, Date>;
   /** Event id -> event, in insertion order (the trail; nothing changes an event). */
@@ -124,6 +131,16 @@ export class MemoryState {
       passkeyChallenges: table<string, StoredPasskeyChallenge>('passkeyChallenges', {
         ownerOf: (challenge: StoredPasskeyChallenge) => challenge.userId ?? undefined,
       }),
+      identities: table<string, StoredIdentity>('identities', {
+        ...byUser,
+        unique: { identity: (identity: StoredIdentity) => identityKey(identity.issuer, identity.subject) },
+      }),
+      oidcFlows: table<string, StoredOidcFlow>('oidcFlows', {
+        ownerOf: (flow: StoredOidcFlow) => flow.userId ?? undefined,
+      }),
+      oidcHandoffs: table<string, StoredOidcHandoff>('oidcHandoffs', {
+        ownerOf: (handoff: StoredOidcHandoff) => handoff.userId ?? undefined,
+      }),
       lastSignIns: table<string, Date>('lastSignIns', byKey),
       auditEvents: table<string, AuditEvent>('auditEvents'),
     };
@@ -172,6 +189,11 @@ export class MemoryState {
   changeSession(tokenHash: string, change: (session: StoredSession) => StoredSession): void {
     this.tables.sessions.changeCommitted(tokenHash, change);
   }
+}
+
+/** An identity's key in the unique index `identity`: as the SQL store's `identifier`, issuer then subject. */
+export function identityKey(issuer: string, subject: string): string {
+  return `${issuer} ${subject}`;
 }
 
 /** Removes the user and every row of the registry's tables that hangs off it; messages to the user stay. */

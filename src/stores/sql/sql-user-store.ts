@@ -4,6 +4,7 @@ import type { AdminReads } from '../../services/administration/admin-reads';
 import type { AuditReads } from '../../services/store/audit-records';
 import type { EmailChangeReads } from '../../services/email-changes/email-change-records';
 import type { OutboxQueue } from '../../services/store/outbox-records';
+import type { IdentityReads } from '../../services/oidc/identity-records';
 import type { PasskeyReads } from '../../services/passkeys/passkey-records';
 import type { PasswordReads, TokenReads } from '../../services/store/password-records';
 import type { LoginChallengeReads, SecondFactorReads } from '../../services/second-factor/second-factor-records';
@@ -17,6 +18,7 @@ import { SqlEmailChangeReads, SqlEmailChangeRecords } from './records/email-chan
 import { deleteExpired } from './records/sql-expiry';
 import { SqlLoginChallengeReads, SqlLoginChallengeRecords } from './records/second-factor/sql-login-challenge-records';
 import { SqlOutboxQueue, SqlOutboxWriter } from './records/sql-outbox';
+import { SqlIdentityReads, SqlIdentityRecords } from './records/oidc/sql-identity-records';
 import { SqlPasskeyReads, SqlPasskeyRecords } from './records/passkeys/sql-passkey-records';
 import { SqlPasswordReads, SqlPasswordRecords } from './records/sql-password-records';
 import { SqlSecondFactorReads, SqlSecondFactorRecords } from './records/second-factor/sql-second-factor-records';
@@ -49,6 +51,7 @@ export class SqlUserStore implements UserStore {
   readonly secondFactors: SecondFactorReads;
   readonly loginChallenges: LoginChallengeReads;
   readonly passkeys: PasskeyReads;
+  readonly oidc: IdentityReads;
   readonly access: AccessReads;
   readonly admin: AdminReads;
   readonly audit: AuditReads;
@@ -74,6 +77,7 @@ export class SqlUserStore implements UserStore {
     this.secondFactors = new SqlSecondFactorReads(db, queries);
     this.loginChallenges = new SqlLoginChallengeReads(db);
     this.passkeys = new SqlPasskeyReads(db);
+    this.oidc = new SqlIdentityReads(db);
     this.access = new SqlAccessReads(db, queries);
     this.admin = new SqlAdminReads(db, capabilities);
     this.audit = new SqlAuditReads(db);
@@ -179,6 +183,7 @@ export class SqlUserStore implements UserStore {
       secondFactors: new SqlSecondFactorRecords(unit),
       loginChallenges: new SqlLoginChallengeRecords(unit),
       passkeys: new SqlPasskeyRecords(unit),
+      oidc: new SqlIdentityRecords(unit),
       access: new SqlAccessRecords(unit),
       outbox: new SqlOutboxWriter(unit),
       audit: new SqlAuditWriter(unit),

@@ -25,6 +25,7 @@ const AGGREGATES = [
   'secondFactors',
   'loginChallenges',
   'passkeys',
+  'oidc',
   'access',
   'outbox',
   'audit',

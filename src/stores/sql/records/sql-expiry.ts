@@ -84,7 +84,8 @@ export async function deleteExpired(
       return Number(result.numDeletedRows);
     });
   }
-  // A ceremony's challenge is keyed by its hash, not a token's: the same sweep under another key.
+  // A ceremony's challenge, a started OpenID flow and a callback's handoff are keyed by their own hashes, not a
+  // token's: the same sweep under other keys.
   deleted += await deleteInBatches(async (trx) => {
     const result = await trx
       .deleteFrom('passkey_challenges')
@@ -94,6 +95,24 @@ export async function deleteExpired(
           .select('challenge_hash')
           .where('expires_at', '<=', now.getTime())
           .$call(batch),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  });
+  deleted += await deleteInBatches(async (trx) => {
+    const result = await trx
+      .deleteFrom('oidc_flows')
+      .where('state_hash', 'in', (eb) =>
+        eb.selectFrom('oidc_flows').select('state_hash').where('expires_at', '<=', now.getTime()).$call(batch),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  });
+  deleted += await deleteInBatches(async (trx) => {
+    const result = await trx
+      .deleteFrom('oidc_handoffs')
+      .where('code_hash', 'in', (eb) =>
+        eb.selectFrom('oidc_handoffs').select('code_hash').where('expires_at', '<=', now.getTime()).$call(batch),
       )
       .executeTakeFirst();
     return Number(result.numDeletedRows);

@@ -17,6 +17,7 @@ export const USER_OWNED_TABLES = {
   emailChanges: ['email_changes'],
   loginChallenges: ['login_challenges'],
   passkeys: ['passkey_challenges'],
+  oidc: ['oidc_flows', 'oidc_handoffs'],
   access: ['user_roles'],
 } as const satisfies Record<string, readonly (keyof Database)[]>;
 
