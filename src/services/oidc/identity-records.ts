@@ -12,7 +12,7 @@ export interface StoredIdentity {
   userId: string;
   /** The provider's id at link time (`credentials.label`). */
   provider: string;
-  /** The issuer exactly as the provider names itself (the github preset: `https://github.com`). */
+  /** The issuer exactly as the provider names itself, a URL (so never a space; the github preset: `https://github.com`). */
   issuer: string;
   /** The provider's `sub` (GitHub: the numeric user id, as a string). */
   subject: string;
