@@ -3,6 +3,7 @@ import { AdminAuditController } from '../controllers/administration/admin-audit-
 import { AdminRolesController } from '../controllers/administration/admin-roles-controller';
 import { AdminUsersController } from '../controllers/administration/admin-users-controller';
 import { EmailChangeController } from '../controllers/email-changes/email-change-controller';
+import { OidcController } from '../controllers/oidc/oidc-controller';
 import { AdminPasskeysController } from '../controllers/passkeys/admin-passkeys-controller';
 import { PasskeysController } from '../controllers/passkeys/passkeys-controller';
 import { SecondFactorController } from '../controllers/second-factor/second-factor-controller';
@@ -105,7 +106,7 @@ export const FEATURES: readonly Feature[] = [
   {
     name: 'oidc',
     kinds: OIDC_KINDS,
-    controllers: [],
+    controllers: [OidcController],
     pages: {},
     tables: ['oidc_flows', 'oidc_handoffs'],
     migrations: ['2026-12-04-oidc'],

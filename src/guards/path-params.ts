@@ -31,6 +31,10 @@ export const UserIdParam = (name = 'id') => PathValue(name, PATH_VALUES.userId);
 export const SessionIdParam = (name = 'id') => PathValue(name, PATH_VALUES.sessionId);
 /** `:id` of `/passkeys/:id`, `:passkeyId` of the admin routes: a passkey's public id (its credential row's id). */
 export const PasskeyIdParam = (name = 'id') => PathValue(name, PATH_VALUES.passkeyId);
+/** `:provider` of the `/oidc/:provider/...` routes: a configured provider's id. */
+export const ProviderParam = (name = 'provider') => PathValue(name, PATH_VALUES.providerId);
+/** `:id` of `DELETE /oidc/identities/:id`: a linked identity's public id (its credential row's id). */
+export const IdentityIdParam = (name = 'id') => PathValue(name, PATH_VALUES.identityId);
 /** `:role`: a role name. */
 export const RoleParam = (name = 'role') => PathValue(name, PATH_VALUES.role);
 /** `:permission`: a permission name. */

@@ -60,10 +60,18 @@ export class AccountHttpError extends GatehouseHttpError {
   constructor(readonly accountError: AccountError) {
     super(statusForAccountError(accountError), accountError.code, accountError.message, {
       challenge: accountError.code === 'invalid_session_token',
-      retryAfterSeconds: accountError.retryAfterSeconds,
+      retryAfterSeconds:
+        accountError.retryAfterSeconds ??
+        (accountError.code === 'provider_unavailable' ? PROVIDER_RETRY_AFTER_SECONDS : undefined),
     });
   }
 }
+
+/**
+ * A provider that did not answer is a 503 like a store outage, and every 503 says when to come back: the core's own
+ * figure when it gives one (its retry backoff), else this.
+ */
+const PROVIDER_RETRY_AFTER_SECONDS = 10;
 
 /** No usable `Authorization: Bearer` header. The spec makes this body a plain string. */
 export class NotAuthenticatedError extends GatehouseHttpError {

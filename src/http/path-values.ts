@@ -16,6 +16,9 @@ export interface PathValueRule {
   refusal(): AccountError;
 }
 
+/** The ids `resolveOidcSettings` accepts: lower-case letters, digits and inner hyphens, at most 32. */
+const PROVIDER_ID_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
+
 function rule(
   pattern: RegExp,
   lengths: [number, number],
@@ -52,6 +55,19 @@ export const PATH_VALUES = {
     [RECORD_ID_LENGTH, RECORD_ID_LENGTH],
     isRecordId,
     () => new AccountError('passkey_not_found', 'No such passkey'),
+  ),
+  // A provider id as the deployer configures it (services/oidc/oidc-options.ts): anything else names no provider.
+  providerId: rule(
+    PROVIDER_ID_PATTERN,
+    [1, 32],
+    (value) => PROVIDER_ID_PATTERN.test(value),
+    () => new AccountError('unknown_provider', 'No such sign-in provider'),
+  ),
+  identityId: rule(
+    RECORD_ID_PATTERN,
+    [RECORD_ID_LENGTH, RECORD_ID_LENGTH],
+    isRecordId,
+    () => new AccountError('identity_not_found', 'No such linked identity'),
   ),
   role: rule(
     ACCESS_NAME_PATTERN,

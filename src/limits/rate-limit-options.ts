@@ -22,6 +22,11 @@ export const IP_LIMITS = [
   // Adding, listing, renaming and removing passkeys (one budget for the five routes): the passwordless sign-in, the
   // second factor and re-authentication by passkey spend the budgets of their password and code counterparts.
   'passkeys.ip',
+  // Starting a provider sign-in or link, and the provider's callback (one budget for the three routes): each start
+  // stores a flow, each callback may call the provider's token endpoint.
+  'oidc.ip',
+  // Exchanging the one-time code of a provider sign-in's return page for the sign-in's answer.
+  'oidc-exchange.ip',
   // Every admin route (one budget): an administrator's pages read a list and a user on each visit.
   'admin.ip',
 ] as const;
@@ -124,6 +129,11 @@ export const DEFAULT_LIMITS: Readonly<Record<LimitName, Limit>> = {
   'second-factor-manage.ip': { points: 60, duration: HOUR },
   // As `sessions.ip`: a security page lists the passkeys on every visit; adding one is two requests.
   'passkeys.ip': { points: 120, duration: MINUTE },
+  // A sign-in is a start and a callback; room for an office behind one address signing in at nine, not for a flood
+  // of stored flows or token requests made in our name.
+  'oidc.ip': { points: 120, duration: MINUTE },
+  // As `login.ip`: one exchange per provider sign-in (the code is random and single use: this stops floods).
+  'oidc-exchange.ip': { points: 100, duration: MINUTE },
   // Room for an administrator paging through thousands of accounts and their events; the core checks each request.
   'admin.ip': { points: 600, duration: MINUTE },
   'login.account': { points: 50, duration: HOUR },

@@ -10,7 +10,7 @@ import {
   queryErrorCases,
   type ErrorCase,
 } from './error-responses';
-import { BEARER_SCHEME, ref, type SuccessSchemaName } from './schemas';
+import { BEARER_SCHEME, ref, responseHeaders, type ResponseHeaderName, type SuccessSchemaName } from './schemas';
 
 /** The tag of the account API's operations (the hosted pages and the document itself have their own). */
 export const API_TAG = 'Account API';
@@ -44,6 +44,13 @@ export interface ApiDocOptions {
    * existed already: this says when, as the 201's description.
    */
   createdWhen?: string;
+  /** Headers of the success answer (true: always sent), such as the `Set-Cookie` of a provider flow. */
+  headers?: Partial<Record<ResponseHeaderName, boolean>>;
+  /**
+   * The action answers its `@HttpCode` redirect (`@Redirect`), with `Location` and the driver's short note in
+   * text or HTML as the body; `response` is then null.
+   */
+  redirect?: boolean;
 }
 
 type Transform = Extract<OpenAPIParam, (...args: never[]) => unknown>;
@@ -101,15 +108,26 @@ function withDocumentation(operation: Operation, route: Route, doc: ApiDocOption
     // An empty list says "public" in so many words, where no `security` would read as forgotten.
     security: doc.bearer ? [{ [BEARER_SCHEME]: [] }] : [],
     responses: {
-      [successStatus]:
-        doc.response === null
-          ? { description: doc.summary }
-          : { description: doc.summary, content: { 'application/json': { schema: ref(doc.response) } } },
+      [successStatus]: successResponse(doc),
       ...(doc.createdWhen && doc.response !== null
         ? { 201: { description: doc.createdWhen, content: { 'application/json': { schema: ref(doc.response) } } } }
         : {}),
       ...errorResponses(cases),
     },
+  };
+}
+
+function successResponse(doc: ApiDocOptions): Record<string, unknown> {
+  const headers = doc.redirect ? { Location: true, ...doc.headers } : doc.headers;
+  return {
+    description: doc.summary,
+    ...(headers ? { headers: responseHeaders(headers) } : {}),
+    ...(doc.redirect
+      ? // Koa's and Express's redirect note: HTML when the client accepts it, else text.
+        { content: { 'text/html': { schema: { type: 'string' } }, 'text/plain': { schema: { type: 'string' } } } }
+      : doc.response === null
+        ? {}
+        : { content: { 'application/json': { schema: ref(doc.response) } } }),
   };
 }
 

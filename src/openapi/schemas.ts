@@ -1,5 +1,6 @@
 import { NotAuthenticatedError } from '../http/http-errors';
 import { adminSchemas } from './administration/admin-schemas';
+import { oidcSchemas } from './oidc/oidc-schemas';
 import { passkeySchemas } from './passkeys/passkey-schemas';
 import { ref, type JsonObject } from './schema-ref';
 
@@ -28,7 +29,11 @@ export type SuccessSchemaName =
   | 'PasskeyCreationOptions'
   | 'PasskeyRequestOptions'
   | 'Passkey'
-  | 'PasskeyList';
+  | 'PasskeyList'
+  | 'OidcProviderList'
+  | 'OidcLinkStart'
+  | 'OidcIdentityList'
+  | 'OidcExchangeAnswer';
 
 /** The default public form of a user (`defaultUserSerializer`); `accountApiDocument({ userSchema })` replaces it. */
 export const DEFAULT_USER_SCHEMA: JsonObject = {
@@ -68,6 +73,7 @@ export function responseSchemas(userSchema: JsonObject): Record<string, JsonObje
     ...sessionSchemas(),
     ...secondFactorSchemas(),
     ...passkeySchemas(),
+    ...oidcSchemas(),
     ...adminSchemas(),
     Error: errorBodySchema(ref('ErrorCode')),
     FieldError: {
@@ -273,6 +279,12 @@ export const RESPONSE_HEADERS: Record<string, JsonObject> = {
   Location: {
     description: 'Where the redirect leads.',
     schema: { type: 'string' },
+  },
+  'Set-Cookie': {
+    description:
+      'The provider flow’s cookie (`gatehouse_oidc`): set by a start, cleared by the callback. HttpOnly, ' +
+      'SameSite=Lax, scoped to the provider’s callback path, Secure over https.',
+    schema: { type: 'string', pattern: '^gatehouse_oidc=' },
   },
   'Access-Control-Allow-Origin': {
     description: 'Any origin may read this public answer.',

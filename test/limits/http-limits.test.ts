@@ -72,6 +72,19 @@ const ROUTES: Record<IpLimit, (t: TestApp, i: number) => Promise<Response>> = {
     ];
     return routes[i % routes.length]();
   },
+  // One budget for starting a provider sign-in or link, the provider's callback, and the identities' list and unlink.
+  'oidc.ip': (t, i) => {
+    const token = bearer('x'.repeat(43));
+    const routes = [
+      () => t.http.get(`${PREFIX}/oidc/corp/start`),
+      () => t.http.get(`${PREFIX}/oidc/corp/callback?state=s${i}&code=c${i}`),
+      () => t.http.post(`${PREFIX}/oidc/corp/link`).set(token).send({}),
+      () => t.http.get(`${PREFIX}/oidc/identities`).set(token),
+      () => t.http.delete(`${PREFIX}/oidc/identities/00000000-0000-4000-8000-000000000000`).set(token),
+    ];
+    return routes[i % routes.length]();
+  },
+  'oidc-exchange.ip': (t, i) => t.http.post(`${PREFIX}/oidc/exchange`).send({ code: `code-${i}` }),
   // One budget for every admin route (a dead session is refused after the budget is spent).
   'admin.ip': (t, i) => {
     const token = bearer('x'.repeat(43));

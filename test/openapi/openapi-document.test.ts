@@ -56,7 +56,7 @@ describe('OpenAPI: the document', () => {
   it('describes exactly the routes that are mounted, method for method', () => {
     const { app } = buildPagesApp({ pages: false, apiDocs: false });
     const mounted = mountedRoutes(app);
-    expect(mounted).to.have.length(65);
+    expect(mounted).to.have.length(76);
     expect(documentedRoutes(document())).to.deep.equal(mounted);
 
     const other = buildPagesApp({ prefix: '/accounts', pages: false, apiDocs: false });
@@ -149,6 +149,8 @@ describe('OpenAPI: the document', () => {
       'EmailChangeConfirmBody',
       'LoginBody',
       'NameBody',
+      'OidcExchangeBody',
+      'OidcLinkBody',
       'PasskeyAssertionBody',
       'PasskeyChallengeBody',
       'PasskeyNameBody',

@@ -30,3 +30,7 @@ export const MAX_CREDENTIAL_ID = 1400;
  * an attestation certificate chain is a few KiB; bounded apart from the body limit, which a host may raise.
  */
 export const MAX_WEBAUTHN_RESPONSE_JSON = 16 * 1024;
+/** The one-time code of a provider sign-in's return URL: a short random token the core made. */
+export const MAX_OIDC_CODE = 128;
+/** A return URL of a provider flow: an exact entry of the deployer's allow-list, so no longer than a sane URL. */
+export const MAX_RETURN_URL = 2048;
