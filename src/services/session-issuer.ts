@@ -15,8 +15,14 @@ import type { TransactionOptions } from './user-store';
 export const PASSWORD_ONLY = provedBy('password');
 /** A password, then a code of the authenticator app. */
 export const PASSWORD_AND_TOTP = provedBy('password', 'totp');
-/** A password, then a recovery code (see `AuthMethod` for its name). */
-export const PASSWORD_AND_RECOVERY_CODE = provedBy('password', 'recovery_code');
+
+/**
+ * The credential a login challenge's first step proved, by the method it recorded (`StoredLoginChallenge.firstFactor`):
+ * a password, or an identity at a provider.
+ */
+export function firstFactorKind(firstFactor: 'pwd' | 'fed'): 'password' | 'oidc' {
+  return firstFactor === 'fed' ? 'oidc' : 'password';
+}
 
 /** What a sign-in proved, for the session it earns. */
 export interface SessionGrant {

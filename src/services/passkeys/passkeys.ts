@@ -282,7 +282,7 @@ export class Passkeys {
       throw invalidLoginChallenge();
     const token = await issueSession(this.core, {
       userId: user.id,
-      methods: ['pwd', accepted.keyMethod, 'mfa'],
+      methods: [challenge.firstFactor, accepted.keyMethod, 'mfa'],
       credentialEpoch: challenge.credentialEpoch,
       client: client ?? { ip: challenge.ip, userAgent: challenge.userAgent },
       audit: this.core.audit.event('login_second_factor', 'success', self(user.id), { method: 'passkey' }),

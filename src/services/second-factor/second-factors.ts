@@ -4,7 +4,8 @@ import { anonymous, operator, self, withDetails, type AuditParties } from '../au
 import type { OutboxKind } from '../outbox-message';
 import { canSend } from '../sender-operations';
 import { newRecoveryCodes, normalizeRecoveryCode, recoveryCodeKey } from './recovery-codes';
-import { PASSWORD_AND_RECOVERY_CODE, PASSWORD_AND_TOTP, issueSession } from '../session-issuer';
+import { provedBy } from '../credential-kinds';
+import { PASSWORD_AND_TOTP, firstFactorKind, issueSession } from '../session-issuer';
 import { recordedClient } from '../session-views';
 import { SealError, TokenSealer } from '../token-sealer';
 import { newTotpSecret, totpStepOf, totpUri } from './totp';
@@ -114,7 +115,7 @@ export class SecondFactors {
     // Issued under the credential state the password was checked in: a reset that committed meanwhile wins.
     const token = await issueSession(this.core, {
       userId: user.id,
-      methods: method === 'totp' ? PASSWORD_AND_TOTP : PASSWORD_AND_RECOVERY_CODE,
+      methods: provedBy(firstFactorKind(challenge.firstFactor), method),
       credentialEpoch: challenge.credentialEpoch,
       client: client ?? { ip: challenge.ip, userAgent: challenge.userAgent },
       audit: this.core.audit.event('login_second_factor', 'success', self(user.id), { method }),
