@@ -74,19 +74,13 @@ export async function firstSignIn(
 ): Promise<FirstSignIn> {
   const now = core.clock.now();
   const unverifiedAfter = unverifiedCreatedBefore(now, core.options.unverifiedRegistrationTtlMs);
-  if (await core.store.oidc.addressHeld(address.emailKey, unverifiedAfter)) {
-    await tellOwner(core, address);
-    return { outcome: 'link_required' };
-  }
+  if (await core.store.oidc.addressHeld(address.emailKey, unverifiedAfter)) return addressTaken(core, answer, address);
   for (let attempt = 0; attempt < USERNAME_TRIES; attempt++) {
     try {
       return await createWithIdentity(core, provider, answer, address, usernameFor(address, attempt));
     } catch (error) {
       if (!(error instanceof RolledBack)) throw error;
-      if (error.why === 'address_owned') {
-        await tellOwner(core, address);
-        return { outcome: 'link_required' };
-      }
+      if (error.why === 'address_owned') return addressTaken(core, answer, address);
       if (error.why === 'linked_meanwhile') {
         const identity = await core.store.oidc.find(answer.issuer, answer.subject);
         if (identity) return { outcome: 'linked_meanwhile', identity };
@@ -143,6 +137,21 @@ async function createWithIdentity(
   );
   core.delivery?.nudge();
   return { outcome: 'created', user: created, identity };
+}
+
+/**
+ * The address is held: by another account (link required), or by the account a racing first sign-in of this same
+ * identity has just made, which this sign-in then signs in to.
+ */
+async function addressTaken(
+  core: AccountContext,
+  answer: ProviderAnswer,
+  address: CanonicalEmail,
+): Promise<FirstSignIn> {
+  const identity = await core.store.oidc.find(answer.issuer, answer.subject);
+  if (identity) return { outcome: 'linked_meanwhile', identity };
+  await tellOwner(core, address);
+  return { outcome: 'link_required' };
 }
 
 /** The owner of the address learns that someone signed in at a provider with it: the verified owner, else the newest claim. */
