@@ -115,6 +115,32 @@ describe('sign-in with an OpenID provider, over HTTP against a real provider', f
     expect(fragmentOf(response.headers.location as string).get('error')).to.equal('provider_refused');
   });
 
+  it('sends a person who cancels at the provider back to the return page with an error, and no code', async () => {
+    const { sub } = person(idp);
+    const flow = await startFlow(t);
+    const url = await idp.authorize(flow.authorizationUrl, { as: sub, deny: true });
+    const response = await callCallback(t, url, flow.cookie).expect(302);
+    const fragment = fragmentOf(response.headers.location as string);
+    expect(fragment.get('error')).to.equal('cancelled');
+    expect(fragment.get('code')).to.equal(null);
+  });
+
+  it('refuses an address outside the provider’s allowed domains, and a return URL outside the allow-list', async () => {
+    configureOidc(oidcOptions(idp, { allowedEmailDomains: ['corp.example'] }));
+    const outside = person(idp);
+    const refused = await exchange(t, await codeFor(t, idp, outside.sub)).expect(403);
+    expect(refused.body.detail.code).to.equal('email_domain_not_allowed');
+    const inside = person(idp, { email: `inside${counter}@corp.example` });
+    await exchange(t, await codeFor(t, idp, inside.sub)).expect(200);
+
+    const elsewhere = await t.http
+      .get(`${PREFIX}/oidc/idp/start`)
+      .query({ return_to: 'https://evil.example/' })
+      .expect(400);
+    expect(elsewhere.body.detail.code).to.equal('return_url_not_allowed');
+    expect(elsewhere.headers['set-cookie']).to.equal(undefined);
+  });
+
   it('gives no session to a flow past its lifetime', async () => {
     configureOidc({ ...oidcOptions(idp), flowTtlMs: 60_000 });
     const { sub } = person(idp);
