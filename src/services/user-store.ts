@@ -136,3 +136,4 @@ export type {
   TokenPurpose,
 } from './types';
 export type { ClaimedMessage, NewOutboxMessage, OutboxEntry, OutboxQuery, RetryTarget } from './outbox-message';
+export type { WayInRule } from './ways-in';

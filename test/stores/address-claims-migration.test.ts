@@ -175,6 +175,11 @@ describe('migration 2026-11-25-address-claims (SQLite)', () => {
           'email_changes_expires_at_index',
           'login_challenges_expires_at_index',
           'login_challenges_user_id_index',
+          // Provider sign-in's flows and handoffs since 2026-12-04-oidc.
+          'oidc_flows_expires_at_index',
+          'oidc_flows_user_id_index',
+          'oidc_handoffs_expires_at_index',
+          'oidc_handoffs_user_id_index',
           'outbox_status_due_index',
           'outbox_updated_at_index',
           'outbox_user_kind_index',

@@ -36,6 +36,17 @@ const OLD_CREDENTIAL_COLUMNS = [
   'created_at',
   'last_used_at',
 ];
+/** The columns of `login_challenges` this release reads (later migrations add more). */
+const CHALLENGE_COLUMNS = [
+  'token_hash',
+  'user_id',
+  'credential_epoch',
+  'attempts',
+  'created_at',
+  'expires_at',
+  'ip',
+  'user_agent',
+];
 const PASSKEY_CREATED_AT = T + 5000;
 
 /** alice: a password, TOTP and a recovery code, a session and a login challenge; bob: a password alone. */
@@ -104,7 +115,9 @@ async function snapshot(db: AnyReleaseDb): Promise<Snapshot> {
   const out: Snapshot = {};
   for (const table of TABLES) {
     const query = db.selectFrom(table);
-    const rows = await (table === 'credentials' ? query.select(OLD_CREDENTIAL_COLUMNS) : query.selectAll()).execute();
+    const columns =
+      table === 'credentials' ? OLD_CREDENTIAL_COLUMNS : table === 'login_challenges' ? CHALLENGE_COLUMNS : null;
+    const rows = await (columns ? query.select(columns) : query.selectAll()).execute();
     out[table] = rows
       .map((row: Record<string, unknown>) =>
         Object.fromEntries(

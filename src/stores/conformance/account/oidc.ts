@@ -231,19 +231,24 @@ export function describeOidc(suite: ConformanceSuite): void {
       assert.equal((await reads().list(alice.id)).length + (await reads().list(bob.id)).length, 1);
     });
 
+    /** A first sign-in as the service makes one: a new account without a password, and its identity, together. */
+    const firstSignIn = (label: string, subject: string) => {
+      const user = newUser(label, { passwordHash: null });
+      return transaction(async (tx) => {
+        const created = await tx.users.create(user, token(user.id, 'verify_email', HOUR_LATER, `verify-${label}`));
+        assert.ok(created.ok);
+        const outcome = await tx.oidc.link(identityOf(user.id, subject));
+        // A duplicate undoes the account made for it.
+        if (outcome !== 'linked') throw new Error(`link: ${outcome}`);
+        return user.id;
+      });
+    };
+
     it('two first sign-ins of one identity at once (a new account each, linked in its transaction): one account results', async () => {
-      const firstSignIn = (label: string) => {
-        const user = newUser(label, { passwordHash: null });
-        return transaction(async (tx) => {
-          const created = await tx.users.create(user, token(user.id, 'verify_email', HOUR_LATER, `verify-${label}`));
-          assert.ok(created.ok);
-          const outcome = await tx.oidc.link(identityOf(user.id, 'first-sign-in'));
-          // As the service does: a duplicate undoes the account made for it.
-          if (outcome !== 'linked') throw new Error(`link: ${outcome}`);
-          return user.id;
-        });
-      };
-      const settled = await Promise.allSettled([firstSignIn('racer-a'), firstSignIn('racer-b')]);
+      const settled = await Promise.allSettled([
+        firstSignIn('racer-a', 'first-sign-in'),
+        firstSignIn('racer-b', 'first-sign-in'),
+      ]);
 
       const won = settled.filter((result): result is PromiseFulfilledResult<string> => result.status === 'fulfilled');
       const lost = settled.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
@@ -258,6 +263,27 @@ export function describeOidc(suite: ConformanceSuite): void {
         [winner],
         "the loser's account was rolled back with its link",
       );
+    });
+
+    it('a link from a signed-in account racing a first sign-in of that identity: one holds it, a lost sign-in leaves no account', async () => {
+      const { user: alice } = await registered('alice');
+      const [linkedToAlice, signedIn] = await Promise.allSettled([
+        link(identityOf(alice.id, 'contested')),
+        firstSignIn('newcomer', 'contested'),
+      ]);
+
+      assert.equal(linkedToAlice.status, 'fulfilled');
+      const aliceWon = linkedToAlice.status === 'fulfilled' && linkedToAlice.value === 'linked';
+      const newcomer = await suite.store.users.findByUsernameKey('newcomer');
+      if (aliceWon) {
+        assert.equal(signedIn.status, 'rejected');
+        assert.equal(newcomer, null, 'the account made for the sign-in was rolled back');
+      } else {
+        assert.equal(linkedToAlice.status === 'fulfilled' && linkedToAlice.value, 'duplicate');
+        assert.equal(signedIn.status, 'fulfilled');
+        assert.ok(newcomer);
+      }
+      assert.equal((await reads().find(ISSUER, 'contested'))?.userId, aliceWon ? alice.id : newcomer?.id);
     });
 
     it('a link racing an unlink of the user’s last identity: decided one after the other, a way in is kept', async () => {
