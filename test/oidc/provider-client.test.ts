@@ -10,7 +10,7 @@ import {
 } from '../../src/services/oidc/provider-client';
 import { resolveOidcSettings, type OidcProvider, type OidcProviderOptions } from '../../src/services/oidc/oidc-options';
 import { startGithubStub, type GithubStub } from '../support/github-stub';
-import { listen, stopServer, testTlsCertificate } from '../support/https-test-server';
+import { followToClient, listen, stopServer, testTlsCertificate } from '../support/https-test-server';
 import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider';
 
 // The provider client against real providers over HTTPS (oidc-provider, and a GitHub-shaped server): openid-client
@@ -230,6 +230,17 @@ describe('oidc: the provider client against a real OpenID provider', function ()
     expect((await refusal(finish(client, provider, callbackUrl, secrets))).reason).to.include('access_denied');
   });
 
+  it('logs a browser that follows the redirects itself in as loginAs’s account (what a Chromium test does)', async () => {
+    const secrets = await newFlowSecrets();
+    idp.loginAs('sub-ann');
+    try {
+      const callbackUrl = await followToClient(await start(client, provider, secrets), idp.issuer, (url) => url);
+      expect(await finish(client, provider, callbackUrl, secrets)).to.include({ subject: 'sub-ann' });
+    } finally {
+      idp.loginAs(null);
+    }
+  });
+
   it('sends the token request to the redirect URI the flow started with, whatever URL the callback arrived at', async () => {
     const secrets = await newFlowSecrets();
     const callbackUrl = new URL(await idp.authorize(await start(client, provider, secrets), { as: 'sub-ann' }));
@@ -421,6 +432,17 @@ describe('oidc: the provider client against a GitHub-shaped OAuth server', funct
     });
     const api = github.requests.filter((request) => request.path.startsWith('/api/v3/'));
     expect(api.map((request) => request.path)).to.deep.equal(['/api/v3/user', '/api/v3/user/emails']);
+  });
+
+  it('signs a browser that follows the redirects itself in as loginAs’s account', async () => {
+    const secrets = await newFlowSecrets();
+    github.loginAs(5151);
+    try {
+      const callbackUrl = await followToClient(await start(client, provider, secrets), github.origin, (url) => url);
+      expect(await finish(client, provider, callbackUrl, secrets)).to.include({ subject: '5151' });
+    } finally {
+      github.loginAs(null);
+    }
   });
 
   it('takes a verified address over an unverified primary one, and none when none is verified', async () => {
