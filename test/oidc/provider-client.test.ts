@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:https';
+import { join } from 'node:path';
 import {
   newFlowSecrets,
   providerClient,
@@ -343,6 +345,36 @@ describe('oidc: the provider client and a provider’s configuration', function 
     } finally {
       await stopServer(silent);
     }
+  });
+
+  it('answers unavailable, naming the TLS error, when the provider’s CA is not trusted (no insecure way round)', () => {
+    // A fresh process without NODE_EXTRA_CA_CERTS: the test CA's certificate is then just an unknown one.
+    const probe = `
+      const https = require('node:https');
+      const [support, clientModule] = process.argv.slice(1);
+      const { listen, stopServer, testTlsCertificate } = require(support);
+      const { providerClient, newFlowSecrets } = require(clientModule);
+      const server = https.createServer(testTlsCertificate(), (req, res) => res.end('{}'));
+      listen(server, 0).then(async (port) => {
+        const client = providerClient({ id: 'corp', name: 'Corp', kind: 'oidc', issuer: 'https://127.0.0.1:' + port,
+          clientId: 'c', clientSecret: 's', scopes: ['openid'], allowedEmailDomains: [], trustedAmr: [], trustedAcr: [],
+          authorizationEndpoint: null, tokenEndpoint: null, apiBase: null });
+        const secrets = await newFlowSecrets();
+        const error = await client.authorizationUrl({ redirectUri: 'http://127.0.0.1/cb', ...secrets, scopes: ['openid'] })
+          .then(() => null, (caught) => caught);
+        await stopServer(server);
+        process.stdout.write(JSON.stringify({ name: error && error.name, message: error && error.message }));
+      });
+    `;
+    const env = { ...process.env };
+    delete env.NODE_EXTRA_CA_CERTS;
+    const support = join(__dirname, '../support/https-test-server.js');
+    const clientModule = join(__dirname, '../../src/services/oidc/provider-client.js');
+    const out = JSON.parse(
+      execFileSync(process.execPath, ['-e', probe, support, clientModule], { encoding: 'utf8', env }),
+    );
+    expect(out.name).to.equal('ProviderUnavailableError');
+    expect(out.message).to.include('UNABLE_TO_VERIFY_LEAF_SIGNATURE');
   });
 });
 
