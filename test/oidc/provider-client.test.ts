@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:https';
+import { join } from 'node:path';
 import {
   newFlowSecrets,
   providerClient,
@@ -10,7 +12,7 @@ import {
 } from '../../src/services/oidc/provider-client';
 import { resolveOidcSettings, type OidcProvider, type OidcProviderOptions } from '../../src/services/oidc/oidc-options';
 import { startGithubStub, type GithubStub } from '../support/github-stub';
-import { listen, stopServer, testTlsCertificate } from '../support/https-test-server';
+import { followToClient, listen, stopServer, testTlsCertificate } from '../support/https-test-server';
 import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider';
 
 // The provider client against real providers over HTTPS (oidc-provider, and a GitHub-shaped server): openid-client
@@ -230,6 +232,17 @@ describe('oidc: the provider client against a real OpenID provider', function ()
     expect((await refusal(finish(client, provider, callbackUrl, secrets))).reason).to.include('access_denied');
   });
 
+  it('logs a browser that follows the redirects itself in as loginAs’s account (what a Chromium test does)', async () => {
+    const secrets = await newFlowSecrets();
+    idp.loginAs('sub-ann');
+    try {
+      const callbackUrl = await followToClient(await start(client, provider, secrets), idp.issuer, (url) => url);
+      expect(await finish(client, provider, callbackUrl, secrets)).to.include({ subject: 'sub-ann' });
+    } finally {
+      idp.loginAs(null);
+    }
+  });
+
   it('sends the token request to the redirect URI the flow started with, whatever URL the callback arrived at', async () => {
     const secrets = await newFlowSecrets();
     const callbackUrl = new URL(await idp.authorize(await start(client, provider, secrets), { as: 'sub-ann' }));
@@ -333,6 +346,36 @@ describe('oidc: the provider client and a provider’s configuration', function 
       await stopServer(silent);
     }
   });
+
+  it('answers unavailable, naming the TLS error, when the provider’s CA is not trusted (no insecure way round)', () => {
+    // A fresh process without NODE_EXTRA_CA_CERTS: the test CA's certificate is then just an unknown one.
+    const probe = `
+      const https = require('node:https');
+      const [support, clientModule] = process.argv.slice(1);
+      const { listen, stopServer, testTlsCertificate } = require(support);
+      const { providerClient, newFlowSecrets } = require(clientModule);
+      const server = https.createServer(testTlsCertificate(), (req, res) => res.end('{}'));
+      listen(server, 0).then(async (port) => {
+        const client = providerClient({ id: 'corp', name: 'Corp', kind: 'oidc', issuer: 'https://127.0.0.1:' + port,
+          clientId: 'c', clientSecret: 's', scopes: ['openid'], allowedEmailDomains: [], trustedAmr: [], trustedAcr: [],
+          authorizationEndpoint: null, tokenEndpoint: null, apiBase: null });
+        const secrets = await newFlowSecrets();
+        const error = await client.authorizationUrl({ redirectUri: 'http://127.0.0.1/cb', ...secrets, scopes: ['openid'] })
+          .then(() => null, (caught) => caught);
+        await stopServer(server);
+        process.stdout.write(JSON.stringify({ name: error && error.name, message: error && error.message }));
+      });
+    `;
+    const env = { ...process.env };
+    delete env.NODE_EXTRA_CA_CERTS;
+    const support = join(__dirname, '../support/https-test-server.js');
+    const clientModule = join(__dirname, '../../src/services/oidc/provider-client.js');
+    const out = JSON.parse(
+      execFileSync(process.execPath, ['-e', probe, support, clientModule], { encoding: 'utf8', env }),
+    );
+    expect(out.name).to.equal('ProviderUnavailableError');
+    expect(out.message).to.include('UNABLE_TO_VERIFY_LEAF_SIGNATURE');
+  });
 });
 
 describe('oidc: the provider client against a GitHub-shaped OAuth server', function () {
@@ -421,6 +464,17 @@ describe('oidc: the provider client against a GitHub-shaped OAuth server', funct
     });
     const api = github.requests.filter((request) => request.path.startsWith('/api/v3/'));
     expect(api.map((request) => request.path)).to.deep.equal(['/api/v3/user', '/api/v3/user/emails']);
+  });
+
+  it('signs a browser that follows the redirects itself in as loginAs’s account', async () => {
+    const secrets = await newFlowSecrets();
+    github.loginAs(5151);
+    try {
+      const callbackUrl = await followToClient(await start(client, provider, secrets), github.origin, (url) => url);
+      expect(await finish(client, provider, callbackUrl, secrets)).to.include({ subject: '5151' });
+    } finally {
+      github.loginAs(null);
+    }
   });
 
   it('takes a verified address over an unverified primary one, and none when none is verified', async () => {

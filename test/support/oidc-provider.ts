@@ -105,11 +105,17 @@ interface Provider {
 interface ProviderModule {
   Provider: new (issuer: string, configuration: Record<string, unknown>) => Provider;
 }
+interface MemoryAdapterModule {
+  createMemoryAdapter(clockTolerance?: number): unknown;
+}
 
 export async function startOidcProvider(options: TestOidcProviderOptions): Promise<TestOidcProvider> {
   // A variable name keeps tsc from looking for types oidc-provider does not ship.
   const moduleName = 'oidc-provider';
   const { Provider } = (await import(moduleName)) as ProviderModule;
+  // Its own store per provider (the default memory adapter is one store for the process, and warns each time).
+  const adapterModule = 'oidc-provider/lib/adapters/memory_adapter.js';
+  const { createMemoryAdapter } = (await import(adapterModule)) as MemoryAdapterModule;
   const accounts = new Map<string, TestAccount>();
   const requests: string[] = [];
   let autoLogin: string | null = null;
@@ -137,6 +143,7 @@ export async function startOidcProvider(options: TestOidcProviderOptions): Promi
       },
     ],
     clientAuthMethods: [method],
+    adapter: createMemoryAdapter(),
     pkce: { required: () => true },
     features: { devInteractions: { enabled: false } },
     // acr and amr with `openid`: oidc-provider otherwise leaves them out of the ID token unless a request asks.

@@ -229,7 +229,7 @@ class OpenIdClient extends BaseClient {
     const subject = claims.sub;
     let email = typeof claims.email === 'string' ? claims.email : null;
     let emailVerified = email !== null && claims.email_verified === true;
-    if (email === null) {
+    if (email === null && config.serverMetadata().userinfo_endpoint !== undefined) {
       // The ID token leaves the address to userinfo (a code flow's usual shape); its `sub` must be the token's.
       const info = await openid.fetchUserInfo(config, tokens.access_token, subject);
       email = typeof info.email === 'string' ? info.email : null;
