@@ -149,7 +149,12 @@ export class OidcSignIn {
       if (error instanceof ProviderRefusedError) {
         return this.fragmentError(flow, provider, 'provider_refused', error.reason);
       }
-      throw error;
+      // Not sorted by the client: a bug of ours or the library's. The person gets the refusal, the log the name.
+      this.core.logger.error(
+        { event: 'login', outcome: 'provider_error', provider: provider.id, error: (error as Error)?.name },
+        'provider answer could not be checked',
+      );
+      return this.fragmentError(flow, provider, 'provider_refused', 'unexpected');
     }
     const handoff =
       flow.intent === 'link'
@@ -280,8 +285,11 @@ export class OidcSignIn {
         scopes: [...provider.scopes],
       });
     } catch (error) {
-      if (error instanceof ProviderUnavailableError) {
-        this.core.logger.warn({ event: 'oidc_start', outcome: 'unavailable', provider: provider.id }, 'provider down');
+      // A provider whose discovery names another issuer is as unusable as one that is down, and the deployer's to
+      // fix: the log says which (never the secret), the person is told to come back later.
+      if (error instanceof ProviderUnavailableError || error instanceof ProviderRefusedError) {
+        const outcome = error instanceof ProviderRefusedError ? `refused:${error.reason}` : 'unavailable';
+        this.core.logger.warn({ event: 'oidc_start', outcome, provider: provider.id }, 'provider unusable');
         throw unavailable();
       }
       throw error;
