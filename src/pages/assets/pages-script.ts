@@ -15,6 +15,7 @@ import { adminRows } from './script/admin-rows';
 import { apiCalls } from './script/api-calls';
 import { emailChangeConfirmPage } from './script/email-change-page';
 import { formHelpers } from './script/form-helpers';
+import { oidcIdentitiesSection } from './script/oidc-identities-section';
 import { oidcReturnPage } from './script/oidc-return-page';
 import { pageDisplay } from './script/page-display';
 import { passkeyCeremonies } from './script/passkey-ceremonies';
@@ -50,6 +51,7 @@ export const SCRIPT_PARTS: ScriptParts = {
   passkeyCeremonies,
   passkeysSection,
   passkeyLogin,
+  oidcIdentitiesSection,
   emailChangeConfirmPage,
   adminPage,
   adminRows,

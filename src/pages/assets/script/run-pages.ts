@@ -5,6 +5,7 @@ import type { apiCalls } from './api-calls';
 import type { BrowserDocument, BrowserHistory, BrowserLocation } from './browser';
 import type { emailChangeConfirmPage } from './email-change-page';
 import type { formHelpers } from './form-helpers';
+import type { oidcIdentitiesSection } from './oidc-identities-section';
 import type { oidcReturnPage } from './oidc-return-page';
 import type { PageKit, SharedKit } from './page-kit';
 import type { pageDisplay } from './page-display';
@@ -47,6 +48,7 @@ export interface ScriptParts {
   passkeyCeremonies: typeof passkeyCeremonies;
   passkeysSection: typeof passkeysSection;
   passkeyLogin: typeof passkeyLogin;
+  oidcIdentitiesSection: typeof oidcIdentitiesSection;
   emailChangeConfirmPage: typeof emailChangeConfirmPage;
   adminPage: typeof adminPage;
   adminRows: typeof adminRows;
