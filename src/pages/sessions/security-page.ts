@@ -16,8 +16,9 @@ import type { PageContext } from '../views/page-context';
  * password (POST /reauthenticate), and a code too when two-factor sign-in is on (`reauthenticationPrompt`, shared
  * with the administration page), and then repeats what the person asked for. The table's rows are written by the
  * script, as text. Two-factor sign-in is set up, renewed and turned off here too (`secondFactorSection`), and, when
- * passkeys are configured, passkeys are listed, added, renamed and removed (`passkeysSection`, shared markup), and,
- * when OpenID providers are configured, the linked providers are listed, linked and unlinked (`linkedProvidersSection`).
+ * passkeys are configured, passkeys are listed, added, renamed and removed (`passkeysSection`, shared markup),
+ * and, when OpenID providers are configured, the linked providers are listed, linked and unlinked
+ * (`linkedProvidersSection`).
  */
 export function securityPage({
   prefix,

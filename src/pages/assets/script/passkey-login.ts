@@ -7,8 +7,9 @@ declare const document: BrowserDocument;
 /**
  * The sign-in page's passkeys: "Continue with a passkey" (no username: the passkey names the account), the browser's
  * autofill of passkeys in the username field where it supports conditional mediation, and "Use a passkey" as the
- * answer of the second step, which the provider's return page has too (without the first two). Each ceremony gets fresh options from the API (POST /passkeys/login-options, or
- * /passkeys/second-factor-options with the challenge) and sends what the browser gives back.
+ * answer of the second step, which the provider's return page has too (without the first two). Each ceremony gets
+ * fresh options from the API (POST /passkeys/login-options, or /passkeys/second-factor-options with the challenge)
+ * and sends what the browser gives back.
  */
 export function passkeyLogin(
   { byId, callApi, clearMessages, onClick, passkeys, problemOf, show, showProblem }: PageKit,

@@ -21,7 +21,9 @@ interface SessionRow {
 
 /**
  * The security page (`/security`): the sessions of the account, the passkeys where they are configured
- * (passkeys-section.ts), the linked providers where OpenID providers are (oidc-identities-section.ts), the two-factor sign-in (second-factor-section.ts) and the email change, each change behind the "confirm it is you" prompt when the API asks for a recent proof.
+ * (passkeys-section.ts), the linked providers where OpenID providers are (oidc-identities-section.ts), the
+ * two-factor sign-in (second-factor-section.ts) and the email change, each change behind the "confirm it is you"
+ * prompt when the API asks for a recent proof.
  */
 export async function securityPage(
   kit: PageKit,
