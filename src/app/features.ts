@@ -12,6 +12,7 @@ import { ACCOUNT_PAGES } from '../pages/account/account-hosted-pages';
 import { ADMINISTRATION_PAGES } from '../pages/administration/administration-pages';
 import { SECURITY_PAGES } from '../pages/sessions/security-pages';
 import { EMAIL_CHANGE_PAGES } from '../pages/email-changes/email-change-pages';
+import { OIDC_PAGES } from '../pages/oidc/oidc-pages';
 import type { HostedPages } from '../pages/hosted-page';
 import { ACCOUNT_KINDS } from '../services/account/account-kinds';
 import { ADMINISTRATION_KINDS } from '../services/administration/administration-kinds';
@@ -107,7 +108,7 @@ export const FEATURES: readonly Feature[] = [
     name: 'oidc',
     kinds: OIDC_KINDS,
     controllers: [OidcController],
-    pages: {},
+    pages: OIDC_PAGES,
     tables: ['oidc_flows', 'oidc_handoffs'],
     migrations: ['2026-12-04-oidc'],
   },

@@ -102,5 +102,6 @@ function pageContext(prefix: string): PageContext {
     reauthenticationWindowMs: options.reauthenticationWindowMs,
     loginChallengeTtlMs: options.loginChallengeTtlMs,
     passkeys: options.passkeys !== null,
+    oidcProviders: [...(options.oidc?.providers.values() ?? [])].map(({ id, name }) => ({ id, name })),
   };
 }

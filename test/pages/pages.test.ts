@@ -23,6 +23,7 @@ const PAGES = [
   '/security',
   '/email-change/confirm',
   '/admin',
+  '/oidc/return',
 ];
 /** The pages with forms; the email-change link's page has a button only. */
 const FORM_PAGES = PAGES.filter((path) => path !== '/email-change/confirm');

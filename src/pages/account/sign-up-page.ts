@@ -3,11 +3,15 @@ import { USERNAME_MAX_LENGTH, USERNAME_MIN_LENGTH } from '../../services/identit
 import { emailField, field, form } from '../fields';
 import { html } from '../html';
 import { layout } from '../layout';
+import { providerSignIn } from '../oidc-fields';
 import { passwordHint } from '../policy-text';
 import type { PageContext } from '../views/page-context';
 
-/** GET {prefix}/register: the sign-up form, then a "check your email" panel. */
-export function signUpPage({ prefix, passwordPolicy }: PageContext): string {
+/**
+ * GET {prefix}/register: the sign-up form, then a "check your email" panel. With OpenID providers configured, their
+ * "Continue with <name>" links too: a first sign-in through a provider creates the account.
+ */
+export function signUpPage({ prefix, passwordPolicy, oidcProviders = [] }: PageContext): string {
   const id = 'register-form';
   const body = html`${form({
     id,
@@ -48,6 +52,7 @@ export function signUpPage({ prefix, passwordPolicy }: PageContext): string {
       }),
     ],
   })}
+${providerSignIn(prefix, oidcProviders)}
 <section id="register-done" hidden aria-labelledby="register-done-title">
 <h2 id="register-done-title" tabindex="-1">Check your email</h2>
 <p>A message is on its way to the address you gave. Open the link in it to confirm the address, then sign in.</p>

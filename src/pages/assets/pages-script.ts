@@ -15,6 +15,8 @@ import { adminRows } from './script/admin-rows';
 import { apiCalls } from './script/api-calls';
 import { emailChangeConfirmPage } from './script/email-change-page';
 import { formHelpers } from './script/form-helpers';
+import { oidcIdentitiesSection } from './script/oidc-identities-section';
+import { oidcReturnPage } from './script/oidc-return-page';
 import { pageDisplay } from './script/page-display';
 import { passkeyCeremonies } from './script/passkey-ceremonies';
 import { passkeyLogin } from './script/passkey-login';
@@ -23,6 +25,7 @@ import { passwordResetPage } from './script/password-reset-page';
 import { reauthentication } from './script/reauthentication-prompt';
 import { runPages, type ScriptParts } from './script/run-pages';
 import { secondFactorSection } from './script/second-factor-section';
+import { secondFactorStep } from './script/second-factor-step';
 import { securityPage } from './script/security-page';
 import { loginPage } from './script/sign-in-page';
 import { registerPage } from './script/sign-up-page';
@@ -38,6 +41,8 @@ export const SCRIPT_PARTS: ScriptParts = {
   reauthentication,
   registerPage,
   loginPage,
+  secondFactorStep,
+  oidcReturnPage,
   verifyEmailPage,
   passwordResetPage,
   accountPage,
@@ -46,6 +51,7 @@ export const SCRIPT_PARTS: ScriptParts = {
   passkeyCeremonies,
   passkeysSection,
   passkeyLogin,
+  oidcIdentitiesSection,
   emailChangeConfirmPage,
   adminPage,
   adminRows,

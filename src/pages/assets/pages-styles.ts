@@ -32,6 +32,9 @@ button.danger { background: #a4161a; border-color: #a4161a; }
 button.danger:hover { background: #7a1013; border-color: #7a1013; }
 button.secondary { background: #fff; color: #0b5394; }
 button.secondary:hover { background: #eef1f4; color: #073763; }
+a.button { display: inline-block; font-weight: 600; padding: 0.55rem 1.1rem; border: 2px solid #0b5394; border-radius: 4px; text-decoration: none; }
+a.button.secondary { background: #fff; color: #0b5394; }
+a.button.secondary:hover { background: #eef1f4; color: #073763; }
 td button { padding: 0.3rem 0.8rem; }
 td button.link { padding: 0; border: 0; background: none; color: #0b5394; font-weight: 600; text-decoration: underline; }
 td button.link:hover { background: none; color: #073763; }
@@ -49,6 +52,7 @@ td button.link:hover { background: none; color: #073763; }
 .error-summary ul { margin: 0.5rem 0 0; }
 .aside { margin-top: 1.5rem; }
 .passkey-login { margin-top: 1rem; }
+.oidc-sign-in { margin-top: 1rem; }
 img.qr { display: block; background: #fff; padding: 0.5rem; border: 1px solid #d0d0d0; }
 .codes { columns: 2; font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 1.05rem; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; margin: 0; }

@@ -2,6 +2,7 @@ import { MAX_EMAIL } from '../../controllers/dto/bounds';
 import { checkbox, field, form } from '../fields';
 import { html } from '../html';
 import { layout } from '../layout';
+import { linkedProvidersSection } from '../oidc-fields';
 import { durationText } from '../policy-text';
 import { passkeysSection } from '../passkey-fields';
 import { reauthenticationPrompt } from '../reauthentication-prompt';
@@ -15,13 +16,16 @@ import type { PageContext } from '../views/page-context';
  * password (POST /reauthenticate), and a code too when two-factor sign-in is on (`reauthenticationPrompt`, shared
  * with the administration page), and then repeats what the person asked for. The table's rows are written by the
  * script, as text. Two-factor sign-in is set up, renewed and turned off here too (`secondFactorSection`), and, when
- * passkeys are configured, passkeys are listed, added, renamed and removed (`passkeysSection`, shared markup).
+ * passkeys are configured, passkeys are listed, added, renamed and removed (`passkeysSection`, shared markup),
+ * and, when OpenID providers are configured, the linked providers are listed, linked and unlinked
+ * (`linkedProvidersSection`).
  */
 export function securityPage({
   prefix,
   emailChangeTokenTtlMs,
   reauthenticationWindowMs,
   passkeys,
+  oidcProviders = [],
 }: PageContext): string {
   const emailId = 'email-form';
   const body = html`<section id="signed-out" hidden>
@@ -45,6 +49,7 @@ password.</p>
 </div>
 </section>
 ${passkeys ? passkeysSection(prefix) : ''}
+${oidcProviders.length > 0 ? linkedProvidersSection(oidcProviders) : ''}
 ${secondFactorSection(prefix)}
 <section aria-labelledby="email-title">
 <h2 id="email-title">Change your email address</h2>

@@ -12,4 +12,12 @@ export interface PageContext {
   loginChallengeTtlMs: number;
   /** Whether passkeys are configured (`AccountOptions.passkeys`): the pages offer them only then. */
   passkeys?: boolean;
+  /** The OpenID providers configured (`AccountOptions.oidc`), in their order: none when it is off. */
+  oidcProviders?: readonly OidcProviderName[];
+}
+
+/** A provider as the pages name it: its id (in the routes) and the name its buttons show. */
+export interface OidcProviderName {
+  id: string;
+  name: string;
 }

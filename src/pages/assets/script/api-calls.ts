@@ -20,7 +20,17 @@ export interface Wording {
 }
 
 export interface ApiCalls {
-  callApi: (method: string, path: string, payload?: object, token?: string | null) => Promise<ApiResult>;
+  /**
+   * `withCookies` lets the answer set a cookie: only for the start of a provider link, whose answer sets the cookie
+   * that binds the flow to this browser. Every other request goes without cookies either way.
+   */
+  callApi: (
+    method: string,
+    path: string,
+    payload?: object,
+    token?: string | null,
+    withCookies?: boolean,
+  ) => Promise<ApiResult>;
   /** A failed answer in words: the API's own message unless the page says it better, or the HTTP situation. */
   problemOf: (result: ApiResult, wording?: Wording) => Problem;
   /** Whether the problem is the session itself: signed out, ended, or never there. */
@@ -29,7 +39,13 @@ export interface ApiCalls {
 
 /** Requests to the account API below `api`, the prefix, and their failures in words. */
 export function apiCalls(api: string): ApiCalls {
-  async function callApi(method: string, path: string, payload?: object, token?: string | null): Promise<ApiResult> {
+  async function callApi(
+    method: string,
+    path: string,
+    payload?: object,
+    token?: string | null,
+    withCookies = false,
+  ): Promise<ApiResult> {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (payload) headers['Content-Type'] = 'application/json';
     if (token) headers.Authorization = `Bearer ${token}`;
@@ -38,7 +54,7 @@ export function apiCalls(api: string): ApiCalls {
         method,
         headers,
         body: payload ? JSON.stringify(payload) : undefined,
-        credentials: 'omit',
+        credentials: withCookies ? 'same-origin' : 'omit',
         redirect: 'error',
         referrerPolicy: 'no-referrer',
       });

@@ -33,6 +33,8 @@ export interface BrowserDocument {
 
 export interface BrowserLocation {
   readonly search: string;
+  /** The fragment, with its `#`, or ''. */
+  readonly hash: string;
   readonly pathname: string;
   assign(url: string): void;
 }

@@ -1,29 +1,21 @@
-import type { ApiResult, Problem } from './api-calls';
+import type { BrowserDocument } from './browser';
 import type { PageKit } from './page-kit';
+import type { SignInSteps } from './second-factor-step';
 
-/** What the sign-in page lends its passkey parts. */
-export interface SignInSteps {
-  /** Handles a first step's answer (signed in, or the second step shown); false for a refusal. */
-  afterFirstStep: (result: ApiResult) => boolean;
-  signedIn: (token: string) => void;
-  /** Back to the first step, after a challenge that died, saying why. */
-  toPasswordStep: (problem?: Problem) => void;
-  /** The second step's challenge token, '' before the first step. */
-  challenge: () => string;
-}
+declare const document: BrowserDocument;
 
 /**
  * The sign-in page's passkeys: "Continue with a passkey" (no username: the passkey names the account), the browser's
  * autofill of passkeys in the username field where it supports conditional mediation, and "Use a passkey" as the
- * answer of the second step. Each ceremony gets fresh options from the API (POST /passkeys/login-options, or
- * /passkeys/second-factor-options with the challenge) and sends what the browser gives back.
+ * answer of the second step, which the provider's return page has too (without the first two). Each ceremony gets
+ * fresh options from the API (POST /passkeys/login-options, or /passkeys/second-factor-options with the challenge)
+ * and sends what the browser gives back.
  */
 export function passkeyLogin(
   { byId, callApi, clearMessages, onClick, passkeys, problemOf, show, showProblem }: PageKit,
-  { afterFirstStep, signedIn, toPasswordStep, challenge }: SignInSteps,
+  { afterFirstStep, signedIn, toFirstStep, challenge, challengeEnded }: SignInSteps,
 ): void {
   if (!passkeys.supported) return;
-  show('passkey-login');
   const refused = 'That passkey was not accepted. Try another passkey, or sign in with your password.';
 
   /** A passwordless sign-in: the options, the ceremony (the button's, or the autofill's), and the answer. */
@@ -53,12 +45,6 @@ export function passkeyLogin(
     if (await passkeys.autofillAvailable()) await signIn(true);
   }
 
-  onClick('passkey-login-button', async () => {
-    clearMessages();
-    await signIn(false);
-    void offerAutofill();
-  });
-
   onClick('use-passkey-button', async () => {
     clearMessages();
     const challengeToken = challenge();
@@ -66,12 +52,12 @@ export function passkeyLogin(
     const wording = {
       messages: {
         invalid_second_factor_code: refused,
-        invalid_login_challenge: 'This sign-in ran out of time or of tries. Enter your password again to start over.',
+        invalid_login_challenge: challengeEnded,
       },
     };
     if (options.status !== 200) {
       const problem = problemOf(options, wording);
-      return problem.code === 'invalid_login_challenge' ? toPasswordStep(problem) : showProblem(problem);
+      return problem.code === 'invalid_login_challenge' ? toFirstStep(problem) : showProblem(problem);
     }
     const outcome = await passkeys.get(options.body);
     if ('cancelled' in outcome) return;
@@ -83,9 +69,17 @@ export function passkeyLogin(
     const token = (result.body as { access_token?: unknown } | null)?.access_token;
     if (result.status === 200 && typeof token === 'string') return signedIn(token);
     const problem = problemOf(result, wording);
-    if (problem.code === 'invalid_login_challenge') return toPasswordStep(problem);
+    if (problem.code === 'invalid_login_challenge') return toFirstStep(problem);
     showProblem(problem, byId('second-factor-form'));
   });
 
+  // The first step's passkey is the sign-in page's alone.
+  if (!document.getElementById('passkey-login')) return;
+  show('passkey-login');
+  onClick('passkey-login-button', async () => {
+    clearMessages();
+    await signIn(false);
+    void offerAutofill();
+  });
   void offerAutofill();
 }

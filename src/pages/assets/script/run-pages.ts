@@ -5,6 +5,8 @@ import type { apiCalls } from './api-calls';
 import type { BrowserDocument, BrowserHistory, BrowserLocation } from './browser';
 import type { emailChangeConfirmPage } from './email-change-page';
 import type { formHelpers } from './form-helpers';
+import type { oidcIdentitiesSection } from './oidc-identities-section';
+import type { oidcReturnPage } from './oidc-return-page';
 import type { PageKit, SharedKit } from './page-kit';
 import type { pageDisplay } from './page-display';
 import type { passkeyCeremonies } from './passkey-ceremonies';
@@ -13,6 +15,7 @@ import type { passkeysSection } from './passkeys-section';
 import type { passwordResetPage } from './password-reset-page';
 import type { reauthentication } from './reauthentication-prompt';
 import type { secondFactorSection } from './second-factor-section';
+import type { secondFactorStep } from './second-factor-step';
 import type { securityPage } from './security-page';
 import type { loginPage } from './sign-in-page';
 import type { registerPage } from './sign-up-page';
@@ -35,6 +38,8 @@ export interface ScriptParts {
   reauthentication: typeof reauthentication;
   registerPage: typeof registerPage;
   loginPage: typeof loginPage;
+  oidcReturnPage: typeof oidcReturnPage;
+  secondFactorStep: typeof secondFactorStep;
   verifyEmailPage: typeof verifyEmailPage;
   passwordResetPage: typeof passwordResetPage;
   accountPage: typeof accountPage;
@@ -43,6 +48,7 @@ export interface ScriptParts {
   passkeyCeremonies: typeof passkeyCeremonies;
   passkeysSection: typeof passkeysSection;
   passkeyLogin: typeof passkeyLogin;
+  oidcIdentitiesSection: typeof oidcIdentitiesSection;
   emailChangeConfirmPage: typeof emailChangeConfirmPage;
   adminPage: typeof adminPage;
   adminRows: typeof adminRows;
@@ -83,6 +89,10 @@ export function runPages(parts: ScriptParts): void {
 
   const notice = tab.takeNotice();
   if (notice) display.showNotice(notice);
+  // The provider's links (sign-in, sign-up) leave the page: the name they go to is kept for the return page's words.
+  for (const link of document.body.querySelectorAll('a[data-provider-name]')) {
+    link.addEventListener('click', () => tab.noteProvider(link.dataset.providerName ?? ''));
+  }
   const { registerPage, loginPage, verifyEmailPage, passwordResetPage, accountPage } = parts;
   const { securityPage, emailChangeConfirmPage, adminPage } = parts;
   const pages: Record<string, PageScript> = {
@@ -94,6 +104,7 @@ export function runPages(parts: ScriptParts): void {
     security: securityPage,
     'email-change-confirm': emailChangeConfirmPage,
     admin: adminPage,
+    'oidc-return': parts.oidcReturnPage,
   };
   void pages[page]?.(kit, parts);
 }

@@ -1,6 +1,7 @@
 import type { ApiResult, Problem, Wording } from './api-calls';
 import type { BrowserDocument, PageElement } from './browser';
 import type { PageKit } from './page-kit';
+import type { oidcIdentitiesSection } from './oidc-identities-section';
 import type { passkeysSection } from './passkeys-section';
 import type { secondFactorSection } from './second-factor-section';
 
@@ -20,11 +21,17 @@ interface SessionRow {
 
 /**
  * The security page (`/security`): the sessions of the account, the passkeys where they are configured
- * (passkeys-section.ts), the two-factor sign-in (second-factor-section.ts) and the email change, each change behind the "confirm it is you" prompt when the API asks for a recent proof.
+ * (passkeys-section.ts), the linked providers where OpenID providers are (oidc-identities-section.ts), the
+ * two-factor sign-in (second-factor-section.ts) and the email change, each change behind the "confirm it is you"
+ * prompt when the API asks for a recent proof.
  */
 export async function securityPage(
   kit: PageKit,
-  sections: { secondFactorSection: typeof secondFactorSection; passkeysSection: typeof passkeysSection },
+  sections: {
+    secondFactorSection: typeof secondFactorSection;
+    passkeysSection: typeof passkeysSection;
+    oidcIdentitiesSection: typeof oidcIdentitiesSection;
+  },
 ): Promise<void> {
   const {
     busy,
@@ -153,6 +160,8 @@ export async function securityPage(
   const parts = { token, prompt, afterFailure, guarded, loadSessions };
   // The markup has the passkeys section only where passkeys are configured.
   if (document.getElementById('passkeys')) await sections.passkeysSection(kit, parts);
+  // And the linked providers only where OpenID providers are configured.
+  if (document.getElementById('oidc-identities')) await sections.oidcIdentitiesSection(kit, parts);
   await sections.secondFactorSection(kit, parts);
 
   onClick('end-others-button', () =>

@@ -1,4 +1,7 @@
+import type { BrowserDocument } from './browser';
 import type { PageKit } from './page-kit';
+
+declare const document: BrowserDocument;
 
 /** Registration (`/register`): the account is created, and the page says to open the emailed link. */
 export function registerPage({ callApi, hide, onSubmit, problemOf, show, showProblem }: PageKit): void {
@@ -8,6 +11,8 @@ export function registerPage({ callApi, hide, onSubmit, problemOf, show, showPro
     if (result.status === 201) {
       form.reset();
       hide('register-form');
+      // The providers' links (where configured) are another way to create the account, not a next step.
+      if (document.getElementById('oidc-sign-in')) hide('oidc-sign-in');
       show('register-done', 'register-done-title');
       return;
     }

@@ -11,6 +11,10 @@ export interface TabSession {
   leave: (path: string, notice: string) => void;
   /** The notice a page left for this one, read once. */
   takeNotice: () => string | null;
+  /** Remembers the name of the provider this tab is leaving for, for the return page to name it. */
+  noteProvider: (name: string) => void;
+  /** The name of the provider this tab went to, read once. */
+  takeProvider: () => string | null;
 }
 
 /**
@@ -21,6 +25,7 @@ export interface TabSession {
 export function tabSession(api: string): TabSession {
   const SESSION_KEY = `gatehouse.session ${api}`;
   const NOTICE_KEY = `gatehouse.notice ${api}`;
+  const PROVIDER_KEY = `gatehouse.provider ${api}`;
 
   function storage(action: (store: typeof sessionStorage) => string | null | void): string | null {
     try {
@@ -38,11 +43,14 @@ export function tabSession(api: string): TabSession {
     location.assign(api + path);
   }
 
-  function takeNotice(): string | null {
-    const notice = storage((store) => store.getItem(NOTICE_KEY));
-    if (notice) storage((store) => store.removeItem(NOTICE_KEY));
-    return notice;
+  function taken(key: string): string | null {
+    const value = storage((store) => store.getItem(key));
+    if (value) storage((store) => store.removeItem(key));
+    return value;
   }
+  const takeNotice = () => taken(NOTICE_KEY);
+  const noteProvider = (name: string) => storage((store) => store.setItem(PROVIDER_KEY, name));
+  const takeProvider = () => taken(PROVIDER_KEY);
 
-  return { loadSession, saveSession, endSession, leave, takeNotice };
+  return { loadSession, saveSession, endSession, leave, takeNotice, noteProvider, takeProvider };
 }
