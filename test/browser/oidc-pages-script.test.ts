@@ -200,7 +200,7 @@ describe('browser: the OpenID provider pages’ script', function () {
 
   it('an error in the fragment, or a refused code, is said in words with a way back; nothing is kept', async () => {
     const page = await browser.newPage();
-    await page.goto(`${base}/auth/oidc/return#error=access_denied`);
+    await page.goto(`${base}/auth/oidc/return#error=cancelled`);
     expect(await alertText(page)).to.equal('The sign-in was cancelled at your provider, so nothing changed here.');
     expect(calls).to.deep.equal([]);
     expect(page.url()).to.equal(`${base}/auth/oidc/return`);

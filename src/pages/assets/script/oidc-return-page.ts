@@ -46,8 +46,10 @@ export async function oidcReturnPage(
 
   if (error || !code) {
     const messages: Record<string, string> = {
-      access_denied: `The sign-in was cancelled at ${named}, so nothing changed here.`,
-      temporarily_unavailable: `${provider || 'Your provider'} could not answer just now. Try again in a few minutes.`,
+      // The fragment's errors (OidcFragmentError in services/oidc/oidc-sign-in.ts).
+      cancelled: `The sign-in was cancelled at ${named}, so nothing changed here.`,
+      provider_unavailable: `${provider || 'Your provider'} could not answer just now. Try again in a few minutes.`,
+      email_required: `${provider || 'Your provider'} gave no verified email address, so no account could be made.`,
     };
     return failed(
       failure(
