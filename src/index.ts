@@ -65,6 +65,8 @@ export { AUTH_METHODS } from './services/auth-methods';
 export { KINDS_OF_FEATURES } from './services/kinds-of-features';
 export type { FeatureKinds } from './services/feature-kinds';
 export type { PasskeyOptions } from './services/passkeys/relying-party';
+export type { OidcOptions, OidcProviderOptions } from './services/oidc/oidc-options';
+export type { IdentityView } from './services/oidc/identity-view';
 export type { PasskeyView } from './services/passkeys/passkey-view';
 export type {
   AccountUser,

@@ -30,3 +30,4 @@ export {
   type NoticeContext,
 } from './templates';
 export type { PasskeyTemplates } from './passkeys/passkey-templates';
+export type { OidcTemplates } from './oidc/oidc-templates';

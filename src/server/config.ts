@@ -8,6 +8,8 @@ import { parseRateLimitSpec } from '../limits/rate-limit-spec';
 import { DEFAULT_OUTBOX_OPTIONS, type OutboxOptions } from '../services/outbox-options';
 import { DEFAULT_ACCOUNT_OPTIONS, MIN_SECRET_KEY_BYTES, type AccountOptions } from '../services/account-options';
 import type { PasskeyOptions } from '../services/passkeys/relying-party';
+import type { OidcOptions } from '../services/oidc/oidc-options';
+import { parseOidc } from './oidc-config';
 import { parsePasskeys } from './passkey-config';
 
 export type DatabaseConfig =
@@ -65,6 +67,8 @@ export interface ServerConfig {
   hashingNice: number;
   /** `GATEHOUSE_WEBAUTHN_*` and the public URL: the passkeys' relying party; unset: passkeys are off. */
   passkeys?: PasskeyOptions;
+  /** `GATEHOUSE_OIDC_*` and the public URL: the OpenID providers; unset: provider sign-in is off. */
+  oidc?: OidcOptions;
 }
 
 /** The outbox options the environment sets; the rest keep their defaults. */
@@ -85,6 +89,7 @@ export function accountOptionsOf(config: ServerConfig): AccountOptions {
     emailChangeTokenTtlMs: config.emailChangeTokenTtlMs,
     auditRetentionMs: config.auditRetentionMs,
     passkeys: config.passkeys,
+    oidc: config.oidc,
   };
 }
 
@@ -174,12 +179,21 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerCon
     nonEmpty(env.GATEHOUSE_PUBLIC_URL) !== undefined,
     options.warn,
   );
+  const oidc = parseOidc(env, {
+    publicUrl: checked.publicUrl,
+    prefix: checked.prefix,
+    // As the other durations; the core holds it to 1 to 30 minutes.
+    flowTtlMs:
+      nonEmpty(env.GATEHOUSE_OIDC_FLOW_TTL) === undefined
+        ? undefined
+        : parseDuration('GATEHOUSE_OIDC_FLOW_TTL', env.GATEHOUSE_OIDC_FLOW_TTL, 0, MINUTE, 30 * MINUTE),
+  });
   // Last, so that a configuration refused for another reason writes no key file and prints no warning.
   const { secretKey, generated } =
     options.ephemeralSecret && env.GATEHOUSE_SECRET_KEY === undefined
       ? { secretKey: randomBytes(48).toString('base64url'), generated: true }
       : loadSecretKey(env.GATEHOUSE_SECRET_KEY, production, cwd, options.warn);
-  return { ...checked, passkeys, secretKey, secretKeyGenerated: generated };
+  return { ...checked, passkeys, oidc, secretKey, secretKeyGenerated: generated };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -22,6 +22,8 @@ function variablesRead(): Set<string> {
       for (const match of code.matchAll(/\benv\.([A-Z][A-Z0-9_]*)/g)) names.add(match[1]);
       // parseOutbox reads `GATEHOUSE_OUTBOX_${name}` for each duration('NAME', ...).
       for (const match of code.matchAll(/\bduration\('([A-Z_]+)'/g)) names.add(`GATEHOUSE_OUTBOX_${match[1]}`);
+      // parseOidc reads `GATEHOUSE_OIDC_<ID>_${name}` of each provider for each providerEnv('NAME').
+      for (const match of code.matchAll(/\bproviderEnv\('([A-Z_]+)'\)/g)) names.add(`GATEHOUSE_OIDC_<ID>_${match[1]}`);
     }
   }
   return names;
@@ -57,14 +59,29 @@ describe('docs/reference/configuration.md against the code', () => {
       (name) => name.startsWith('GATEHOUSE_') && name !== 'GATEHOUSE_LOG_LEVEL',
     );
     const spaced = ['GATEHOUSE_PREFIX', 'GATEHOUSE_TRUSTED_PROXIES', 'GATEHOUSE_REDIS_KEY_PREFIX'];
-    for (const name of validated) {
-      // A relying party's name is free text: only its length is bounded.
+    // A provider's variables (`GATEHOUSE_OIDC_<ID>_ISSUER`) are tried on a provider `corp` that is otherwise right.
+    const provider = {
+      GATEHOUSE_PUBLIC_URL: 'https://accounts.example.com',
+      GATEHOUSE_OIDC_PROVIDERS: 'corp',
+      GATEHOUSE_OIDC_CORP_ISSUER: 'https://id.example.com',
+      GATEHOUSE_OIDC_CORP_CLIENT_ID: 'gatehouse',
+      GATEHOUSE_OIDC_CORP_CLIENT_SECRET: 'a-client-secret',
+    };
+    for (const documentedName of validated) {
+      const name = documentedName.replace('<ID>', 'CORP');
+      // Free text (a name, a client id or secret, a claim's value) is bounded by its length and its characters.
       const free: Record<string, string> = {
         GATEHOUSE_SECRET_KEY: 'short',
         GATEHOUSE_WEBAUTHN_RP_NAME: 'x'.repeat(65),
+        GATEHOUSE_OIDC_CORP_NAME: 'x'.repeat(65),
+        GATEHOUSE_OIDC_CORP_CLIENT_ID: 'line\nbreak',
+        GATEHOUSE_OIDC_CORP_CLIENT_SECRET: ' ',
+        GATEHOUSE_OIDC_CORP_TRUSTED_AMR: 'x'.repeat(257),
+        GATEHOUSE_OIDC_CORP_TRUSTED_ACR: 'x'.repeat(257),
       };
       const bad = free[name] ?? (spaced.includes(name) ? 'not a ~ value' : 'ftp:bogus-0x');
-      expect(() => loadConfig({ GATEHOUSE_SECRET_KEY: 'k'.repeat(40), [name]: bad }, { cwd }), name).to.throw(
+      const base = name === documentedName ? {} : provider;
+      expect(() => loadConfig({ GATEHOUSE_SECRET_KEY: 'k'.repeat(40), ...base, [name]: bad }, { cwd }), name).to.throw(
         ConfigurationError,
         name,
       );

@@ -50,6 +50,15 @@ describe('errors: the one code → status table', () => {
       passkey_already_registered: 409,
       last_sign_in_method: 409,
       invalid_passkey_response: 400,
+      unknown_provider: 404,
+      provider_unavailable: 503,
+      return_url_not_allowed: 400,
+      oidc_flow_invalid: 400,
+      invalid_oidc_code: 400,
+      link_required: 409,
+      identity_already_linked: 409,
+      identity_not_found: 404,
+      email_domain_not_allowed: 403,
     });
   });
 

@@ -130,6 +130,10 @@ function expectSuccessShape(body: unknown, what: string) {
     'enabled,pending,recovery_codes_left',
     'otpauth_uri,qr_code_svg,secret',
     'recovery_codes',
+    // OpenID providers: the list of providers, a link's start, an account's identities.
+    'providers',
+    'authorization_url',
+    'identities',
   ];
   expect(shapes, what).to.include(keys);
   if (keys === 'detail') expect((body as { detail: unknown }).detail, what).to.be.a('string');

@@ -1,4 +1,4 @@
-/** The account routes (spec section 4, then sessions, email change, the second factor and passkeys), with their body fields and whether they need a session. */
+/** The account routes (spec section 4, then sessions, email change, the second factor, passkeys and OpenID providers), with their body fields and whether they need a session. */
 export interface FuzzRoute {
   method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
@@ -41,4 +41,9 @@ export const ROUTES: readonly FuzzRoute[] = [
   { method: 'post', path: '/passkeys/second-factor', fields: ['challenge_token', 'response'], bearer: false },
   { method: 'post', path: '/passkeys/reauthentication-options', fields: [], bearer: true },
   { method: 'post', path: '/passkeys/reauthenticate', fields: ['response'], bearer: true },
+  { method: 'get', path: '/oidc/providers', fields: [], bearer: false },
+  { method: 'post', path: '/oidc/exchange', fields: ['code'], bearer: false },
+  { method: 'post', path: '/oidc/corp/link', fields: ['return_to'], bearer: true },
+  { method: 'get', path: '/oidc/identities', fields: [], bearer: true },
+  { method: 'delete', path: '/oidc/identities/00000000-0000-4000-8000-000000000000', fields: [], bearer: true },
 ];
