@@ -29,6 +29,8 @@ describe('browser: sign-in with an OpenID provider, end to end', function () {
   let server: StandaloneServer;
   let browser: BrowserContext;
   let profile: string;
+  // The public URL, not the listen address: the flow cookie is set for the host the provider sends the browser back to.
+  let site: string;
   const consoleProblems: string[] = [];
 
   before(async function () {
@@ -37,6 +39,7 @@ describe('browser: sign-in with an OpenID provider, end to end', function () {
     smtp = await startSmtpServer();
     const port = await freePort();
     const publicUrl = `http://localhost:${port}`;
+    site = publicUrl;
     idp = await startOidcProvider({
       clientId: 'gatehouse',
       clientSecret: 'corp-client-secret',
@@ -74,6 +77,8 @@ describe('browser: sign-in with an OpenID provider, end to end', function () {
     if (cwd) rmSync(cwd, { recursive: true, force: true });
   });
 
+  // Each person signs in at the provider afresh: its session cookie from an earlier test would sign the last one in.
+  beforeEach(() => browser.clearCookies());
   afterEach(() => expect(consoleProblems).to.deep.equal([]));
 
   const mailsTo = (address: string) => smtp.received.filter((mail) => mail.rcptTo.includes(address));
@@ -83,7 +88,7 @@ describe('browser: sign-in with an OpenID provider, end to end', function () {
   const session = (page: Page) => page.evaluate<string | null>("sessionStorage.getItem('gatehouse.session /auth')");
 
   async function continueWithCorp(page: Page): Promise<void> {
-    await page.goto(`${server.url}/auth/login`);
+    await page.goto(`${site}/auth/login`);
     await page.getByRole('link', { name: 'Continue with Corp' }).click();
   }
 
@@ -92,21 +97,21 @@ describe('browser: sign-in with an OpenID provider, end to end', function () {
     idp.loginAs('ann-at-corp');
     const page = await browser.newPage();
     await continueWithCorp(page);
-    await page.waitForURL(`${server.url}/auth/account`);
+    await page.waitForURL(`${site}/auth/account`);
     expect(await session(page)).to.be.a('string');
     await page.getByText('ann@example.com').waitFor();
     // The return page's entry of the history keeps no code.
     await page.goBack();
-    expect(page.url()).to.equal(`${server.url}/auth/oidc/return`);
+    expect(page.url()).to.equal(`${site}/auth/oidc/return`);
     await page.close();
   });
 
   it('an address an account holds: the link-required page, no session, and a notice to the owner', async () => {
     const email = 'bob@example.com';
-    await request(server.url).post('/auth/register').send({ username: 'bob', email, password: PASSWORD }).expect(201);
+    await request(site).post('/auth/register').send({ username: 'bob', email, password: PASSWORD }).expect(201);
     await server.waitFor(() => mailsTo(email).length > 0, `mail to ${email}`);
     const token = /verify-email\?token=([A-Za-z0-9_-]+)/.exec((await parseMail(mailsTo(email)[0])).text ?? '')![1];
-    await request(server.url).post('/auth/verify-email').send({ token }).expect(200);
+    await request(site).post('/auth/verify-email').send({ token }).expect(200);
     const before = mailsTo(email).length;
 
     idp.addAccount({ sub: 'bob-at-corp', email, email_verified: true });
@@ -120,33 +125,35 @@ describe('browser: sign-in with an OpenID provider, end to end', function () {
     );
     expect(await session(page)).to.equal(null);
     await server.waitFor(() => mailsTo(email).length > before, 'the notice to the owner');
-    expect(await subjectsTo(email)).to.include('Someone tried to sign in to Gatehouse with your address through a provider');
+    expect(await subjectsTo(email)).to.include(
+      'Someone tried to sign in to Gatehouse with your address through a provider',
+    );
     await page.close();
   });
 
   it('the owner links Corp from the security page, then signs in with it; unlinks it while a password remains', async () => {
     idp.loginAs('bob-at-corp');
     const page = await browser.newPage();
-    await page.goto(`${server.url}/auth/login`);
+    await page.goto(`${site}/auth/login`);
     await page.getByLabel('Username').fill('bob');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${server.url}/auth/account`);
-    await page.goto(`${server.url}/auth/security`);
+    await page.waitForURL(`${site}/auth/account`);
+    await page.goto(`${site}/auth/security`);
     await page.getByText('No provider is linked to your account.').waitFor();
     // The sign-in just now counts as a recent proof: no prompt.
     await page.getByRole('button', { name: 'Link Corp', exact: true }).click();
-    await page.waitForURL(`${server.url}/auth/security`);
+    await page.waitForURL(`${site}/auth/security`);
     await page.getByRole('status').filter({ hasText: 'Corp is linked' }).waitFor();
     await page.locator('#oidc-identities').getByRole('cell', { name: 'bob@example.com', exact: true }).waitFor();
 
-    await page.getByRole('button', { name: 'Log out', exact: true }).click().catch(() => undefined);
+    // A new tab keeps no session (sessionStorage is per tab): the sign-in below is the provider's alone.
     const fresh = await browser.newPage();
     await continueWithCorp(fresh);
-    await fresh.waitForURL(`${server.url}/auth/account`);
+    await fresh.waitForURL(`${site}/auth/account`);
     await fresh.getByText('bob@example.com').waitFor();
 
-    await fresh.goto(`${server.url}/auth/security`);
+    await fresh.goto(`${site}/auth/security`);
     await fresh.getByRole('button', { name: 'Unlink Corp (bob@example.com)' }).click();
     await fresh.getByRole('status').filter({ hasText: 'Corp is unlinked' }).waitFor();
     await fresh.getByRole('button', { name: 'Link Corp', exact: true }).waitFor();
@@ -157,13 +164,13 @@ describe('browser: sign-in with an OpenID provider, end to end', function () {
   it('a cancel at the provider: the return page says so, with a way back, and signs nobody in', async () => {
     idp.loginAs(null);
     const page = await browser.newPage();
-    await page.goto(`${server.url}/auth/login`);
+    await page.goto(`${site}/auth/login`);
     const start = await page.getByRole('link', { name: 'Continue with Corp' }).getAttribute('href');
-    const started = await page.request.get(`${server.url}${start}`, { maxRedirects: 0 });
+    const started = await page.request.get(`${site}${start}`, { maxRedirects: 0 });
     const callback = await idp.authorize(started.headers().location, { as: 'ann-at-corp', deny: true });
     // The flow cookie the start set is in this context: the callback is this browser's.
     await page.goto(callback);
-    await page.waitForURL(`${server.url}/auth/oidc/return`);
+    await page.waitForURL(`${site}/auth/oidc/return`);
     await page.getByText(/The sign-in was cancelled at .*, so nothing changed here\./).waitFor();
     expect(await session(page)).to.equal(null);
     await page.close();
