@@ -175,11 +175,10 @@ export class OidcController {
   async start(
     @ProviderParam() provider: string,
     @QueryParams() query: OidcStartQuery,
-    @SessionClientInfo() client: SessionClient,
     @AnswerHeader() header: SetHeader,
     @Accounts() accounts: AccountService,
   ): Promise<string> {
-    const flow = await accounts.oidc.startSignIn(provider, query.return_to, client);
+    const flow = await accounts.oidc.startSignIn(provider, query.return_to);
     header('Set-Cookie', flowCookie(flow));
     return flow.authorizationUrl;
   }

@@ -56,7 +56,7 @@ export interface StoredOidcFlow {
 export interface StoredOidcHandoff {
   /** The keyed hash of the one-time code. */
   codeHash: string;
-  outcome: 'sign_in' | 'link_required' | 'linked' | 'already_linked' | 'domain_not_allowed' | 'unverified';
+  outcome: 'sign_in' | 'link_required' | 'linked' | 'already_linked' | 'domain_not_allowed';
   userId: string | null;
   identityId: string | null;
   /** What the session records if one is issued (`fed`, maybe `mfa`). */

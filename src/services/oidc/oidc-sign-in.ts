@@ -93,7 +93,7 @@ export class OidcSignIn {
   // --- Starting a flow -------------------------------------------------------------------------------------------
 
   /** Starts a sign-in at the provider: the URL to send the browser to and the cookie binding the flow to it. */
-  async startSignIn(providerId: string, returnTo: string | undefined, _client?: SessionClient): Promise<OidcStart> {
+  async startSignIn(providerId: string, returnTo: string | undefined): Promise<OidcStart> {
     return this.start(this.provider(providerId), returnTo, 'sign_in', null, null);
   }
 
@@ -196,8 +196,6 @@ export class OidcSignIn {
         throw new AccountError('identity_already_linked', 'This identity is linked to another account');
       case 'domain_not_allowed':
         throw new AccountError('email_domain_not_allowed', "The provider's address is not in an allowed domain");
-      case 'unverified':
-        throw new AccountError('unverified_user', 'Email address is not verified');
       case 'linked':
         return { kind: 'linked', identity: await this.linkedView(handoff) };
       case 'sign_in':
