@@ -40,3 +40,23 @@ export async function hasOtherWayIn(
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/**
+ * Whether credential `id` of this kind is the user's: when the last way in refuses a removal, the answer is
+ * `last_way_in` for the user's own credential and `not_found` for anyone else's (ids cannot be probed).
+ */
+export async function ownsCredential(
+  trx: Kysely<Database>,
+  userId: string,
+  id: string,
+  kind: CredentialKind,
+): Promise<boolean> {
+  const row = await trx
+    .selectFrom('credentials')
+    .select('id')
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .where('kind', '=', kind)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -21,7 +21,7 @@ import {
 } from '../../schema';
 import type { SqlUnit } from '../unit-of-work';
 import { lockedUser } from '../user-rows';
-import { hasOtherWayIn } from '../ways-in';
+import { hasOtherWayIn, ownsCredential } from '../ways-in';
 
 /** The columns of an identity's credential row. */
 const IDENTITY_COLUMNS = [
@@ -128,7 +128,7 @@ export class SqlIdentityRecords implements IdentityRecords {
     // waits: the check below sees what it left, so the two cannot both pass.
     if (!(await lockedUser(trx, userId, this.unit.capabilities.rowLocks))) return { outcome: 'not_found' };
     if (wayIn && !(await hasOtherWayIn(trx, userId, id, wayIn))) {
-      return (await this.ownIdentity(trx, userId, id)) ? { outcome: 'last_way_in' } : { outcome: 'not_found' };
+      return (await ownsCredential(trx, userId, id, 'oidc')) ? { outcome: 'last_way_in' } : { outcome: 'not_found' };
     }
     const removed = await trx
       .deleteFrom('credentials')
@@ -203,17 +203,6 @@ export class SqlIdentityRecords implements IdentityRecords {
 
   private async reads(): Promise<SqlIdentityReads> {
     return new SqlIdentityReads(await this.unit.ready());
-  }
-
-  private async ownIdentity(trx: Kysely<Database>, userId: string, id: string): Promise<boolean> {
-    const row = await trx
-      .selectFrom('credentials')
-      .select('id')
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .where('kind', '=', 'oidc')
-      .executeTakeFirst();
-    return row !== undefined;
   }
 }
 

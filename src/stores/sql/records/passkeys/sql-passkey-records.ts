@@ -12,7 +12,7 @@ import { fromUserRow } from '../../rows';
 import { type CredentialsTable, type Database, type PasskeyChallengesTable, USER_COLUMNS } from '../../schema';
 import type { SqlUnit } from '../unit-of-work';
 import { lockedUser } from '../user-rows';
-import { hasOtherWayIn } from '../ways-in';
+import { hasOtherWayIn, ownsCredential } from '../ways-in';
 
 /** The columns of a passkey's credential row. */
 const PASSKEY_COLUMNS = [
@@ -137,7 +137,7 @@ export class SqlPasskeyRecords implements PasskeyRecords {
     // waits: the check below sees what it left, so the two cannot both pass.
     if (!(await lockedUser(trx, userId, this.unit.capabilities.rowLocks))) return { outcome: 'not_found' };
     if (wayIn && !(await hasOtherWayIn(trx, userId, id, wayIn))) {
-      return (await this.ownPasskey(trx, userId, id)) ? { outcome: 'last_way_in' } : { outcome: 'not_found' };
+      return (await ownsCredential(trx, userId, id, 'passkey')) ? { outcome: 'last_way_in' } : { outcome: 'not_found' };
     }
     const removed = await trx
       .deleteFrom('credentials')
@@ -209,17 +209,6 @@ export class SqlPasskeyRecords implements PasskeyRecords {
 
   private async reads(): Promise<SqlPasskeyReads> {
     return new SqlPasskeyReads(await this.unit.ready());
-  }
-
-  private async ownPasskey(trx: Kysely<Database>, userId: string, id: string): Promise<boolean> {
-    const row = await trx
-      .selectFrom('credentials')
-      .select('id')
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .where('kind', '=', 'passkey')
-      .executeTakeFirst();
-    return row !== undefined;
   }
 }
 
