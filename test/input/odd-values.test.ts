@@ -100,6 +100,7 @@ for (const kind of TEST_STORES.filter((candidate) => candidate.name !== 'memory'
           role: ADMIN_ROLE,
           permission: ADMIN_PERMISSIONS.readUsers,
           passkeyId: '00000000-0000-4000-8000-000000000000',
+          provider: 'corp',
         };
         const operations = parameterisedOperations();
         const names = operations.flatMap((operation) => operation.parameters.map((p) => `${p.in}:${p.name}`));
