@@ -132,17 +132,16 @@ for (const driver of DRIVERS)
       const calls = standIn({
         startSignIn: () => ({ ...START, expiresAt: new Date(Date.now() + 600_000), secure: false }),
       });
-      const response = await t.http
-        .get(`${PREFIX}/oidc/corp/start?return_to=${encodeURIComponent('http://localhost:3000/auth/oidc/return')}`)
-        .set('User-Agent', 'Browser/1.0');
+      const response = await t.http.get(
+        `${PREFIX}/oidc/corp/start?return_to=${encodeURIComponent('http://localhost:3000/auth/oidc/return')}`,
+      );
       expect(response.status).to.equal(302);
       expect(response.headers.location).to.equal(START.authorizationUrl);
       expect(response.headers['set-cookie']).to.deep.equal([
         `gatehouse_oidc=${START.browserSecret}; Path=/auth/oidc/corp/callback; Max-Age=600; HttpOnly; SameSite=Lax`,
       ]);
       expect(response.headers['cache-control']).to.equal('no-store');
-      expect(calls[0].args.slice(0, 2)).to.deep.equal(['corp', 'http://localhost:3000/auth/oidc/return']);
-      expect(calls[0].args[2]).to.deep.include({ userAgent: 'Browser/1.0' });
+      expect(calls[0].args).to.deep.equal(['corp', 'http://localhost:3000/auth/oidc/return']);
 
       // Secure over https; no return_to is the core's default.
       standIn({ startSignIn: () => ({ ...START, expiresAt: new Date(Date.now() + 300_000), secure: true }) });
