@@ -1,7 +1,10 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { CredentialKind } from '../../../services/credential-kinds';
 import type { WayInRule } from '../../../services/ways-in';
-import type { Database } from '../schema';
+import type { StoredUser } from '../../../services/types';
+import { fromUserRow } from '../rows';
+import { type CredentialsTable, type Database, USER_COLUMNS } from '../schema';
+import { lockedUser } from './user-rows';
 
 /**
  * The kinds of credential that sign a person in by themselves, whatever is configured: a user keeps at least one way
@@ -16,7 +19,7 @@ const IDENTITY_KIND = 'oidc' satisfies CredentialKind;
  * identity of a provider in the rule, other than it. The one count both removals (a passkey's, an identity's) make;
  * callers hold the user's lock (`lockedUser`), so what a racing removal left is what it counts.
  */
-export async function hasOtherWayIn(
+async function hasOtherWayIn(
   trx: Kysely<Database>,
   userId: string,
   exceptId: string,
@@ -45,7 +48,7 @@ export async function hasOtherWayIn(
  * Whether credential `id` of this kind is the user's: when the last way in refuses a removal, the answer is
  * `last_way_in` for the user's own credential and `not_found` for anyone else's (ids cannot be probed).
  */
-export async function ownsCredential(
+async function ownsCredential(
   trx: Kysely<Database>,
   userId: string,
   id: string,
@@ -59,4 +62,46 @@ export async function ownsCredential(
     .where('kind', '=', kind)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** What `removeCredential` did: the row as it was and its user as it now is, or why nothing changed. */
+export type CredentialRemoval =
+  | { outcome: 'removed'; row: Selectable<CredentialsTable>; user: StoredUser }
+  | { outcome: 'last_way_in' }
+  | { outcome: 'not_found' };
+
+/**
+ * Removes the user's credential `id` of this kind (a passkey, a provider identity), refused (`last_way_in`) when
+ * `rule` is given and no other way in would remain: one removal for both slices. Under the user's lock (SQLite: the
+ * one writer), a racing removal of the user's other way in has committed or waits: the check sees what it left, so
+ * the two cannot both pass. Sets the user's `updated_at` to `now` when removed.
+ */
+export async function removeCredential(
+  trx: Kysely<Database>,
+  rowLocks: boolean,
+  userId: string,
+  id: string,
+  kind: CredentialKind,
+  rule: WayInRule | null,
+  now: Date,
+): Promise<CredentialRemoval> {
+  if (!(await lockedUser(trx, userId, rowLocks))) return { outcome: 'not_found' };
+  if (rule && !(await hasOtherWayIn(trx, userId, id, rule))) {
+    return (await ownsCredential(trx, userId, id, kind)) ? { outcome: 'last_way_in' } : { outcome: 'not_found' };
+  }
+  const removed = await trx
+    .deleteFrom('credentials')
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .where('kind', '=', kind)
+    .returningAll()
+    .executeTakeFirst();
+  if (!removed) return { outcome: 'not_found' };
+  const user = await trx
+    .updateTable('users')
+    .set({ updated_at: now.getTime() })
+    .where('id', '=', userId)
+    .returning(USER_COLUMNS)
+    .executeTakeFirstOrThrow();
+  return { outcome: 'removed', row: removed, user: fromUserRow(user) };
 }

@@ -11,17 +11,10 @@ import type {
   StoredOidcHandoff,
 } from '../../../../services/oidc/identity-records';
 import type { WayInRule } from '../../../../services/ways-in';
-import { fromUserRow } from '../../rows';
-import {
-  type CredentialsTable,
-  type Database,
-  type OidcFlowsTable,
-  type OidcHandoffsTable,
-  USER_COLUMNS,
-} from '../../schema';
+import { type CredentialsTable, type Database, type OidcFlowsTable, type OidcHandoffsTable } from '../../schema';
 import type { SqlUnit } from '../unit-of-work';
 import { lockedUser } from '../user-rows';
-import { hasOtherWayIn, ownsCredential } from '../ways-in';
+import { removeCredential } from '../ways-in';
 
 /** The columns of an identity's credential row. */
 const IDENTITY_COLUMNS = [
@@ -124,27 +117,9 @@ export class SqlIdentityRecords implements IdentityRecords {
 
   async unlink(userId: string, id: string, now: Date, wayIn: WayInRule | null): Promise<IdentityRemoval> {
     const trx = await this.unit.ready();
-    // Under the user's lock (SQLite: the one writer), a racing removal of the user's other way in has committed or
-    // waits: the check below sees what it left, so the two cannot both pass.
-    if (!(await lockedUser(trx, userId, this.unit.capabilities.rowLocks))) return { outcome: 'not_found' };
-    if (wayIn && !(await hasOtherWayIn(trx, userId, id, wayIn))) {
-      return (await ownsCredential(trx, userId, id, 'oidc')) ? { outcome: 'last_way_in' } : { outcome: 'not_found' };
-    }
-    const removed = await trx
-      .deleteFrom('credentials')
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .where('kind', '=', 'oidc')
-      .returning(IDENTITY_COLUMNS)
-      .executeTakeFirst();
-    if (!removed) return { outcome: 'not_found' };
-    const user = await trx
-      .updateTable('users')
-      .set({ updated_at: now.getTime() })
-      .where('id', '=', userId)
-      .returning(USER_COLUMNS)
-      .executeTakeFirstOrThrow();
-    return { outcome: 'removed', identity: fromIdentityRow(removed), user: fromUserRow(user) };
+    const removal = await removeCredential(trx, this.unit.capabilities.rowLocks, userId, id, 'oidc', wayIn, now);
+    if (removal.outcome !== 'removed') return removal;
+    return { outcome: 'removed', identity: fromIdentityRow(removal.row), user: removal.user };
   }
 
   async touch(id: string, now: Date): Promise<void> {

@@ -8,11 +8,10 @@ import type {
   StoredPasskeyChallenge,
 } from '../../../../services/passkeys/passkey-records';
 import type { WayInRule } from '../../../../services/ways-in';
-import { fromUserRow } from '../../rows';
-import { type CredentialsTable, type Database, type PasskeyChallengesTable, USER_COLUMNS } from '../../schema';
+import { type CredentialsTable, type Database, type PasskeyChallengesTable } from '../../schema';
 import type { SqlUnit } from '../unit-of-work';
 import { lockedUser } from '../user-rows';
-import { hasOtherWayIn, ownsCredential } from '../ways-in';
+import { removeCredential } from '../ways-in';
 
 /** The columns of a passkey's credential row. */
 const PASSKEY_COLUMNS = [
@@ -133,27 +132,9 @@ export class SqlPasskeyRecords implements PasskeyRecords {
 
   async remove(userId: string, id: string, now: Date, wayIn: WayInRule | null): Promise<PasskeyRemoval> {
     const trx = await this.unit.ready();
-    // Under the user's lock (SQLite: the one writer), a racing removal of the user's other way in has committed or
-    // waits: the check below sees what it left, so the two cannot both pass.
-    if (!(await lockedUser(trx, userId, this.unit.capabilities.rowLocks))) return { outcome: 'not_found' };
-    if (wayIn && !(await hasOtherWayIn(trx, userId, id, wayIn))) {
-      return (await ownsCredential(trx, userId, id, 'passkey')) ? { outcome: 'last_way_in' } : { outcome: 'not_found' };
-    }
-    const removed = await trx
-      .deleteFrom('credentials')
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .where('kind', '=', 'passkey')
-      .returning(PASSKEY_COLUMNS)
-      .executeTakeFirst();
-    if (!removed) return { outcome: 'not_found' };
-    const user = await trx
-      .updateTable('users')
-      .set({ updated_at: now.getTime() })
-      .where('id', '=', userId)
-      .returning(USER_COLUMNS)
-      .executeTakeFirstOrThrow();
-    return { outcome: 'removed', passkey: fromPasskeyRow(removed), user: fromUserRow(user) };
+    const removal = await removeCredential(trx, this.unit.capabilities.rowLocks, userId, id, 'passkey', wayIn, now);
+    if (removal.outcome !== 'removed') return removal;
+    return { outcome: 'removed', passkey: fromPasskeyRow(removal.row), user: removal.user };
   }
 
   async use(id: string, expected: number, next: number, backedUp: boolean, now: Date): Promise<boolean> {
