@@ -19,6 +19,7 @@ import { ADMINISTRATION_KINDS } from '../services/administration/administration-
 import { EMAIL_CHANGE_KINDS } from '../services/email-changes/email-change-kinds';
 import type { FeatureKinds } from '../services/feature-kinds';
 import { OIDC_KINDS } from '../services/oidc/oidc-kinds';
+import { ORGANIZATION_KINDS } from '../services/organizations/organization-kinds';
 import { PASSKEY_KINDS } from '../services/passkeys/passkey-kinds';
 import { SECOND_FACTOR_KINDS } from '../services/second-factor/second-factor-kinds';
 import { SESSIONS_KINDS } from '../services/sessions/sessions-kinds';
@@ -111,6 +112,14 @@ export const FEATURES: readonly Feature[] = [
     pages: OIDC_PAGES,
     tables: ['oidc_flows', 'oidc_handoffs'],
     migrations: ['2026-12-04-oidc'],
+  },
+  {
+    name: 'organizations',
+    kinds: ORGANIZATION_KINDS,
+    controllers: [],
+    pages: {},
+    tables: [],
+    migrations: [],
   },
   {
     name: 'administration',

@@ -34,6 +34,8 @@ export interface EmailLinksOptions {
 export const DEFAULT_VERIFY_PATH = '/verify-email';
 export const DEFAULT_RESET_PATH = '/password-reset';
 export const DEFAULT_EMAIL_CHANGE_PATH = '/email-change/confirm';
+/** The hosted invitation page, below the prefix (`publicUrl` deployments only). */
+export const DEFAULT_INVITATION_PATH = '/invitation';
 
 /**
  * Builds the links of account emails from configuration only: never from a request's Host or X-Forwarded-Host,
@@ -48,6 +50,7 @@ export class EmailLinks {
   private readonly verifyBase: string;
   private readonly resetBase: string;
   private readonly emailChangeBase: string | null;
+  private readonly invitationBase: string | null;
 
   constructor(options: EmailLinksOptions) {
     if (!options || typeof options !== 'object') {
@@ -62,6 +65,7 @@ export class EmailLinks {
       this.resetBase = resetUrl;
       // A front end configured before email change existed has no page for it: the feature is off, the boot is not.
       this.emailChangeBase = emailChangeUrl ?? null;
+      this.invitationBase = null;
       return;
     }
     const root = checkPublicUrl(options.publicUrl) + checkPrefix(options.prefix ?? '');
@@ -69,6 +73,7 @@ export class EmailLinks {
     this.resetBase = resetUrl ?? root + checkPath('resetPath', options.resetPath ?? DEFAULT_RESET_PATH);
     this.emailChangeBase =
       emailChangeUrl ?? root + checkPath('emailChangePath', options.emailChangePath ?? DEFAULT_EMAIL_CHANGE_PATH);
+    this.invitationBase = root + DEFAULT_INVITATION_PATH;
   }
 
   /** The link of the verification email: `<verify base>?token=<token>`. */
@@ -92,6 +97,14 @@ export class EmailLinks {
       throw new TypeError('Gatehouse: email-change links need publicUrl or emailChangeUrl in EmailLinks');
     }
     return withToken(this.emailChangeBase, token);
+  }
+
+  /** The link of an organization invitation: `<public URL><prefix>/invitation?token=<token>`. */
+  invitation(token: string): string {
+    if (this.invitationBase === null) {
+      throw new TypeError('Gatehouse: invitation links need publicUrl in EmailLinks');
+    }
+    return withToken(this.invitationBase, token);
   }
 }
 

@@ -37,6 +37,8 @@ export interface TemplatedEmailSenderOptions {
   resetTokenTtlMs?: number;
   /** Lifetime stated in the email-change link; keep equal to AccountOptions.emailChangeTokenTtlMs. Default 1 h. */
   emailChangeTokenTtlMs?: number;
+  /** Lifetime stated in an organization invitation; keep equal to organizations.invitationTtlMs. Default 7 days. */
+  invitationTtlMs?: number;
 }
 
 export const DEFAULT_APP_NAME = 'Gatehouse';
@@ -68,6 +70,7 @@ export abstract class TemplatedEmailSender implements EmailSender {
       verificationTokenTtlMs: checkTtl(options, 'verificationTokenTtlMs'),
       resetTokenTtlMs: checkTtl(options, 'resetTokenTtlMs'),
       emailChangeTokenTtlMs: checkTtl(options, 'emailChangeTokenTtlMs'),
+      invitationTtlMs: checkTtl(options, 'invitationTtlMs'),
     };
     // Links that cannot point at an email-change page (a front end configured without one) leave the sender without
     // the kind, so the core refuses the request (`email_change_unavailable`) instead of queuing a link that could
@@ -111,9 +114,12 @@ export abstract class TemplatedEmailSender implements EmailSender {
   }
 }
 
+/** `organizations.invitationTtlMs`'s default: 7 days. */
+const DEFAULT_INVITATION_TTL_MS = 7 * 24 * 60 * 60_000;
+
 function checkTtl(options: TemplatedEmailSenderOptions, name: LinkLifetimeOption): number {
   const value = options[name];
-  if (value === undefined) return DEFAULT_ACCOUNT_OPTIONS[name];
+  if (value === undefined) return name === 'invitationTtlMs' ? DEFAULT_INVITATION_TTL_MS : DEFAULT_ACCOUNT_OPTIONS[name];
   if (!Number.isFinite(value) || value <= 0) {
     throw new TypeError(`Gatehouse: ${name} must be a positive number of milliseconds`);
   }

@@ -52,6 +52,18 @@ export const ACCOUNT_ERROR_CODES = [
   'identity_already_linked',
   'identity_not_found',
   'email_domain_not_allowed',
+  // Not in the spec's table: organizations.
+  'organization_not_found',
+  'member_not_found',
+  'invitation_not_found',
+  'invalid_invitation_token',
+  'invitation_address_mismatch',
+  'role_not_assignable',
+  'last_owner',
+  'already_member',
+  'organization_limit_reached',
+  'member_limit_reached',
+  'invitation_limit_reached',
 ] as const;
 
 export type AccountErrorCode = (typeof ACCOUNT_ERROR_CODES)[number];

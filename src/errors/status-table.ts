@@ -74,6 +74,23 @@ const STATUS_BY_CODE: Record<AccountErrorCode, number> = {
   identity_not_found: 404,
   // The deployer allows only some domains for this provider.
   email_domain_not_allowed: 403,
+  // Unknown, malformed, and an organization the caller is not a member of, alike: ids cannot be probed (ASVS V8.4.1).
+  organization_not_found: 404,
+  // A member (user id) or invitation id that is not this organization's: alike with an unknown one.
+  member_not_found: 404,
+  invitation_not_found: 404,
+  // Unknown, used, declined, expired, cancelled or replaced: one answer, so a token cannot be probed.
+  invalid_invitation_token: 400,
+  // Signed in as someone else than the invited address's verified owner: the invitation stays for its invitee.
+  invitation_address_mismatch: 403,
+  // Beyond the actor's own permissions, an owner's role touched by a non-owner, or one's own role raised.
+  role_not_assignable: 403,
+  // The change would leave an organization without an owner.
+  last_owner: 409,
+  already_member: 409,
+  organization_limit_reached: 409,
+  member_limit_reached: 409,
+  invitation_limit_reached: 409,
 };
 
 /** A conflict with what is stored: the spec's taken username (`invalid_username`, 409 instead of 400). */

@@ -93,4 +93,18 @@ export const ACCOUNT_ERROR_DESCRIPTIONS: Record<AccountErrorCode, string> = {
   identity_already_linked: 'This identity at the provider is linked to another account already.',
   identity_not_found: 'No linked identity of this account has this id: an unknown id and another account’s alike.',
   email_domain_not_allowed: 'The provider’s address is outside the domains the deployer allows for this provider.',
+  organization_not_found:
+    'No such organization for this caller: unknown, malformed, or one the caller is not a member of (one answer for all).',
+  member_not_found: 'No member of this organization with that user id.',
+  invitation_not_found: 'No pending invitation of this organization with that id.',
+  invalid_invitation_token: 'The invitation token is unknown, used, declined, expired, cancelled or replaced.',
+  invitation_address_mismatch:
+    'The invitation is for another address: only the verified account owning it may accept or decline; it stays.',
+  role_not_assignable:
+    'The role carries permissions the actor lacks, touches an owner without being one, or raises the actor’s own role.',
+  last_owner: 'The change would leave an organization without an owner.',
+  already_member: 'The address’s account is a member of this organization already.',
+  organization_limit_reached: 'The user is a member of as many organizations as allowed.',
+  member_limit_reached: 'The organization has as many members and pending invitations as allowed.',
+  invitation_limit_reached: 'The organization has as many pending invitations as allowed.',
 };

@@ -3,6 +3,11 @@ import { ConfigurationError } from '../errors/configuration-error';
 import { resolveOutboxOptions, type OutboxOptions } from './outbox-options';
 import { resolveOidcSettings, type OidcOptions, type OidcSettings } from './oidc/oidc-options';
 import { resolveRelyingParty, type PasskeyOptions, type RelyingParty } from './passkeys/relying-party';
+import {
+  resolveOrganizationSettings,
+  type OrganizationOptions,
+  type OrganizationSettings,
+} from './organizations/organization-options';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -85,11 +90,19 @@ export interface AccountOptions {
    * return. Checked at start; without it the providers' routes answer 404 `unknown_provider`.
    */
   oidc?: OidcOptions;
+  /**
+   * Organizations: one role template for all of them, who may create one, invitations' lifetime, and the limits.
+   * On by default with the default template; `false` turns the feature off (its routes answer 404
+   * `organization_not_found`, and an `'org'` guard fails at start).
+   */
+  organizations?: OrganizationOptions | false;
 }
 
 export type ResolvedAccountOptions = Required<
-  Omit<AccountOptions, 'hashing' | 'hashingQueue' | 'password' | 'secretKey' | 'outbox' | 'passkeys' | 'oidc'>
+  Omit<AccountOptions, 'hashing' | 'hashingQueue' | 'password' | 'secretKey' | 'outbox' | 'passkeys' | 'oidc' | 'organizations'>
 > & {
+  /** Organizations' template and limits, or null when they are off. */
+  organizations: OrganizationSettings | null;
   /** The relying party of passkeys, or null when they are off. */
   passkeys: RelyingParty | null;
   /** The OpenID providers, or null when there are none. */
@@ -157,6 +170,7 @@ export function resolveAccountOptions(options: AccountOptions): ResolvedAccountO
     outbox: resolveOutboxOptions(options.outbox),
     passkeys: resolveRelyingParty(options.passkeys),
     oidc: resolveOidcSettings(options.oidc),
+    organizations: resolveOrganizationSettings(options.organizations),
   };
   for (const key of [
     'sessionLifetimeMs',

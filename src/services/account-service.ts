@@ -7,6 +7,7 @@ import { anonymous, self, type RequestOrigin } from './audit-trail';
 import { type Awaitable, whenReady } from './awaitable';
 import { EmailChanges } from './email-changes/email-changes';
 import { OidcSignIn } from './oidc/oidc-sign-in';
+import { Organizations } from './organizations/organizations';
 import { Passkeys } from './passkeys/passkeys';
 import { expiryCutoffs, expiryRulesOf, unverifiedCreatedBefore } from './expiry-rules';
 import { canonicalEmail, canonicalUsername, emailKeyOf, usernameKeyOf } from './identity';
@@ -84,6 +85,11 @@ export class AccountService {
    * an account has linked. Off (`unknown_provider`) unless `AccountOptions.oidc` is set.
    */
   readonly oidc: OidcSignIn;
+  /**
+   * Organizations: making one, members and roles from the one template, invitations, ownership. On by default;
+   * off (`organization_not_found`) when `AccountOptions.organizations` is `false`.
+   */
+  readonly organizations: Organizations;
   /** Roles and permissions: whether a user holds one (`hasRole`, `requirePermission`...), and the operator's changes. */
   readonly access: AccessControl;
   /** Administration of other accounts and the audit trail, each action checked against its permission. */
@@ -102,6 +108,7 @@ export class AccountService {
     this.emailChanges = new EmailChanges(this.core);
     this.passkeys = new Passkeys(this.core);
     this.oidc = new OidcSignIn(this.core, this.secondFactors);
+    this.organizations = new Organizations(this.core);
     this.admin = new Administration(this.core);
     this.access = new AccessControl(this.core, this.admin);
     this.delivery = this.core.delivery;
@@ -130,6 +137,7 @@ export class AccountService {
       emailChanges: { value: rebase(this.emailChanges) },
       passkeys: { value: rebase(this.passkeys) },
       oidc: { value: rebase(this.oidc, { factors: { value: secondFactors } }) },
+      organizations: { value: rebase(this.organizations) },
       secondFactors: { value: secondFactors },
       admin: { value: admin },
       access: { value: rebase(this.access, { admin: { value: admin } }) },

@@ -2,6 +2,7 @@ import { ACCOUNT_KINDS } from './account/account-kinds';
 import { ADMINISTRATION_KINDS } from './administration/administration-kinds';
 import { EMAIL_CHANGE_KINDS } from './email-changes/email-change-kinds';
 import { OIDC_KINDS } from './oidc/oidc-kinds';
+import { ORGANIZATION_KINDS } from './organizations/organization-kinds';
 import { PASSKEY_KINDS } from './passkeys/passkey-kinds';
 import { SECOND_FACTOR_KINDS } from './second-factor/second-factor-kinds';
 import { SESSIONS_KINDS } from './sessions/sessions-kinds';
@@ -19,5 +20,6 @@ export const KINDS_OF_FEATURES = [
   SECOND_FACTOR_KINDS,
   PASSKEY_KINDS,
   OIDC_KINDS,
+  ORGANIZATION_KINDS,
   ADMINISTRATION_KINDS,
 ] as const;

@@ -84,7 +84,24 @@ export interface SessionCheck {
   methods: readonly AuthMethod[];
   /** The answer for the `AccessQuery` the check was asked with, read in the same statement; absent without one. */
   access?: AccessAnswer;
+  /**
+   * For a `MembershipQuery`: the user's role in that organization, read in the same statement; null when the user is
+   * not a member (or no such organization). Absent without one.
+   */
+  membership?: string | null;
 }
+
+/**
+ * The membership an organization guard (`@Authorized('org')`, `'org:perm:x'`) needs, asked in the session check's
+ * own statement: the organization's id comes from the route, already checked well-formed.
+ */
+export interface MembershipQuery {
+  kind: 'membership';
+  organizationId: string;
+}
+
+/** What a session check may answer in the same statement: a global role or permission, or a membership. */
+export type SessionQuery = AccessQuery | MembershipQuery;
 
 /** Where a login came from, recorded on its session. */
 export interface SessionClient {

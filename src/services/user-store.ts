@@ -4,6 +4,7 @@ import type { AuditReads, AuditWriter } from './store/audit-records';
 import type { EmailChangeReads, EmailChangeRecords } from './email-changes/email-change-records';
 import type { OutboxQueue, OutboxWriter } from './store/outbox-records';
 import type { IdentityReads, IdentityRecords } from './oidc/identity-records';
+import type { OrganizationReads, OrganizationRecords } from './organizations/organization-records';
 import type { PasskeyReads, PasskeyRecords } from './passkeys/passkey-records';
 import type { PasswordReads, PasswordRecords, TokenReads, TokenRecords } from './store/password-records';
 import type {
@@ -41,6 +42,7 @@ export interface UserStoreTransaction {
   readonly loginChallenges: LoginChallengeRecords;
   readonly passkeys: PasskeyRecords;
   readonly oidc: IdentityRecords;
+  readonly organizations: OrganizationRecords;
   readonly access: AccessRecords;
   readonly outbox: OutboxWriter;
   readonly audit: AuditWriter;
@@ -90,6 +92,7 @@ export interface UserStore {
   readonly loginChallenges: LoginChallengeReads;
   readonly passkeys: PasskeyReads;
   readonly oidc: IdentityReads;
+  readonly organizations: OrganizationReads;
   readonly access: AccessReads;
   readonly admin: AdminReads;
   readonly audit: AuditReads;
@@ -109,6 +112,7 @@ export type * from './store/password-records';
 export type * from './second-factor/second-factor-records';
 export type * from './passkeys/passkey-records';
 export type * from './oidc/identity-records';
+export type * from './organizations/organization-records';
 export type * from './store/session-records';
 export type * from './store/user-records';
 export type {
@@ -124,6 +128,8 @@ export type {
   AccessAnswer,
   AccessQuery,
   AuthMethod,
+  MembershipQuery,
+  SessionQuery,
   SessionCheck,
   SessionClient,
   SessionView,

@@ -1,3 +1,5 @@
+import type { OrganizationReads } from '../services/organizations/organization-records';
+import { organizationsNotYetStored } from './organizations-not-yet-stored';
 import type {
   AccessReads,
   AdminReads,
@@ -63,6 +65,7 @@ export class MemoryUserStore implements UserStore {
   readonly loginChallenges: LoginChallengeReads;
   readonly passkeys: PasskeyReads;
   readonly oidc: IdentityReads;
+  readonly organizations: OrganizationReads;
   readonly access: AccessReads;
   readonly admin: AdminReads;
   readonly audit: AuditReads;
@@ -80,6 +83,7 @@ export class MemoryUserStore implements UserStore {
       loginChallenges: new MemoryLoginChallengeRecords(live),
       passkeys: new MemoryPasskeyRecords(live),
       oidc: new MemoryIdentityRecords(live),
+      organizations: organizationsNotYetStored(),
       access: new MemoryAccessRecords(live),
       outbox: new MemoryOutboxRecords(live),
       audit: new MemoryAuditRecords(live),
@@ -94,6 +98,7 @@ export class MemoryUserStore implements UserStore {
     this.loginChallenges = new MemoryLoginChallengeRecords(committed);
     this.passkeys = new MemoryPasskeyRecords(committed);
     this.oidc = new MemoryIdentityRecords(committed);
+    this.organizations = organizationsNotYetStored();
     this.access = new MemoryAccessRecords(committed);
     this.admin = new MemoryAdminReads(committed);
     this.audit = new MemoryAuditRecords(committed);

@@ -19,6 +19,7 @@ const READ_SIDES = [
   'loginChallenges',
   'passkeys',
   'oidc',
+  'organizations',
   'access',
   'audit',
   'outbox',

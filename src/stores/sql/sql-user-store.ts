@@ -1,3 +1,5 @@
+import type { OrganizationReads } from '../../services/organizations/organization-records';
+import { organizationsNotYetStored } from '../organizations-not-yet-stored';
 import { Kysely } from 'kysely';
 import type { AccessReads } from '../../services/store/access-records';
 import type { AdminReads } from '../../services/administration/admin-reads';
@@ -52,6 +54,7 @@ export class SqlUserStore implements UserStore {
   readonly loginChallenges: LoginChallengeReads;
   readonly passkeys: PasskeyReads;
   readonly oidc: IdentityReads;
+  readonly organizations: OrganizationReads;
   readonly access: AccessReads;
   readonly admin: AdminReads;
   readonly audit: AuditReads;
@@ -78,6 +81,7 @@ export class SqlUserStore implements UserStore {
     this.loginChallenges = new SqlLoginChallengeReads(db);
     this.passkeys = new SqlPasskeyReads(db);
     this.oidc = new SqlIdentityReads(db);
+    this.organizations = organizationsNotYetStored();
     this.access = new SqlAccessReads(db, queries);
     this.admin = new SqlAdminReads(db, capabilities);
     this.audit = new SqlAuditReads(db);
@@ -184,6 +188,7 @@ export class SqlUserStore implements UserStore {
       loginChallenges: new SqlLoginChallengeRecords(unit),
       passkeys: new SqlPasskeyRecords(unit),
       oidc: new SqlIdentityRecords(unit),
+      organizations: organizationsNotYetStored(),
       access: new SqlAccessRecords(unit),
       outbox: new SqlOutboxWriter(unit),
       audit: new SqlAuditWriter(unit),

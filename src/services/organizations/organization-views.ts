@@ -1,0 +1,45 @@
+/** An organization as a member sees it: with the member's role and what it may do there. */
+export interface OrganizationView {
+  id: string;
+  name: string;
+  createdAt: Date;
+  /** The caller's role. */
+  role: string;
+  /** The caller's permissions there, sorted. */
+  permissions: string[];
+}
+
+/** A member on the roster; `email` only for holders of `gatehouse.members.manage` (and administrators). */
+export interface MemberView {
+  userId: string;
+  username: string;
+  email?: string;
+  role: string;
+  joinedAt: Date;
+}
+
+/** A pending invitation as managers see it. Never its token. */
+export interface InvitationView {
+  id: string;
+  email: string;
+  role: string;
+  /** The inviter's username; null once that account is gone. */
+  invitedBy: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** What the holder of an invitation's token sees: never the invited address, so a forwarded link tells nothing more. */
+export interface InvitationPreview {
+  organization: { id: string; name: string };
+  role: string;
+  invitedBy: string | null;
+  expiresAt: Date;
+}
+
+/** What a guard found for `@CurrentOrganization()`: the organization of the route and the caller's role there. */
+export interface CurrentOrganization {
+  id: string;
+  role: string;
+  permissions: string[];
+}
