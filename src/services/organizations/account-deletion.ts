@@ -27,10 +27,7 @@ export async function organizationsEndingWith(tx: UserStoreTransaction, userId: 
     if (!membership) continue;
     if ((await tx.organizations.countMembers(id)) <= 1) {
       alone.push(organization);
-    } else if (
-      membership.role === OWNER_ROLE &&
-      (await tx.organizations.countMembersWithRole(id, OWNER_ROLE)) <= 1
-    ) {
+    } else if (membership.role === OWNER_ROLE && (await tx.organizations.countMembersWithRole(id, OWNER_ROLE)) <= 1) {
       throw lastOwner();
     }
   }
