@@ -745,6 +745,48 @@ for (const kind of ORGANIZATION_STORES) {
       });
     });
 
+    describe('audit', () => {
+      it('writes every change with the organization id, and never an invited address', async () => {
+        const w = world();
+        const { alice, bob, carol, org } = await acme(w);
+        const invited = await w.accounts.organizations.invite(alice.token, org.id, {
+          email: 'Someone.Else@example.org',
+          role: 'member',
+        });
+        await w.accounts.organizations.resendInvitation(alice.token, org.id, invited.id);
+        await w.accounts.organizations.cancelInvitation(alice.token, org.id, invited.id);
+        await w.accounts.organizations.invite(alice.token, org.id, { email: 'other@example.org', role: 'member' });
+        await w.accounts.organizations.rename(alice.token, org.id, 'Acme 2');
+        await w.accounts.organizations.changeRole(alice.token, org.id, bob.id, 'admin');
+        await w.accounts.organizations.transfer(alice.token, org.id, bob.id);
+        await w.accounts.organizations.removeMember(bob.token, org.id, carol.id);
+        await w.accounts.organizations.leave(alice.token, org.id);
+        await w.accounts.organizations.delete(bob.token, org.id);
+        const events = (await w.store.audit.list({ limit: 1000 })).filter((e) => e.type.startsWith('organization_'));
+        // Every type but a declined invitation's.
+        expect(new Set(events.map((e) => e.type)).size).to.equal(11);
+        for (const event of events) expect(event.details?.organizationId, event.type).to.equal(org.id);
+        const text = JSON.stringify(await w.store.audit.list({ limit: 1000 })).toLowerCase();
+        for (const address of ['someone.else', 'other@example.org', 'bob@example.com', 'carol@example.com']) {
+          expect(text).not.to.include(address);
+        }
+      });
+
+      it('keeps the invitation when its invitee is a member already', async () => {
+        const w = world();
+        const alice = await w.person('alice');
+        const bob = await w.person('bob');
+        const org = await w.accounts.organizations.create(alice.token, { name: 'Acme' });
+        await w.accounts.organizations.invite(alice.token, org.id, { email: bob.email, role: 'member' });
+        const token = await w.invitationToken(bob.email);
+        // The operator makes bob an owner meanwhile: joining again is refused, the invitation stays for declining.
+        await w.accounts.organizations.admin.setOwner(OPERATOR, org.id, bob.id);
+        await expectAccountError(w.accounts.organizations.acceptInvitation(bob.token, token), 'already_member');
+        expect((await w.accounts.organizations.previewInvitation(token)).role).to.equal('member');
+        await w.accounts.organizations.declineInvitation(bob.token, token);
+      });
+    });
+
     describe('administration', () => {
       it("lists, reads, shows a user's organizations and names an owner, each checked and audited", async () => {
         const w = world();
