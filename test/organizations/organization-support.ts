@@ -6,13 +6,20 @@ import type { AdminActor } from '../../src/services/admin-views';
 import type { AuditEvent } from '../../src/services/audit-event';
 import type { UserStore } from '../../src/services/user-store';
 import { MemoryUserStore } from '../../src/stores/memory-user-store';
+import { PostgresUserStore } from '../../src/stores/postgres-user-store';
 import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
 import { makeHarness, STRONG_PASSWORD, type Harness } from '../support/core-harness';
 import { CHEAP_HASHING } from '../support/fixtures';
+import { createTestDatabase } from '../support/postgres-database';
+import { requireService, type ServiceName } from '../support/services';
 
-/** The stores the organizations' service tests run on: memory, and SQLite in a real file. */
+/**
+ * The stores the organizations' service tests run on: memory, SQLite in a real file, and PostgreSQL (a database of its
+ * own; skipped without a server, failed with CI=true), where the races meet real row locks.
+ */
 export const ORGANIZATION_STORES: readonly {
   name: string;
+  service?: ServiceName;
   open(): Promise<{ store: UserStore; close(): Promise<void> }>;
 }[] = [
   { name: 'memory', open: async () => ({ store: new MemoryUserStore(), close: async () => undefined }) },
@@ -26,6 +33,21 @@ export const ORGANIZATION_STORES: readonly {
         async close() {
           await store.close();
           rmSync(folder, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    service: 'postgres',
+    async open() {
+      const database = await createTestDatabase('orgs');
+      const store = await PostgresUserStore.open({ connectionString: database.url });
+      return {
+        store,
+        async close() {
+          await store.close();
+          await database.drop();
         },
       };
     },
@@ -54,7 +76,8 @@ export function freshWorld(
   let store: UserStore | undefined;
   let world: OrgWorld | undefined;
   let close: (() => Promise<void>) | undefined;
-  beforeEach(async () => {
+  beforeEach(async function () {
+    if (kind.service) await requireService(this, kind.service);
     const opened = await kind.open();
     store = opened.store;
     close = opened.close;
