@@ -61,7 +61,7 @@ for (const kind of ORGANIZATION_STORES) {
         expect(org.permissions).to.deep.equal(ALL_GATEHOUSE);
         expect(org.id).to.match(/^[0-9a-f-]{36}$/);
         expect(await w.accounts.organizations.listMine(alice.token)).to.deep.equal([org]);
-        expect(await w.accounts.organizations.get(alice.token, org.id)).to.deep.equal(org);
+        expect(await w.accounts.organizations.get(alice.token, org.id)).to.deep.equal({ ...org, memberCount: 1 });
         const [created] = await w.events('organization_created');
         expect(created.details).to.deep.equal({ organizationId: org.id });
         expect(created.actorId).to.equal(alice.id);

@@ -85,7 +85,8 @@ export async function getOrganization(
 ): Promise<OrganizationView> {
   const access = await memberAccess(core, sessionToken, organizationId);
   const organization = await requireOrganization(core.store.organizations, organizationId);
-  return organizationView(access.settings, organization, access.membership.role);
+  const memberCount = await core.store.organizations.countMembers(organizationId);
+  return { ...organizationView(access.settings, organization, access.membership.role), memberCount };
 }
 
 export async function renameOrganization(

@@ -62,7 +62,7 @@ export class Organizations {
     return listMyOrganizations(this.core, sessionToken);
   }
 
-  /** One organization of the caller's (any member). */
+  /** One organization of the caller's (any member), with its member count. */
   async get(sessionToken: string, organizationId: string): Promise<OrganizationView> {
     return getOrganization(this.core, sessionToken, organizationId);
   }
