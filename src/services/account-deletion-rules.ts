@@ -1,4 +1,6 @@
+import { isAccountError } from '../errors/account-error';
 import type { AccountContext } from './account-context';
+import type { AuditEvent } from './audit-event';
 import type { AuditParties } from './audit-trail';
 import type { UserStoreTransaction } from './user-store';
 import { afterDeletion } from './organizations/organization-lifecycle';
@@ -59,4 +61,27 @@ export function afterAccountDeletion(
   organizations: readonly StoredOrganization[],
 ): Promise<void> {
   return afterDeletion(core, core.options.organizations, organizations);
+}
+
+/**
+ * Runs the deletion; when it was refused for an organization's last owner (`last_owner`, nothing deleted), the refusal
+ * is logged and audited as `audit` with the outcome `last_owner`, then thrown on.
+ */
+export async function refusedForLastOwner<T>(
+  core: AccountContext,
+  audit: AuditEvent,
+  deletion: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await deletion();
+  } catch (error) {
+    if (isAccountError(error) && error.code === 'last_owner') {
+      core.logger.info(
+        { event: audit.type, outcome: 'last_owner', ...(audit.subjectId ? { userId: audit.subjectId } : {}) },
+        'account deletion refused: the last owner of an organization with other members',
+      );
+      await core.audit.write({ ...audit, outcome: 'last_owner' });
+    }
+    throw error;
+  }
 }

@@ -7,7 +7,12 @@ import { anonymous, self, type RequestOrigin } from './audit-trail';
 import { type Awaitable, whenReady } from './awaitable';
 import { EmailChanges } from './email-changes/email-changes';
 import { OidcSignIn } from './oidc/oidc-sign-in';
-import { afterAccountDeletion, deleteAloneOrganizations, organizationsEndingWith } from './account-deletion-rules';
+import {
+  afterAccountDeletion,
+  deleteAloneOrganizations,
+  organizationsEndingWith,
+  refusedForLastOwner,
+} from './account-deletion-rules';
 import { Organizations } from './organizations/organizations';
 import { Passkeys } from './passkeys/passkeys';
 import { expiryCutoffs, expiryRulesOf, unverifiedCreatedBefore } from './expiry-rules';
@@ -488,19 +493,21 @@ export class AccountService {
     const authorisation = { sessionTokenHash: this.core.tokens.hash(token), credentialEpoch: user.credentialEpoch };
     const notice = this.core.messages.notice('accountDeleted', this.core.clock.now());
     const audit = this.core.audit.event('account_deleted', 'success', self(user.id));
-    const deleted = await this.core.store.transaction(async (tx) => {
-      // `last_owner` (undoing the transaction) while the account is the only owner of an organization with others.
-      const alone = await organizationsEndingWith(tx, user.id);
-      // `audit.at` stamps the links that die with the account.
-      const result = await tx.users.delete(user.id, audit.at, { authorisation });
-      if (result.outcome !== 'deleted') return null;
-      // The organizations it was the only member of go with it.
-      await deleteAloneOrganizations(this.core, tx, alone, self(user.id));
-      // Addressed from the row as it was before it went.
-      await tx.outbox.add(notice, result.user);
-      await tx.audit.add(audit);
-      return alone;
-    });
+    const deleted = await refusedForLastOwner(this.core, audit, () =>
+      this.core.store.transaction(async (tx) => {
+        // `last_owner` (undoing the transaction) while the account is the only owner of an organization with others.
+        const alone = await organizationsEndingWith(tx, user.id);
+        // `audit.at` stamps the links that die with the account.
+        const result = await tx.users.delete(user.id, audit.at, { authorisation });
+        if (result.outcome !== 'deleted') return null;
+        // The organizations it was the only member of go with it.
+        await deleteAloneOrganizations(this.core, tx, alone, self(user.id));
+        // Addressed from the row as it was before it went.
+        await tx.outbox.add(notice, result.user);
+        await tx.audit.add(audit);
+        return alone;
+      }),
+    );
     if (!deleted) {
       this.core.logger.info(
         { event: 'account_deleted', outcome: 'credentials_changed', userId: user.id },

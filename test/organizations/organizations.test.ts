@@ -876,6 +876,12 @@ for (const kind of ORGANIZATION_STORES) {
         expect(await w.store.users.findById(alice.id)).not.to.equal(null);
         expect(await w.store.organizations.find(solo.id)).not.to.equal(null);
         expect(deleted).to.deep.equal([]);
+        const refusals = await w.events('account_deleted', 'admin.user_deleted');
+        expect(refusals.map((e) => [e.type, e.outcome, e.subjectId])).to.deep.equal([
+          ['account_deleted', 'last_owner', alice.id],
+          ['admin.user_deleted', 'last_owner', alice.id],
+          ['admin.user_deleted', 'last_owner', alice.id],
+        ]);
         // A member who is not the last owner goes, and the organization keeps its owner.
         await w.accounts.deleteAccount(bob.token, STRONG_PASSWORD);
         expect(await w.store.organizations.countMembers(org.id)).to.equal(2);
