@@ -9,13 +9,13 @@ import type { SessionCheck, SessionQuery, StoredSession, StoredUser } from '../t
 export interface SessionReads {
   /**
    * What checking a request's session needs (`SessionCheck`), for every authenticated request. With `access`, the
-   * same statement also answers it for the session's user: a role or permission as `AccessReads.checkRole` or
-   * `checkPermission` would (`SessionCheck.access`), a membership as `OrganizationReads.membership` would
-   * (`SessionCheck.membership`: the role, or null): a guard's one read. A store that reads synchronously may answer with the value itself (the SQL store on SQLite
+   * same statement also answers it for the session's user, as `AccessReads.checkRole` or `checkPermission` would (a
+   * guard's one read); with a `MembershipQuery`, the user's role in that organization (`SessionCheck.membership`,
+   * null for none), read in the same statement, uncached. A store that reads synchronously may answer with the value itself (the SQL store on SQLite
    * does): the check of a request then needs no promise. A failure must still come as a rejected promise, never a
    * throw. A session whose `credentialEpoch` is not its user's is not found (null), compared in the same read.
    */
-  check(tokenHash: string, access?: SessionQuery): Awaitable<SessionCheck | null>;
+  check(tokenHash: string, query?: SessionQuery): Awaitable<SessionCheck | null>;
   /**
    * One indexed read: the session and its user, or null. Like `check`, it finds no session issued under an earlier
    * `credentialEpoch` than its user's.
