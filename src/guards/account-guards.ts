@@ -14,7 +14,7 @@ import {
 } from './access-requirements';
 import { authError, type AuthOutcome, requestAuthentication } from '../http/request-auth';
 import { nodeMessagesOf } from '../http/node-message';
-import { isOrganizationId } from '../http/path-values';
+import { checkedPathValue, isOrganizationId, PATH_VALUES } from '../http/path-values';
 import { currentOrganization, type CurrentOrganization, organizationNotFound, recordOrganization } from './current-organization';
 import { checkOrganizationRoutes, organizationIdOf, type OrganizationRouting } from './organization-routes';
 
@@ -235,7 +235,8 @@ type Authenticated = Extract<AuthOutcome, { kind: 'authenticated' }>;
  */
 function membershipOf(session: Authenticated, request: GuardRequest): Awaitable<CurrentOrganization | null> {
   const organizationId = request.organizationId;
-  if (!isOrganizationId(organizationId)) return null;
+  // Never a member of a malformed id: 404 as for any other (400 for a segment that is not UTF-8, as Express answers).
+  if (!isOrganizationId(organizationId)) return malformedOrganizationId(organizationId);
   const accounts = resolveAccountService();
   if (!accounts.organizations.settings) return null;
   if (session.membership?.query.organizationId === organizationId) {
@@ -244,6 +245,12 @@ function membershipOf(session: Authenticated, request: GuardRequest): Awaitable<
   return accounts
     .organizationRole(organizationId, session.user.id)
     .then((role) => currentOrganization(organizationId, role));
+}
+
+/** Throws the answer to an id that cannot be one: `organization_not_found`, or 400 for text that does not decode. */
+export function malformedOrganizationId(organizationId: unknown): never {
+  checkedPathValue(PATH_VALUES.organizationId, organizationId);
+  throw organizationNotFound();
 }
 
 /** 404 for no membership (one answer whatever the reason), 403 for a member without the role or permission. */

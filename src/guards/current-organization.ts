@@ -4,7 +4,7 @@ import { resolveAccountService } from '../di/resolve';
 import { AccountError } from '../errors/account-error';
 import { AccountHttpError } from '../http/http-errors';
 import { nodeMessagesOf } from '../http/node-message';
-import { isOrganizationId } from '../http/path-values';
+import { checkedPathValue, isOrganizationId, PATH_VALUES } from '../http/path-values';
 import { authError, authenticateRequest } from '../http/request-auth';
 import { permissionsOf } from '../services/organizations/organization-options';
 import type { MembershipQuery } from '../services/types';
@@ -92,6 +92,7 @@ async function readOrganization(action: Action, routing: OrganizationRouting): P
     res.setHeader('WWW-Authenticate', 'Bearer');
     throw authError(outcome);
   }
+  if (!query) checkedPathValue(PATH_VALUES.organizationId, organizationId);
   if (!query || !resolveAccountService().organizations.settings) throw new AccountHttpError(organizationNotFound());
   // The lookup answered the membership when it was this request's first (and asked for this organization).
   const role =
