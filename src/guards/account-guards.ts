@@ -15,7 +15,11 @@ import {
 import { authError, type AuthOutcome, requestAuthentication } from '../http/request-auth';
 import { nodeMessagesOf } from '../http/node-message';
 import { checkedPathValue, isOrganizationId, PATH_VALUES } from '../http/path-values';
-import { currentOrganization, type CurrentOrganization, organizationNotFound, recordOrganization } from './current-organization';
+import { currentOrganization, type CurrentOrganization, recordOrganization } from './current-organization';
+import {
+  organizationNotFound,
+  organizationPermissionDenied,
+} from '../services/organizations/organization-errors';
 import { checkOrganizationRoutes, organizationIdOf, type OrganizationRouting } from './organization-routes';
 
 /** The two checkers routing-controllers needs; spread them into `useKoaServer` or `useExpressServer` options. */
@@ -256,12 +260,10 @@ export function malformedOrganizationId(organizationId: unknown): never {
 /** 404 for no membership (one answer whatever the reason), 403 for a member without the role or permission. */
 function requireOrganization(step: OrganizationRequirement, membership: CurrentOrganization | null): void {
   if (!membership) throw organizationNotFound();
-  if (step.kind === 'org-role' && membership.role !== step.name) throw permissionDenied();
-  if (step.kind === 'org-permission' && !membership.permissions.includes(step.name)) throw permissionDenied();
-}
-
-function permissionDenied(): AccountError {
-  return new AccountError('permission_denied', 'Permission denied');
+  if (step.kind === 'org-role' && membership.role !== step.name) throw organizationPermissionDenied();
+  if (step.kind === 'org-permission' && !membership.permissions.includes(step.name)) {
+    throw organizationPermissionDenied();
+  }
 }
 
 function secondFactorRequired(): AccountError {

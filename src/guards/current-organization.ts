@@ -1,11 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import { type Action, createParamDecorator } from 'routing-controllers';
 import { resolveAccountService } from '../di/resolve';
-import { AccountError } from '../errors/account-error';
 import { AccountHttpError } from '../http/http-errors';
 import { nodeMessagesOf } from '../http/node-message';
 import { checkedPathValue, isOrganizationId, PATH_VALUES } from '../http/path-values';
 import { authError, authenticateRequest } from '../http/request-auth';
+import { organizationNotFound } from '../services/organizations/organization-errors';
 import { permissionsOf } from '../services/organizations/organization-options';
 import type { MembershipQuery } from '../services/types';
 import { organizationIdOf, type OrganizationRouting } from './organization-routes';
@@ -16,7 +16,7 @@ export interface CurrentOrganization {
   id: string;
   /** The caller's role there, read with this request's session (never cached). */
   role: string;
-  /** The role's permissions in the template (`owner`: all of them). */
+  /** The role's permissions in the template (`owner`: all of them), sorted. */
   permissions: readonly string[];
 }
 
@@ -35,11 +35,6 @@ export function recordedOrganization(req: IncomingMessage): CurrentOrganization 
   return (req as WithOrganization)[RECORDED];
 }
 
-/** The one answer for an organization the caller cannot see: unknown, malformed or not a member's, alike. */
-export function organizationNotFound(): AccountError {
-  return new AccountError('organization_not_found', 'No such organization');
-}
-
 /** The caller's membership, from the role the guard read: null when it is no membership. */
 export function currentOrganization(
   organizationId: string,
@@ -47,7 +42,7 @@ export function currentOrganization(
 ): CurrentOrganization | null {
   const settings = resolveAccountService().organizations.settings;
   if (!settings || role === null) return null;
-  return { id: organizationId, role, permissions: [...permissionsOf(settings.template, role)] };
+  return { id: organizationId, role, permissions: [...permissionsOf(settings.template, role)].sort() };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { AccountError } from '../errors/account-error';
+import { organizationNotFound } from '../services/organizations/organization-errors';
 import { ACCESS_NAME_MAX_LENGTH, ACCESS_NAME_PATTERN, isAccessName } from '../services/identity';
 import { isRecordId, RECORD_ID_LENGTH, RECORD_ID_PATTERN } from '../services/record-id';
 import { AccountHttpError, GatehouseHttpError, httpErrorForStatus } from './http-errors';
@@ -94,7 +95,7 @@ export const PATH_VALUES = {
     ORGANIZATION_ID_PATTERN,
     [36, 36],
     isOrganizationId,
-    () => new AccountError('organization_not_found', 'No such organization'),
+    organizationNotFound,
   ),
 } satisfies Record<string, PathValueRule>;
 

@@ -64,8 +64,9 @@ async function setRole(store: UserStore, organizationId: string, username: strin
   });
 }
 
-const NOT_FOUND = { detail: { detail: 'No such organization', code: 'organization_not_found' } };
-const DENIED = { detail: { detail: 'Permission denied', code: 'permission_denied' } };
+const NOT_FOUND = { detail: { detail: 'No organization of yours has this id', code: 'organization_not_found' } };
+const DENIED = { detail: { detail: 'Your role in this organization does not allow this', code: 'permission_denied' } };
+const GLOBAL_DENIED = { detail: { detail: 'Permission denied', code: 'permission_denied' } };
 
 // Memory answers the session check with a promise; an SQLite file reads at once. PostgreSQL is the stores' suites'.
 const GUARD_STORES = TEST_STORES.filter((kind) => kind.name !== 'PostgreSQL');
@@ -182,11 +183,11 @@ function describeOrganizationGuards(driver: Driver, kind: TestStoreKind): void {
         id: acme,
         role: 'owner',
         permissions: [
-          'gatehouse.members.read',
           'gatehouse.members.invite',
           'gatehouse.members.manage',
-          'gatehouse.organization.update',
+          'gatehouse.members.read',
           'gatehouse.organization.delete',
+          'gatehouse.organization.update',
           'projects.read',
           'projects.write',
         ],
@@ -299,7 +300,7 @@ function describeOrganizationGuards(driver: Driver, kind: TestStoreKind): void {
       await t.accounts.access.createRole('analyst');
       await t.accounts.access.grantPermission('analyst', 'reports.read');
       // Without the global permission: 403 before the organization is looked at.
-      expect((await get(`/orgs/${randomUUID()}/reports`, mia).expect(403)).body).to.deep.equal(DENIED);
+      expect((await get(`/orgs/${randomUUID()}/reports`, mia).expect(403)).body).to.deep.equal(GLOBAL_DENIED);
       await t.accounts.access.grantRole('mia', 'analyst');
       await t.accounts.access.grantRole('nina', 'analyst');
       t.calls.clear();
