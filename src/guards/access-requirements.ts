@@ -5,15 +5,11 @@ import { ConfigurationError } from '../errors/configuration-error';
  * (`'org:role:<name>'`), or a permission the member's role holds (`'org:perm:<name>'`).
  */
 export type OrganizationRequirement =
-  | { kind: 'org-member' }
-  | { kind: 'org-role'; name: string }
-  | { kind: 'org-permission'; name: string };
+  { kind: 'org-member' } | { kind: 'org-role'; name: string } | { kind: 'org-permission'; name: string };
 
 /** One name of `@Authorized(...)`, read as a role, a permission, the second factor, or an organization's. */
 export type AccessRequirement =
-  | { kind: 'role' | 'permission'; name: string }
-  | { kind: 'mfa' }
-  | OrganizationRequirement;
+  { kind: 'role' | 'permission'; name: string } | { kind: 'mfa' } | OrganizationRequirement;
 
 /** The requirement that the session was made with a second factor. */
 export const SECOND_FACTOR_REQUIREMENT = 'mfa';

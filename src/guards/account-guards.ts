@@ -16,10 +16,7 @@ import { authError, type AuthOutcome, requestAuthentication } from '../http/requ
 import { nodeMessagesOf } from '../http/node-message';
 import { checkedPathValue, isOrganizationId, PATH_VALUES } from '../http/path-values';
 import { currentOrganization, type CurrentOrganization, recordOrganization } from './current-organization';
-import {
-  organizationNotFound,
-  organizationPermissionDenied,
-} from '../services/organizations/organization-errors';
+import { organizationNotFound, organizationPermissionDenied } from '../services/organizations/organization-errors';
 import { checkOrganizationRoutes, organizationIdOf, type OrganizationRouting } from './organization-routes';
 
 /** The two checkers routing-controllers needs; spread them into `useKoaServer` or `useExpressServer` options. */

@@ -36,10 +36,7 @@ export function recordedOrganization(req: IncomingMessage): CurrentOrganization 
 }
 
 /** The caller's membership, from the role the guard read: null when it is no membership. */
-export function currentOrganization(
-  organizationId: string,
-  role: string | null,
-): CurrentOrganization | null {
+export function currentOrganization(organizationId: string, role: string | null): CurrentOrganization | null {
   const settings = resolveAccountService().organizations.settings;
   if (!settings || role === null) return null;
   return { id: organizationId, role, permissions: [...permissionsOf(settings.template, role)].sort() };

@@ -122,8 +122,7 @@ function guardedActions(controllers?: readonly ControllerClass[]): GuardedAction
         if (seen.has(action.method)) continue;
         seen.add(action.method);
         const onAction = authorized.find((handler) => handler.target === target && handler.method === action.method);
-        const route =
-          action.route instanceof RegExp ? action.route : `${controller.route ?? ''}${action.route ?? ''}`;
+        const route = action.route instanceof RegExp ? action.route : `${controller.route ?? ''}${action.route ?? ''}`;
         found.push({
           controller: target,
           method: action.method,

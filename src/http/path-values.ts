@@ -91,12 +91,7 @@ export const PATH_VALUES = {
     () => new AccountError('invalid_permission', 'Permission name is invalid'),
   ),
   // The answer for an organization the caller is not a member of, so that no shape of id tells anything apart.
-  organizationId: rule(
-    ORGANIZATION_ID_PATTERN,
-    [36, 36],
-    isOrganizationId,
-    organizationNotFound,
-  ),
+  organizationId: rule(ORGANIZATION_ID_PATTERN, [36, 36], isOrganizationId, organizationNotFound),
 } satisfies Record<string, PathValueRule>;
 
 /** The answer to a path segment that is not percent-encoded UTF-8 (`%FF`, `%C3%28`, a lone surrogate, a bare `%`). */

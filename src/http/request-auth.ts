@@ -3,7 +3,14 @@ import { resolveAccountService } from '../di/resolve';
 import { type Awaitable, isPromiseLike, whenReady } from '../services/awaitable';
 import { invalidSession } from '../errors/account-error';
 import { AccountHttpError, GatehouseHttpError, NotAuthenticatedError } from './http-errors';
-import type { AccessAnswer, AccessQuery, AccountUser, AuthMethod, MembershipQuery, SessionQuery } from '../services/types';
+import type {
+  AccessAnswer,
+  AccessQuery,
+  AccountUser,
+  AuthMethod,
+  MembershipQuery,
+  SessionQuery,
+} from '../services/types';
 import { readBearerToken } from './bearer-header';
 
 /**

@@ -7,7 +7,16 @@ import { accountGuards } from '../../src/guards/account-guards';
 import type { UserStore } from '../../src/services/user-store';
 import { controllersOnlyWhileRunning } from '../support/controller-metadata';
 import { CHEAP_HASHING } from '../support/fixtures';
-import { bearer, buildTestApp, DRIVERS, type Driver, type HostApp, TEST_SECRET, type TestApp, useServer } from '../support/test-app';
+import {
+  bearer,
+  buildTestApp,
+  DRIVERS,
+  type Driver,
+  type HostApp,
+  TEST_SECRET,
+  type TestApp,
+  useServer,
+} from '../support/test-app';
 import { freshStoreEachTest, TEST_STORES, type TestStoreKind } from '../support/test-stores';
 import {
   ControllerWideOrgController,
@@ -19,7 +28,11 @@ import {
   UnknownOrgRoleController,
 } from './fixtures/organization-controllers';
 
-const ORGANIZATION_OPTIONS = { secretKey: TEST_SECRET, hashing: CHEAP_HASHING, organizations: { roles: PROJECT_ROLES } };
+const ORGANIZATION_OPTIONS = {
+  secretKey: TEST_SECRET,
+  hashing: CHEAP_HASHING,
+  organizations: { roles: PROJECT_ROLES },
+};
 
 /** The host mounts its organization routes with the template they are written for, and checks them at start. */
 function mountOrganizations(app: HostApp) {
@@ -45,10 +58,22 @@ async function organizationWith(store: UserStore, members: Record<string, string
   const ids: Record<string, string> = {};
   for (const username of Object.keys(members)) ids[username] = (await store.users.findByUsernameKey(username))!.id;
   await store.transaction(async (tx) => {
-    await tx.organizations.create({ id, name: `Org ${id.slice(0, 4)}`, createdBy: null, createdAt: now, updatedAt: now });
+    await tx.organizations.create({
+      id,
+      name: `Org ${id.slice(0, 4)}`,
+      createdBy: null,
+      createdAt: now,
+      updatedAt: now,
+    });
     for (const [username, role] of Object.entries(members)) {
       expect(
-        await tx.organizations.addMember({ organizationId: id, userId: ids[username], role, createdAt: now, updatedAt: now }),
+        await tx.organizations.addMember({
+          organizationId: id,
+          userId: ids[username],
+          role,
+          createdAt: now,
+          updatedAt: now,
+        }),
       ).to.equal('added');
     }
   });
@@ -124,7 +149,10 @@ describe('organization guards', () => {
         ConfigurationError,
         /ControllerWideOrgController\.one/,
       );
-      expect(() => accountGuards({ controllers: [TeamController] })).to.throw(ConfigurationError, /TeamController\.board/);
+      expect(() => accountGuards({ controllers: [TeamController] })).to.throw(
+        ConfigurationError,
+        /TeamController\.board/,
+      );
     });
 
     it('refuses any organization guard when organizations are off', () => {
@@ -137,7 +165,10 @@ describe('organization guards', () => {
 
     it('checks every controller routing-controllers knows of by default', () => {
       Container.set(ACCOUNT_OPTIONS, ORGANIZATION_OPTIONS);
-      expect(() => accountGuards()).to.throw(ConfigurationError, /TeamController|UnknownOrgRoleController|MissingOrgParamController/);
+      expect(() => accountGuards()).to.throw(
+        ConfigurationError,
+        /TeamController|UnknownOrgRoleController|MissingOrgParamController/,
+      );
     });
 
     it('refuses a parameter name that cannot be one', () => {
