@@ -1,9 +1,12 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { Container } from 'typedi';
 import { ACCOUNT_OPTIONS } from '../../src/di/tokens';
 import { ConfigurationError } from '../../src/errors/configuration-error';
 import { accountGuards } from '../../src/guards/account-guards';
+import { AccountHttpError } from '../../src/http/http-errors';
 import type { UserStore } from '../../src/services/user-store';
 import { controllersOnlyWhileRunning } from '../support/controller-metadata';
 import { CHEAP_HASHING } from '../support/fixtures';
@@ -377,3 +380,46 @@ function describeOrganizationGuards(driver: Driver, kind: TestStoreKind): void {
     });
   });
 }
+
+/** As routing-controllers' Express driver calls the checker: Node's request, with the route's params on it. */
+function actionFor(token: string, orgId: string) {
+  const req = Object.assign(new IncomingMessage(new Socket()), { params: { orgId } });
+  req.headers.authorization = `Bearer ${token}`;
+  return { request: req, response: new ServerResponse(req) };
+}
+
+describe('organization guards: how they decide (SQLite file)', () => {
+  const sqlite = TEST_STORES.find((kind) => kind.name === 'SQLite')!;
+  let t: TestApp;
+  let acme: string;
+  let token: string;
+
+  freshStoreEachTest(sqlite, async (store) => {
+    t = buildTestApp({ store, mount: () => void Container.set(ACCOUNT_OPTIONS, ORGANIZATION_OPTIONS) });
+    token = await t.loginNewUser('mia');
+    acme = await organizationWith(store, { mia: 'member' });
+    const guards = accountGuards({ controllers: [] });
+    // Each request-path query is compiled at its first run; the direct reads start after that.
+    await guards.authorizationChecker(actionFor(token, acme), ['org']);
+    await guards.authorizationChecker(actionFor(token, acme), []);
+    t.calls.clear();
+    return () => t.accounts.drain();
+  });
+
+  it('grants and refuses within the call, from the one read of the session and the membership', () => {
+    const guards = accountGuards({ controllers: [] });
+    expect(guards.authorizationChecker(actionFor(token, acme), ['org'])).to.equal(true);
+    expect(guards.authorizationChecker(actionFor(token, acme), ['org:perm:projects.read'])).to.equal(true);
+    expect(() => guards.authorizationChecker(actionFor(token, acme), ['org:perm:projects.write']))
+      .to.throw(AccountHttpError)
+      .with.property('code', 'permission_denied');
+    expect(() => guards.authorizationChecker(actionFor(token, randomUUID()), ['org']))
+      .to.throw(AccountHttpError)
+      .with.property('code', 'organization_not_found');
+    expect(() => guards.authorizationChecker(actionFor(token, 'nope'), ['org']))
+      .to.throw(AccountHttpError)
+      .with.property('code', 'organization_not_found');
+    expect(t.calls.get('sessions.check')).to.equal(5);
+    expect(t.calls.get('organizations.membership') ?? 0).to.equal(0);
+  });
+});
