@@ -422,4 +422,19 @@ describe('organization guards: how they decide (SQLite file)', () => {
     expect(t.calls.get('sessions.check')).to.equal(5);
     expect(t.calls.get('organizations.membership') ?? 0).to.equal(0);
   });
+
+  it('takes the id from a resolver when the host gives one, and reads nothing else', () => {
+    const guards = accountGuards({
+      controllers: [],
+      organizationResolver: (action) => (action.request as IncomingMessage & { params: { team: string } }).params.team,
+    });
+    const resolved = actionFor(token, 'ignored');
+    (resolved.request as unknown as { params: Record<string, string> }).params = { team: acme };
+    expect(guards.authorizationChecker(resolved, ['org:perm:projects.read'])).to.equal(true);
+    const other = actionFor(token, acme);
+    (other.request as unknown as { params: Record<string, string> }).params = { team: randomUUID() };
+    expect(() => guards.authorizationChecker(other, ['org']))
+      .to.throw(AccountHttpError)
+      .with.property('code', 'organization_not_found');
+  });
 });
