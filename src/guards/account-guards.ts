@@ -14,7 +14,8 @@ import {
 } from './access-requirements';
 import { authError, type AuthOutcome, requestAuthentication } from '../http/request-auth';
 import { nodeMessagesOf } from '../http/node-message';
-import { checkedPathValue, isOrganizationId, PATH_VALUES } from '../http/path-values';
+import { checkedPathValue, PATH_VALUES } from '../http/path-values';
+import { isRecordId as isOrganizationId } from '../services/record-id';
 import { currentOrganization, type CurrentOrganization, recordOrganization } from './current-organization';
 import { organizationNotFound, organizationPermissionDenied } from '../services/organizations/organization-errors';
 import { checkOrganizationRoutes, organizationIdOf, type OrganizationRouting } from './organization-routes';

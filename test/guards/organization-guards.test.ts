@@ -248,7 +248,7 @@ function describeOrganizationGuards(driver: Driver, kind: TestStoreKind): void {
 
     it('gives one 404 for unknown, malformed and other organizations’ ids', async () => {
       const bodies = new Set<string>();
-      const ids = [globex, randomUUID(), 'not-a-uuid', acme.toUpperCase(), `${acme}x`, 'x'.repeat(300), '%20'];
+      const ids = [globex, randomUUID(), 'not-a-uuid', `${acme}x`, 'x'.repeat(300), '%20'];
       for (const id of ids) {
         for (const path of [`/orgs/${id}/projects`, `/orgs/${id}/settings`, `/orgs/${id}/whoami`]) {
           const response = await get(path, adam);
