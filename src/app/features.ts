@@ -121,8 +121,8 @@ export const FEATURES: readonly Feature[] = [
     kinds: ORGANIZATION_KINDS,
     controllers: [OrganizationsController, InvitationsController, AdminOrganizationsController],
     pages: {},
-    tables: [],
-    migrations: [],
+    tables: ['organization_members'],
+    migrations: ['2026-12-05-organizations'],
   },
   {
     name: 'administration',
