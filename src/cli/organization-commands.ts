@@ -48,7 +48,9 @@ export const ORGANIZATION_COMMANDS: CommandGroup<OrganizationRequest> = {
       return { subcommand, organizationId: rest[0], username: rest[1] };
     }
     throw new UsageProblem(
-      subcommand ? `unknown organizations command "${subcommand}"` : 'organizations needs list, show, user or set-owner',
+      subcommand
+        ? `unknown organizations command "${subcommand}"`
+        : 'organizations needs list, show, user or set-owner',
     );
   },
   async run(request, { accounts, out }) {

@@ -43,7 +43,10 @@ export function userRateLimit(limit: UserLimit): RouteMiddleware {
     if (outcome.kind !== 'authenticated') return;
     const decision = await resolveRateLimits().consume(limit, `user:${outcome.user.id}`);
     if (!decision.allowed) {
-      resolveLogger(req).warn({ event: 'rate_limited', outcome: 'refused', limit }, 'too many requests from this account');
+      resolveLogger(req).warn(
+        { event: 'rate_limited', outcome: 'refused', limit },
+        'too many requests from this account',
+      );
       throw new AccountError('rate_limited', 'Too many requests; try again later', {
         retryAfterSeconds: decision.retryAfterMs / 1000,
       });

@@ -7,7 +7,9 @@ import { resolveOrganizationSettings } from '../services/organizations/organizat
 
 /** The invitations' lifetime the core applies with this configuration (its default when unset or off). */
 export function invitationTtlMsOf(config: Pick<ServerConfig, 'organizations'>): number | undefined {
-  return config.organizations === false ? undefined : resolveOrganizationSettings(config.organizations)?.invitationTtlMs;
+  return config.organizations === false
+    ? undefined
+    : resolveOrganizationSettings(config.organizations)?.invitationTtlMs;
 }
 
 /**

@@ -81,7 +81,12 @@ function readRolesFile(path: string): Record<string, string[]> {
     throw fail('is not JSON');
   }
   const roles = (parsed as { roles?: unknown } | null)?.roles;
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || Object.keys(parsed).some((key) => key !== 'roles')) {
+  if (
+    parsed === null ||
+    typeof parsed !== 'object' ||
+    Array.isArray(parsed) ||
+    Object.keys(parsed).some((key) => key !== 'roles')
+  ) {
     throw fail('must be an object with the one key "roles"');
   }
   if (roles === null || typeof roles !== 'object' || Array.isArray(roles)) {

@@ -91,7 +91,11 @@ const ROUTES: Record<IpLimit, (t: TestApp, i: number) => Promise<Response>> = {
     const id = '00000000-0000-4000-8000-000000000000';
     const routes = [
       () => t.http.get(`${PREFIX}/organizations`).set(token),
-      () => t.http.post(`${PREFIX}/organizations`).set(token).send({ name: `Org ${i}` }),
+      () =>
+        t.http
+          .post(`${PREFIX}/organizations`)
+          .set(token)
+          .send({ name: `Org ${i}` }),
       () => t.http.get(`${PREFIX}/organizations/${id}/members`).set(token),
       () => t.http.delete(`${PREFIX}/organizations/${id}`).set(token),
     ];
@@ -112,8 +116,16 @@ const ROUTES: Record<IpLimit, (t: TestApp, i: number) => Promise<Response>> = {
     const token = bearer('x'.repeat(43));
     const routes = [
       () => t.http.post(`${PREFIX}/invitations/preview`).send({ token: `t${i}` }),
-      () => t.http.post(`${PREFIX}/invitations/accept`).set(token).send({ token: `t${i}` }),
-      () => t.http.post(`${PREFIX}/invitations/decline`).set(token).send({ token: `t${i}` }),
+      () =>
+        t.http
+          .post(`${PREFIX}/invitations/accept`)
+          .set(token)
+          .send({ token: `t${i}` }),
+      () =>
+        t.http
+          .post(`${PREFIX}/invitations/decline`)
+          .set(token)
+          .send({ token: `t${i}` }),
     ];
     return routes[i % routes.length]();
   },

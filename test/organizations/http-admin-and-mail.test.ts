@@ -64,31 +64,51 @@ for (const kind of STORES)
           .send({ user_id: bob.id });
         expect(owner.status, owner.text).to.equal(200);
         expect(owner.body.members.find((m: { user_id: string }) => m.user_id === bob.id).role).to.equal('owner');
-        expect((await t.http.get(org(`/${id}`)).set(bearer(bob.token)).expect(200)).body.role).to.equal('owner');
+        expect(
+          (
+            await t.http
+              .get(org(`/${id}`))
+              .set(bearer(bob.token))
+              .expect(200)
+          ).body.role,
+        ).to.equal('owner');
         expectError(
           await t.http.post(`${PREFIX}/admin/organizations/${id}/owner`).set(bearer(root)).send({ user_id: 'bob' }),
           400,
           'validation_error',
         );
-        expectError(await t.http.get(`${PREFIX}/admin/organizations?limit=0`).set(bearer(root)), 400, 'validation_error');
+        expectError(
+          await t.http.get(`${PREFIX}/admin/organizations?limit=0`).set(bearer(root)),
+          400,
+          'validation_error',
+        );
         // Reads and the change are audited, never with the invited address.
         const events = await t.http.get(`${PREFIX}/admin/audit-events?limit=100`).set(bearer(root)).expect(200);
         const types = events.body.events.map((e: { type: string }) => e.type);
-        expect(types).to.include.members(['admin.organizations_listed', 'admin.organization_read', 'admin.organization_owner_set']);
+        expect(types).to.include.members([
+          'admin.organizations_listed',
+          'admin.organization_read',
+          'admin.organization_owner_set',
+        ]);
         expect(JSON.stringify(events.body)).to.not.include('carol@example.com');
       });
 
       it('spends org-invite.user per account and org-accept.ip per address', async () => {
         const limited = buildOrgApp({
           driver,
-          rateLimits: { limits: { 'org-invite.user': { points: 2, duration: 3600 }, 'org-accept.ip': { points: 3, duration: 60 } } },
+          rateLimits: {
+            limits: { 'org-invite.user': { points: 2, duration: 3600 }, 'org-accept.ip': { points: 3, duration: 60 } },
+          },
         });
         const alice = await limited.loginNewUser('alice');
         const id = await createOrg(limited, alice);
         await invite(limited, alice, id, 'a@example.com');
         const second = await invite(limited, alice, id, 'b@example.com');
         expectRateLimited(
-          await limited.http.post(org(`/${id}/invitations/${second.id}/resend`)).set(bearer(alice)).send({}),
+          await limited.http
+            .post(org(`/${id}/invitations/${second.id}/resend`))
+            .set(bearer(alice))
+            .send({}),
           3600,
         );
         // Another account of the same address has its own budget.
@@ -129,7 +149,9 @@ for (const driver of DRIVERS)
         expect(smtp.received).to.have.length(1);
         expect(smtp.received[0].rcptTo).to.deep.equal(['newcomer@example.com']);
         const mail = await parseMail(smtp.received[0]);
-        const token = /https:\/\/id\.example\.com\/auth\/invitation\?token=([A-Za-z0-9_-]{43})/.exec(mail.text ?? '')?.[1];
+        const token = /https:\/\/id\.example\.com\/auth\/invitation\?token=([A-Za-z0-9_-]{43})/.exec(
+          mail.text ?? '',
+        )?.[1];
         expect(token, mail.text).to.be.a('string');
         expect(mail.text).to.not.include('Acme');
         const preview = await t.http.post(`${PREFIX}/invitations/preview`).send({ token }).expect(200);
@@ -185,7 +207,9 @@ describe('Organizations: the standalone configuration', () => {
   it('reads the roles file, the creation rule, the lifetime and the limits; the sender states the core’s lifetime', () => {
     writeFileSync(
       join(cwd, 'roles.json'),
-      JSON.stringify({ roles: { admin: ['gatehouse.members.manage', 'projects.write'], viewer: ['gatehouse.members.read'] } }),
+      JSON.stringify({
+        roles: { admin: ['gatehouse.members.manage', 'projects.write'], viewer: ['gatehouse.members.read'] },
+      }),
     );
     const config = load({
       GATEHOUSE_ORG_ROLES_FILE: 'roles.json',

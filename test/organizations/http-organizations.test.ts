@@ -27,14 +27,27 @@ for (const kind of STORES)
         const id = created.body.id as string;
         const listed = await t.http.get(org()).set(bearer(alice)).expect(200);
         expect(listed.body.organizations.map((o: { id: string }) => o.id)).to.deep.equal([id]);
-        const read = await t.http.get(org(`/${id}`)).set(bearer(alice)).expect(200);
+        const read = await t.http
+          .get(org(`/${id}`))
+          .set(bearer(alice))
+          .expect(200);
         expect(read.body).to.include({ id, name: 'Acme', role: 'owner' });
-        const renamed = await t.http.patch(org(`/${id}`)).set(bearer(alice)).send({ name: 'Acme Corp' }).expect(200);
+        const renamed = await t.http
+          .patch(org(`/${id}`))
+          .set(bearer(alice))
+          .send({ name: 'Acme Corp' })
+          .expect(200);
         expect(renamed.body.name).to.equal('Acme Corp');
-        const members = await t.http.get(org(`/${id}/members`)).set(bearer(alice)).expect(200);
+        const members = await t.http
+          .get(org(`/${id}/members`))
+          .set(bearer(alice))
+          .expect(200);
         expect(members.body.members).to.have.length(1);
         expect(members.body.members[0]).to.include({ username: 'alice', role: 'owner', email: 'alice@example.com' });
-        await t.http.delete(org(`/${id}`)).set(bearer(alice)).expect(204);
+        await t.http
+          .delete(org(`/${id}`))
+          .set(bearer(alice))
+          .expect(204);
         expectError(await t.http.get(org(`/${id}`)).set(bearer(alice)), 404, 'organization_not_found');
         expect((await t.http.get(org()).set(bearer(alice)).expect(200)).body.organizations).to.deep.equal([]);
       });
@@ -78,7 +91,10 @@ for (const kind of STORES)
           }
         }
         // Nothing of Alice's changed.
-        const read = await t.http.get(org(`/${foreign}`)).set(bearer(alice)).expect(200);
+        const read = await t.http
+          .get(org(`/${foreign}`))
+          .set(bearer(alice))
+          .expect(200);
         expect(read.body.name).to.equal('Alice Inc');
       });
 
@@ -86,7 +102,10 @@ for (const kind of STORES)
         const alice = await t.loginNewUser('alice');
         const id = await createOrg(t, alice);
         const bob = await joinedMember(t, alice, id, 'bob', 'member');
-        const roster = await t.http.get(org(`/${id}/members`)).set(bearer(bob.token)).expect(200);
+        const roster = await t.http
+          .get(org(`/${id}/members`))
+          .set(bearer(bob.token))
+          .expect(200);
         expect(roster.body.members).to.have.length(2);
         for (const member of roster.body.members) expect(member).to.not.have.property('email');
         const refusals = [
@@ -111,7 +130,10 @@ for (const kind of STORES)
         const carol = await joinedMember(t, alice, id, 'carol', 'member');
         // An admin may not make an owner, nor touch one.
         expectError(
-          await t.http.patch(org(`/${id}/members/${carol.id}`)).set(bearer(bob.token)).send({ role: 'owner' }),
+          await t.http
+            .patch(org(`/${id}/members/${carol.id}`))
+            .set(bearer(bob.token))
+            .send({ role: 'owner' }),
           403,
           'role_not_assignable',
         );
@@ -122,14 +144,27 @@ for (const kind of STORES)
         );
         // The last owner stays.
         expectError(
-          await t.http.patch(org(`/${id}/members/${aliceId}`)).set(bearer(alice)).send({ role: 'member' }),
+          await t.http
+            .patch(org(`/${id}/members/${aliceId}`))
+            .set(bearer(alice))
+            .send({ role: 'member' }),
           403,
           'role_not_assignable',
         );
-        expectError(await t.http.post(org(`/${id}/leave`)).set(bearer(alice)).send({}), 409, 'last_owner');
+        expectError(
+          await t.http
+            .post(org(`/${id}/leave`))
+            .set(bearer(alice))
+            .send({}),
+          409,
+          'last_owner',
+        );
         // A role outside the template.
         expectError(
-          await t.http.patch(org(`/${id}/members/${carol.id}`)).set(bearer(alice)).send({ role: 'wizard' }),
+          await t.http
+            .patch(org(`/${id}/members/${carol.id}`))
+            .set(bearer(alice))
+            .send({ role: 'wizard' }),
           400,
           'account_error',
         );
@@ -150,9 +185,16 @@ for (const kind of STORES)
           expect(response.body).to.deep.equal(first.body);
         }
         expect(dave).to.be.a('string');
-        await t.http.delete(org(`/${id}/members/${carol.id}`)).set(bearer(bob.token)).expect(204);
+        await t.http
+          .delete(org(`/${id}/members/${carol.id}`))
+          .set(bearer(bob.token))
+          .expect(204);
         expectError(await t.http.get(org(`/${id}`)).set(bearer(carol.token)), 404, 'organization_not_found');
-        await t.http.post(org(`/${id}/leave`)).set(bearer(bob.token)).send({}).expect(204);
+        await t.http
+          .post(org(`/${id}/leave`))
+          .set(bearer(bob.token))
+          .send({})
+          .expect(204);
         expectError(await t.http.get(org(`/${id}`)).set(bearer(bob.token)), 404, 'organization_not_found');
       });
 
@@ -161,14 +203,42 @@ for (const kind of STORES)
         const id = await createOrg(t, alice);
         const bob = await joinedMember(t, alice, id, 'bob');
         expectError(
-          await t.http.post(org(`/${id}/transfer`)).set(bearer(alice)).send({ user_id: NOBODY }),
+          await t.http
+            .post(org(`/${id}/transfer`))
+            .set(bearer(alice))
+            .send({ user_id: NOBODY }),
           404,
           'member_not_found',
         );
-        expectError(await t.http.post(org(`/${id}/transfer`)).set(bearer(bob.token)).send({ user_id: bob.id }), 403, 'permission_denied');
-        await t.http.post(org(`/${id}/transfer`)).set(bearer(alice)).send({ user_id: bob.id }).expect(204);
-        expect((await t.http.get(org(`/${id}`)).set(bearer(bob.token)).expect(200)).body.role).to.equal('owner');
-        expect((await t.http.get(org(`/${id}`)).set(bearer(alice)).expect(200)).body.role).to.equal('admin');
+        expectError(
+          await t.http
+            .post(org(`/${id}/transfer`))
+            .set(bearer(bob.token))
+            .send({ user_id: bob.id }),
+          403,
+          'permission_denied',
+        );
+        await t.http
+          .post(org(`/${id}/transfer`))
+          .set(bearer(alice))
+          .send({ user_id: bob.id })
+          .expect(204);
+        expect(
+          (
+            await t.http
+              .get(org(`/${id}`))
+              .set(bearer(bob.token))
+              .expect(200)
+          ).body.role,
+        ).to.equal('owner');
+        expect(
+          (
+            await t.http
+              .get(org(`/${id}`))
+              .set(bearer(alice))
+              .expect(200)
+          ).body.role,
+        ).to.equal('admin');
       });
 
       it('answers malformed bodies with a clear 400 validation_error, and changes nothing', async () => {
@@ -206,7 +276,11 @@ for (const kind of STORES)
       it('refuses creation to an unverified account... and when organizations are off, every route is 404', async () => {
         const off = buildOrgApp({ driver, organizations: false });
         const alice = await off.loginNewUser('alice');
-        expectError(await off.http.post(org()).set(bearer(alice)).send({ name: 'Acme' }), 404, 'organization_not_found');
+        expectError(
+          await off.http.post(org()).set(bearer(alice)).send({ name: 'Acme' }),
+          404,
+          'organization_not_found',
+        );
         expectError(await off.http.get(org()).set(bearer(alice)), 404, 'organization_not_found');
         expectError(await off.http.get(org(`/${NOBODY}`)).set(bearer(alice)), 404, 'organization_not_found');
         expectError(
@@ -244,14 +318,30 @@ for (const kind of STORES)
         const alice = await t.loginNewUser('alice');
         const id = await createOrg(t, alice);
         const first = await invite(t, alice, id, 'bob@example.com', 'admin');
-        const listed = await t.http.get(org(`/${id}/invitations`)).set(bearer(alice)).expect(200);
+        const listed = await t.http
+          .get(org(`/${id}/invitations`))
+          .set(bearer(alice))
+          .expect(200);
         expect(listed.body.invitations).to.have.length(1);
-        expect(listed.body.invitations[0]).to.include({ id: first.id, email: 'bob@example.com', role: 'admin', invited_by: 'alice' });
+        expect(listed.body.invitations[0]).to.include({
+          id: first.id,
+          email: 'bob@example.com',
+          role: 'admin',
+          invited_by: 'alice',
+        });
         expect(JSON.stringify(listed.body)).to.not.include(first.token);
         const preview = await t.http.post(`${PREFIX}/invitations/preview`).send({ token: first.token }).expect(200);
-        expect(preview.body).to.deep.include({ organization: { id, name: 'Acme' }, role: 'admin', invited_by: 'alice' });
+        expect(preview.body).to.deep.include({
+          organization: { id, name: 'Acme' },
+          role: 'admin',
+          invited_by: 'alice',
+        });
         expect(JSON.stringify(preview.body)).to.not.include('bob@example.com');
-        const resent = await t.http.post(org(`/${id}/invitations/${first.id}/resend`)).set(bearer(alice)).send({}).expect(200);
+        const resent = await t.http
+          .post(org(`/${id}/invitations/${first.id}/resend`))
+          .set(bearer(alice))
+          .send({})
+          .expect(200);
         expect(resent.body.id).to.equal(first.id);
         await t.accounts.drain();
         const second = t.sender.of('organizationInvitation' as never, 'bob@example.com').at(-1)!.token!;
@@ -267,13 +357,30 @@ for (const kind of STORES)
         const foreign = await t.http.delete(org(`/${other}/invitations/${first.id}`)).set(bearer(alice));
         expectError(foreign, 404, 'invitation_not_found');
         for (const wrong of [NOBODY, 'zzz']) {
-          const response = await t.http.post(org(`/${id}/invitations/${wrong}/resend`)).set(bearer(alice)).send({});
+          const response = await t.http
+            .post(org(`/${id}/invitations/${wrong}/resend`))
+            .set(bearer(alice))
+            .send({});
           expect(response.status).to.equal(404);
           expect(response.body).to.deep.equal(foreign.body);
         }
-        await t.http.delete(org(`/${id}/invitations/${first.id}`)).set(bearer(alice)).expect(204);
-        expectError(await t.http.post(`${PREFIX}/invitations/preview`).send({ token: second }), 400, 'invalid_invitation_token');
-        expect((await t.http.get(org(`/${id}/invitations`)).set(bearer(alice)).expect(200)).body.invitations).to.deep.equal([]);
+        await t.http
+          .delete(org(`/${id}/invitations/${first.id}`))
+          .set(bearer(alice))
+          .expect(204);
+        expectError(
+          await t.http.post(`${PREFIX}/invitations/preview`).send({ token: second }),
+          400,
+          'invalid_invitation_token',
+        );
+        expect(
+          (
+            await t.http
+              .get(org(`/${id}/invitations`))
+              .set(bearer(alice))
+              .expect(200)
+          ).body.invitations,
+        ).to.deep.equal([]);
       });
 
       it('lets only the verified owner of the address accept; once; declining ends it too', async () => {
@@ -292,7 +399,10 @@ for (const kind of STORES)
           403,
           'invitation_address_mismatch',
         );
-        const accepted = await t.http.post(`${PREFIX}/invitations/accept`).set(bearer(bob)).send({ token: invitation.token });
+        const accepted = await t.http
+          .post(`${PREFIX}/invitations/accept`)
+          .set(bearer(bob))
+          .send({ token: invitation.token });
         expect(accepted.status, accepted.text).to.equal(200);
         expect(accepted.body).to.include({ id, name: 'Acme', role: 'member' });
         expectError(
@@ -301,19 +411,29 @@ for (const kind of STORES)
           'invalid_invitation_token',
         );
         expectError(
-          await t.http.post(org(`/${id}/invitations`)).set(bearer(alice)).send({ email: 'BOB@example.com', role: 'member' }),
+          await t.http
+            .post(org(`/${id}/invitations`))
+            .set(bearer(alice))
+            .send({ email: 'BOB@example.com', role: 'member' }),
           409,
           'already_member',
         );
         const carol = await t.loginNewUser('carol');
         const declined = await invite(t, alice, id, 'carol@example.com');
-        await t.http.post(`${PREFIX}/invitations/decline`).set(bearer(carol)).send({ token: declined.token }).expect(204);
+        await t.http
+          .post(`${PREFIX}/invitations/decline`)
+          .set(bearer(carol))
+          .send({ token: declined.token })
+          .expect(204);
         expectError(
           await t.http.post(`${PREFIX}/invitations/accept`).set(bearer(carol)).send({ token: declined.token }),
           400,
           'invalid_invitation_token',
         );
-        const roster = await t.http.get(org(`/${id}/members`)).set(bearer(alice)).expect(200);
+        const roster = await t.http
+          .get(org(`/${id}/members`))
+          .set(bearer(alice))
+          .expect(200);
         expect(roster.body.members.map((m: { username: string }) => m.username).sort()).to.deep.equal(['alice', 'bob']);
       });
 
@@ -323,10 +443,15 @@ for (const kind of STORES)
         const bob = await t.loginNewUser('bob');
         const invitation = await invite(t, alice, id, 'bob@example.com');
         const answers = await Promise.all(
-          [1, 2, 3].map(() => t.http.post(`${PREFIX}/invitations/accept`).set(bearer(bob)).send({ token: invitation.token })),
+          [1, 2, 3].map(() =>
+            t.http.post(`${PREFIX}/invitations/accept`).set(bearer(bob)).send({ token: invitation.token }),
+          ),
         );
         expect(answers.map((a) => a.status).sort()).to.deep.equal([200, 400, 400]);
-        const roster = await t.http.get(org(`/${id}/members`)).set(bearer(alice)).expect(200);
+        const roster = await t.http
+          .get(org(`/${id}/members`))
+          .set(bearer(alice))
+          .expect(200);
         expect(roster.body.members).to.have.length(2);
       });
 
@@ -337,7 +462,10 @@ for (const kind of STORES)
         await invite(limited, alice, id, 'a@example.com');
         await invite(limited, alice, id, 'b@example.com');
         expectError(
-          await limited.http.post(org(`/${id}/invitations`)).set(bearer(alice)).send({ email: 'c@example.com', role: 'member' }),
+          await limited.http
+            .post(org(`/${id}/invitations`))
+            .set(bearer(alice))
+            .send({ email: 'c@example.com', role: 'member' }),
           409,
           'invitation_limit_reached',
         );
@@ -346,7 +474,10 @@ for (const kind of STORES)
         const other = await createOrg(fourth, owner);
         await invite(fourth, owner, other, 'a@example.com');
         expectError(
-          await fourth.http.post(org(`/${other}/invitations`)).set(bearer(owner)).send({ email: 'b@example.com', role: 'member' }),
+          await fourth.http
+            .post(org(`/${other}/invitations`))
+            .set(bearer(owner))
+            .send({ email: 'b@example.com', role: 'member' }),
           409,
           'member_limit_reached',
         );

@@ -20,7 +20,11 @@ export function buildOrgApp(options: {
 }): TestApp {
   const t = buildTestApp({ driver: options.driver, store: options.store, rateLimits: options.rateLimits });
   if (options.organizations !== undefined) {
-    Container.set(ACCOUNT_OPTIONS, { secretKey: TEST_SECRET, hashing: CHEAP_HASHING, organizations: options.organizations });
+    Container.set(ACCOUNT_OPTIONS, {
+      secretKey: TEST_SECRET,
+      hashing: CHEAP_HASHING,
+      organizations: options.organizations,
+    });
     // The routes resolve the service per request, rebuilt when the options change; the tests' handle too.
     t.accounts = resolveAccountService();
   }
@@ -52,7 +56,10 @@ export async function invite(
   email: string,
   role = 'member',
 ): Promise<{ id: string; token: string }> {
-  const response = await t.http.post(org(`/${orgId}/invitations`)).set(bearer(token)).send({ email, role });
+  const response = await t.http
+    .post(org(`/${orgId}/invitations`))
+    .set(bearer(token))
+    .send({ email, role });
   expect(response.status, response.text).to.equal(201);
   return { id: response.body.id as string, token: await invitationToken(t, email) };
 }
@@ -67,7 +74,10 @@ export async function joinedMember(
 ): Promise<{ token: string; id: string }> {
   const token = await t.loginNewUser(username);
   const invitation = await invite(t, ownerToken, orgId, `${username}@example.com`, role);
-  const accepted = await t.http.post(`${PREFIX}/invitations/accept`).set(bearer(token)).send({ token: invitation.token });
+  const accepted = await t.http
+    .post(`${PREFIX}/invitations/accept`)
+    .set(bearer(token))
+    .send({ token: invitation.token });
   expect(accepted.status, accepted.text).to.equal(200);
   const me = await t.accounts.admin.userIdOf(username);
   return { token, id: me };

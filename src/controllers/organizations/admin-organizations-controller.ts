@@ -1,13 +1,4 @@
-import {
-  Authorized,
-  Body,
-  CurrentUser,
-  Get,
-  JsonController,
-  Post,
-  QueryParams,
-  UseBefore,
-} from 'routing-controllers';
+import { Authorized, Body, CurrentUser, Get, JsonController, Post, QueryParams, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
 import { BearerToken } from '../../guards/bearer-token';
 import { OrganizationIdParam, UserIdParam } from '../../guards/path-params';

@@ -89,19 +89,14 @@ export class InvitationsController {
   })
   @Authorized()
   @UseBefore(rateLimit('organizations.ip'))
-  async list(
-    @BearerToken() token: string,
-    @OrganizationIdParam() orgId: string,
-    @Accounts() accounts: AccountService,
-  ) {
+  async list(@BearerToken() token: string, @OrganizationIdParam() orgId: string, @Accounts() accounts: AccountService) {
     return invitationListAnswer(await accounts.organizations.listInvitations(token, orgId));
   }
 
   @Post('/organizations/:orgId/invitations/:invitationId/resend', PLAIN_ANSWER)
   @ApiDoc({
     summary: 'Resend an invitation',
-    description:
-      'Needs `gatehouse.members.manage`: a new token and expiry, mailed again; the old token stops working.',
+    description: 'Needs `gatehouse.members.manage`: a new token and expiry, mailed again; the old token stops working.',
     response: 'Invitation',
     errors: ['organization_not_found', 'permission_denied', 'invitation_not_found'],
     bearer: true,
@@ -177,11 +172,7 @@ export class InvitationsController {
   })
   @Authorized()
   @UseBefore(rateLimit('org-accept.ip'))
-  async accept(
-    @BearerToken() token: string,
-    @Body() body: InvitationTokenBody,
-    @Accounts() accounts: AccountService,
-  ) {
+  async accept(@BearerToken() token: string, @Body() body: InvitationTokenBody, @Accounts() accounts: AccountService) {
     return organizationAnswer(await accounts.organizations.acceptInvitation(token, body.token));
   }
 

@@ -30,7 +30,8 @@ export const ORG_ID = {
 };
 const MEMBER_ID = {
   ...ORG_ID,
-  userId: 'The member’s `user_id`, as `GET /organizations/{orgId}/members` lists it; not a member of this organization: 404 `member_not_found`.',
+  userId:
+    'The member’s `user_id`, as `GET /organizations/{orgId}/members` lists it; not a member of this organization: 404 `member_not_found`.',
 };
 
 /**
@@ -58,11 +59,7 @@ export class OrganizationsController {
   })
   @HttpCode(201)
   @UseBefore(rateLimit('organizations.ip'))
-  async create(
-    @BearerToken() token: string,
-    @Body() body: OrganizationNameBody,
-    @Accounts() accounts: AccountService,
-  ) {
+  async create(@BearerToken() token: string, @Body() body: OrganizationNameBody, @Accounts() accounts: AccountService) {
     return organizationAnswer(await accounts.organizations.create(token, { name: body.name }));
   }
 
@@ -91,11 +88,7 @@ export class OrganizationsController {
     pathParameters: ORG_ID,
   })
   @UseBefore(rateLimit('organizations.ip'))
-  async get(
-    @BearerToken() token: string,
-    @OrganizationIdParam() orgId: string,
-    @Accounts() accounts: AccountService,
-  ) {
+  async get(@BearerToken() token: string, @OrganizationIdParam() orgId: string, @Accounts() accounts: AccountService) {
     return organizationAnswer(await accounts.organizations.get(token, orgId));
   }
 

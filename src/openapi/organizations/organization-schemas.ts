@@ -2,7 +2,10 @@ import { ref, type JsonObject } from '../schema-ref';
 
 const ISO_INSTANT = { type: 'string', format: 'date-time' };
 const ID = { type: 'string', format: 'uuid' };
-const ROLE = { type: 'string', description: 'A role of the organization role template (`owner` holds every permission).' };
+const ROLE = {
+  type: 'string',
+  description: 'A role of the organization role template (`owner` holds every permission).',
+};
 const NEXT_CURSOR = {
   type: ['string', 'null'],
   description: 'Pass as `cursor` for the next page; null on the last page.',
@@ -78,7 +81,10 @@ export function organizationSchemas(): Record<string, JsonObject> {
         id: { ...ID, description: 'What `/organizations/{orgId}/invitations/{invitationId}` names.' },
         email: { type: 'string', description: 'The invited address.' },
         role: ROLE,
-        invited_by: { type: ['string', 'null'], description: 'The inviter’s username; null once that account is gone.' },
+        invited_by: {
+          type: ['string', 'null'],
+          description: 'The inviter’s username; null once that account is gone.',
+        },
         created_at: ISO_INSTANT,
         expires_at: ISO_INSTANT,
       },
@@ -100,7 +106,10 @@ export function organizationSchemas(): Record<string, JsonObject> {
           properties: { id: ID, name: { type: 'string' } },
         },
         role: { ...ROLE, description: 'The role accepting gives.' },
-        invited_by: { type: ['string', 'null'], description: 'The inviter’s username; null once that account is gone.' },
+        invited_by: {
+          type: ['string', 'null'],
+          description: 'The inviter’s username; null once that account is gone.',
+        },
         expires_at: ISO_INSTANT,
       },
     },
