@@ -437,4 +437,16 @@ describe('organization guards: how they decide (SQLite file)', () => {
       .to.throw(AccountHttpError)
       .with.property('code', 'organization_not_found');
   });
+
+  it('answers 404 when organizations are off, even where the start was not checked', () => {
+    Container.set(ACCOUNT_OPTIONS, { ...ORGANIZATION_OPTIONS, organizations: false });
+    const guards = accountGuards({ controllers: [] });
+    expect(() => guards.authorizationChecker(actionFor(token, acme), ['org']))
+      .to.throw(AccountHttpError)
+      .with.property('code', 'organization_not_found');
+    expect(() => guards.authorizationChecker(actionFor('A'.repeat(43), acme), ['org'])).to.throw(
+      AccountHttpError,
+      /Invalid or expired/,
+    );
+  });
 });
