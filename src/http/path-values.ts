@@ -1,5 +1,10 @@
 import { AccountError } from '../errors/account-error';
 import { ACCESS_NAME_MAX_LENGTH, ACCESS_NAME_PATTERN, isAccessName } from '../services/identity';
+import {
+  invitationNotFound,
+  memberNotFound,
+  organizationNotFound,
+} from '../services/organizations/organization-errors';
 import { isRecordId, RECORD_ID_LENGTH, RECORD_ID_PATTERN } from '../services/record-id';
 import { AccountHttpError, GatehouseHttpError, httpErrorForStatus } from './http-errors';
 
@@ -69,6 +74,12 @@ export const PATH_VALUES = {
     isRecordId,
     () => new AccountError('identity_not_found', 'No such linked identity'),
   ),
+  // An organization's id (`randomUUID()`): a malformed one is answered as an unknown one, and as one of an
+  // organization the caller is not a member of, with the very same body (docs/organizations.md).
+  organizationId: rule(RECORD_ID_PATTERN, [RECORD_ID_LENGTH, RECORD_ID_LENGTH], isRecordId, organizationNotFound),
+  // A member of an organization, named by its user id: alike with a user id that is not that organization's member.
+  memberId: rule(RECORD_ID_PATTERN, [RECORD_ID_LENGTH, RECORD_ID_LENGTH], isRecordId, memberNotFound),
+  invitationId: rule(RECORD_ID_PATTERN, [RECORD_ID_LENGTH, RECORD_ID_LENGTH], isRecordId, invitationNotFound),
   role: rule(
     ACCESS_NAME_PATTERN,
     [1, ACCESS_NAME_MAX_LENGTH],

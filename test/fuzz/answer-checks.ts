@@ -134,6 +134,10 @@ function expectSuccessShape(body: unknown, what: string) {
     'providers',
     'authorization_url',
     'identities',
+    // Organizations: a created organization, the caller's list, an invitation's preview.
+    'created_at,id,name,permissions,role',
+    'organizations',
+    'expires_at,invited_by,organization,role',
   ];
   expect(shapes, what).to.include(keys);
   if (keys === 'detail') expect((body as { detail: unknown }).detail, what).to.be.a('string');
