@@ -4,6 +4,9 @@ import { AdminRolesController } from '../controllers/administration/admin-roles-
 import { AdminUsersController } from '../controllers/administration/admin-users-controller';
 import { EmailChangeController } from '../controllers/email-changes/email-change-controller';
 import { OidcController } from '../controllers/oidc/oidc-controller';
+import { AdminOrganizationsController } from '../controllers/organizations/admin-organizations-controller';
+import { InvitationsController } from '../controllers/organizations/invitations-controller';
+import { OrganizationsController } from '../controllers/organizations/organizations-controller';
 import { AdminPasskeysController } from '../controllers/passkeys/admin-passkeys-controller';
 import { PasskeysController } from '../controllers/passkeys/passkeys-controller';
 import { SecondFactorController } from '../controllers/second-factor/second-factor-controller';
@@ -117,7 +120,7 @@ export const FEATURES: readonly Feature[] = [
   {
     name: 'organizations',
     kinds: ORGANIZATION_KINDS,
-    controllers: [],
+    controllers: [OrganizationsController, InvitationsController, AdminOrganizationsController],
     pages: ORGANIZATION_PAGES,
     tables: [],
     migrations: [],

@@ -35,6 +35,12 @@ export const PasskeyIdParam = (name = 'id') => PathValue(name, PATH_VALUES.passk
 export const ProviderParam = (name = 'provider') => PathValue(name, PATH_VALUES.providerId);
 /** `:id` of `DELETE /oidc/identities/:id`: a linked identity's public id (its credential row's id). */
 export const IdentityIdParam = (name = 'id') => PathValue(name, PATH_VALUES.identityId);
+/** `:orgId` of the organization routes: an organization's id; malformed is answered as unknown (404). */
+export const OrganizationIdParam = (name = 'orgId') => PathValue(name, PATH_VALUES.organizationId);
+/** `:userId` of `/organizations/:orgId/members/:userId`: a member, by user id. */
+export const MemberIdParam = (name = 'userId') => PathValue(name, PATH_VALUES.memberId);
+/** `:invitationId` of `/organizations/:orgId/invitations/:invitationId`. */
+export const InvitationIdParam = (name = 'invitationId') => PathValue(name, PATH_VALUES.invitationId);
 /** `:role`: a role name. */
 export const RoleParam = (name = 'role') => PathValue(name, PATH_VALUES.role);
 /** `:permission`: a permission name. */

@@ -16,6 +16,11 @@ export interface PathValueRule {
   refusal(): AccountError;
 }
 
+/** The one answer to an organization id that names nothing the caller may see (the core's own words too). */
+export function organizationNotFound(): AccountError {
+  return new AccountError('organization_not_found', 'No organization of yours has this id');
+}
+
 /** The ids `resolveOidcSettings` accepts: lower-case letters, digits and inner hyphens, at most 32. */
 const PROVIDER_ID_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
 
@@ -68,6 +73,27 @@ export const PATH_VALUES = {
     [RECORD_ID_LENGTH, RECORD_ID_LENGTH],
     isRecordId,
     () => new AccountError('identity_not_found', 'No such linked identity'),
+  ),
+  // An organization's id (`randomUUID()`): a malformed one is answered as an unknown one, and as one of an
+  // organization the caller is not a member of, with the very same body (docs/organizations.md).
+  organizationId: rule(
+    RECORD_ID_PATTERN,
+    [RECORD_ID_LENGTH, RECORD_ID_LENGTH],
+    isRecordId,
+    () => organizationNotFound(),
+  ),
+  // A member of an organization, named by its user id: alike with a user id that is not that organization's member.
+  memberId: rule(
+    RECORD_ID_PATTERN,
+    [RECORD_ID_LENGTH, RECORD_ID_LENGTH],
+    isRecordId,
+    () => new AccountError('member_not_found', 'This organization has no member with this id'),
+  ),
+  invitationId: rule(
+    RECORD_ID_PATTERN,
+    [RECORD_ID_LENGTH, RECORD_ID_LENGTH],
+    isRecordId,
+    () => new AccountError('invitation_not_found', 'This organization has no pending invitation with this id'),
   ),
   role: rule(
     ACCESS_NAME_PATTERN,

@@ -1,7 +1,8 @@
 import { resolveLogger, resolveRateLimits } from '../di/resolve';
 import { AccountError } from '../errors/account-error';
 import { ipLimitKey } from '../limits/ip-key';
-import type { IpLimit } from '../limits/rate-limit-options';
+import type { IpLimit, UserLimit } from '../limits/rate-limit-options';
+import { authenticateRequest } from './request-auth';
 import { clientIp } from './client-ip';
 import { routeMiddleware, type RouteMiddleware } from './route-middleware';
 
@@ -23,6 +24,26 @@ export function rateLimit(limit: IpLimit): RouteMiddleware {
         { event: 'rate_limited', outcome: 'refused', limit },
         'too many requests from this address',
       );
+      throw new AccountError('rate_limited', 'Too many requests; try again later', {
+        retryAfterSeconds: decision.retryAfterMs / 1000,
+      });
+    }
+  });
+}
+
+/**
+ * A per-user budget of one action, as route middleware after its per-IP one: keyed by the signed-in account's id,
+ * so one account cannot spread its requests over many addresses. It authenticates the request (the one lookup the
+ * guard shares); without a valid session it lets the guard answer the 401. Over it: 429 `rate_limited` with
+ * `Retry-After`, before the core does anything.
+ */
+export function userRateLimit(limit: UserLimit): RouteMiddleware {
+  return routeMiddleware(async ({ req }) => {
+    const outcome = await authenticateRequest(req);
+    if (outcome.kind !== 'authenticated') return;
+    const decision = await resolveRateLimits().consume(limit, `user:${outcome.user.id}`);
+    if (!decision.allowed) {
+      resolveLogger(req).warn({ event: 'rate_limited', outcome: 'refused', limit }, 'too many requests from this account');
       throw new AccountError('rate_limited', 'Too many requests; try again later', {
         retryAfterSeconds: decision.retryAfterMs / 1000,
       });

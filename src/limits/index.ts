@@ -5,12 +5,14 @@ export {
   DEFAULT_LOGIN_BACKOFF,
   IP_LIMITS,
   LIMIT_NAMES,
+  USER_LIMITS,
   type IpLimit,
   type Limit,
   type LimitName,
   type LoginBackoff,
   type RateLimitOptions,
   type RedisClient,
+  type UserLimit,
 } from './rate-limit-options';
 export { RateLimits } from './rate-limits';
 export { parseRateLimitSpec } from './rate-limit-spec';

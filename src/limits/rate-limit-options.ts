@@ -27,6 +27,13 @@ export const IP_LIMITS = [
   'oidc.ip',
   // Exchanging the one-time code of a provider sign-in's return page for the sign-in's answer.
   'oidc-exchange.ip',
+  // Every organization route but the three below (one budget): creating, reading, renaming and deleting
+  // organizations, their roster and their invitations' list.
+  'organizations.ip',
+  // Inviting and resending an invitation (each sends a mail to an address the caller chose); per user too.
+  'org-invite.ip',
+  // Previewing, accepting and declining an invitation: each names a token, which is random; this stops floods.
+  'org-accept.ip',
   // Every admin route (one budget): an administrator's pages read a list and a user on each visit.
   'admin.ip',
 ] as const;
@@ -40,8 +47,16 @@ export const ACCOUNT_LIMITS = [
   'email-change.email',
 ] as const satisfies readonly AccountLimit[];
 
-export type LimitName = IpLimit | AccountLimit;
-export const LIMIT_NAMES: readonly LimitName[] = [...IP_LIMITS, ...ACCOUNT_LIMITS];
+/**
+ * Per-user budgets, counted by the route once the session is known, keyed by the account's id: inviting sends mail
+ * to addresses the caller picks, so one account may not spread it over many addresses (`org-invite.ip` holds many
+ * accounts behind one address).
+ */
+export const USER_LIMITS = ['org-invite.user'] as const;
+export type UserLimit = (typeof USER_LIMITS)[number];
+
+export type LimitName = IpLimit | AccountLimit | UserLimit;
+export const LIMIT_NAMES: readonly LimitName[] = [...IP_LIMITS, ...ACCOUNT_LIMITS, ...USER_LIMITS];
 
 /** At most `points` attempts per key in a fixed window of `duration` seconds (starting at the key's first one). */
 export interface Limit {
@@ -134,6 +149,13 @@ export const DEFAULT_LIMITS: Readonly<Record<LimitName, Limit>> = {
   'oidc.ip': { points: 120, duration: MINUTE },
   // As `login.ip`: one exchange per provider sign-in (the code is random and single use: this stops floods).
   'oidc-exchange.ip': { points: 100, duration: MINUTE },
+  // A members page lists the organization, its roster and its invitations on every visit, for several people of
+  // one office: room for that, not for a scraper.
+  'organizations.ip': { points: 600, duration: MINUTE },
+  // Each invitation is a mail: enough for an office inviting its team, not for a mail cannon.
+  'org-invite.ip': { points: 100, duration: HOUR },
+  // As `verify-email.ip`: tokens are random and single use, this stops floods, not guesses.
+  'org-accept.ip': { points: 120, duration: HOUR },
   // Room for an administrator paging through thousands of accounts and their events; the core checks each request.
   'admin.ip': { points: 600, duration: MINUTE },
   'login.account': { points: 50, duration: HOUR },
@@ -141,6 +163,8 @@ export const DEFAULT_LIMITS: Readonly<Record<LimitName, Limit>> = {
   'resend-verification.email': { points: 5, duration: HOUR },
   'reset-request.email': { points: 5, duration: HOUR },
   'email-change.email': { points: 5, duration: HOUR },
+  // One account's invitations and resends: a team's worth in an hour.
+  'org-invite.user': { points: 50, duration: HOUR },
 };
 
 export const DEFAULT_LOGIN_BACKOFF: Readonly<LoginBackoff> = {

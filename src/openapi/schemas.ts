@@ -1,6 +1,7 @@
 import { NotAuthenticatedError } from '../http/http-errors';
 import { adminSchemas } from './administration/admin-schemas';
 import { oidcSchemas } from './oidc/oidc-schemas';
+import { organizationSchemas } from './organizations/organization-schemas';
 import { passkeySchemas } from './passkeys/passkey-schemas';
 import { ref, type JsonObject } from './schema-ref';
 
@@ -33,7 +34,17 @@ export type SuccessSchemaName =
   | 'OidcProviderList'
   | 'OidcLinkStart'
   | 'OidcIdentityList'
-  | 'OidcExchangeAnswer';
+  | 'OidcExchangeAnswer'
+  | 'Organization'
+  | 'OrganizationList'
+  | 'Member'
+  | 'MemberList'
+  | 'Invitation'
+  | 'InvitationList'
+  | 'InvitationPreview'
+  | 'AdminOrganizationPage'
+  | 'AdminOrganization'
+  | 'UserOrganizationList';
 
 /** The default public form of a user (`defaultUserSerializer`); `accountApiDocument({ userSchema })` replaces it. */
 export const DEFAULT_USER_SCHEMA: JsonObject = {
@@ -74,6 +85,7 @@ export function responseSchemas(userSchema: JsonObject): Record<string, JsonObje
     ...secondFactorSchemas(),
     ...passkeySchemas(),
     ...oidcSchemas(),
+    ...organizationSchemas(),
     ...adminSchemas(),
     Error: errorBodySchema(ref('ErrorCode')),
     FieldError: {

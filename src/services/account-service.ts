@@ -7,6 +7,11 @@ import { anonymous, self, type RequestOrigin } from './audit-trail';
 import { type Awaitable, whenReady } from './awaitable';
 import { EmailChanges } from './email-changes/email-changes';
 import { OidcSignIn } from './oidc/oidc-sign-in';
+import {
+  afterAccountDeletion,
+  deleteAloneOrganizations,
+  organizationsEndingWith,
+} from './organizations/account-deletion';
 import { Organizations } from './organizations/organizations';
 import { Passkeys } from './passkeys/passkeys';
 import { expiryCutoffs, expiryRulesOf, unverifiedCreatedBefore } from './expiry-rules';
@@ -488,13 +493,17 @@ export class AccountService {
     const notice = this.core.messages.notice('accountDeleted', this.core.clock.now());
     const audit = this.core.audit.event('account_deleted', 'success', self(user.id));
     const deleted = await this.core.store.transaction(async (tx) => {
+      // `last_owner` (undoing the transaction) while the account is the only owner of an organization with others.
+      const alone = await organizationsEndingWith(tx, user.id);
       // `audit.at` stamps the links that die with the account.
       const result = await tx.users.delete(user.id, audit.at, { authorisation });
-      if (result.outcome !== 'deleted') return false;
+      if (result.outcome !== 'deleted') return null;
+      // The organizations it was the only member of go with it.
+      await deleteAloneOrganizations(this.core, tx, alone, self(user.id));
       // Addressed from the row as it was before it went.
       await tx.outbox.add(notice, result.user);
       await tx.audit.add(audit);
-      return true;
+      return alone;
     });
     if (!deleted) {
       this.core.logger.info(
@@ -505,6 +514,7 @@ export class AccountService {
     }
     this.core.logger.info({ event: 'account_deleted', outcome: 'success', userId: user.id }, 'account deleted');
     this.core.delivery?.nudge();
+    await afterAccountDeletion(this.core, deleted);
   }
 
   /**

@@ -19,6 +19,12 @@ export const ADMIN_PERMISSIONS = {
   manageRoles: 'gatehouse.roles.manage',
   /** Read the audit trail. */
   readAudit: 'gatehouse.audit.read',
+  /** List organizations, read one with its members (and their addresses) and invitations, and a user's organizations. */
+  readOrganizations: 'gatehouse.organizations.read',
+  /**
+   * Name an organization's owner; create organizations when `organizations.creation` is 'administrators'.
+   */
+  manageOrganizations: 'gatehouse.organizations.manage',
 } as const;
 
 export type AdminPermission = (typeof ADMIN_PERMISSIONS)[keyof typeof ADMIN_PERMISSIONS];

@@ -16,7 +16,7 @@ export interface CursorKey {
 
 /** What a cursor is bound to: the list's name and its filters, canonical (same filters, same text). */
 export interface CursorScope {
-  list: 'users' | 'audit';
+  list: 'users' | 'audit' | 'organizations';
   filters: Record<string, string | number | boolean | readonly string[] | undefined>;
 }
 

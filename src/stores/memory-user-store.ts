@@ -1,5 +1,4 @@
 import type { OrganizationReads } from '../services/organizations/organization-records';
-import { organizationsNotYetStored } from './organizations-not-yet-stored';
 import type {
   AccessReads,
   AdminReads,
@@ -28,6 +27,7 @@ import { MemoryLoginChallengeRecords } from './memory/second-factor/memory-login
 import { MemoryOutboxQueue } from './memory/memory-outbox-queue';
 import { MemoryOutboxRecords } from './memory/memory-outbox-records';
 import { MemoryIdentityRecords } from './memory/oidc/memory-identity-records';
+import { MemoryOrganizationRecords } from './memory/organizations/memory-organization-records';
 import { MemoryPasskeyRecords } from './memory/passkeys/memory-passkey-records';
 import { MemoryPasswordRecords } from './memory/memory-password-records';
 import { MemorySecondFactorRecords } from './memory/second-factor/memory-second-factor-records';
@@ -83,7 +83,7 @@ export class MemoryUserStore implements UserStore {
       loginChallenges: new MemoryLoginChallengeRecords(live),
       passkeys: new MemoryPasskeyRecords(live),
       oidc: new MemoryIdentityRecords(live),
-      organizations: organizationsNotYetStored(),
+      organizations: new MemoryOrganizationRecords(live),
       access: new MemoryAccessRecords(live),
       outbox: new MemoryOutboxRecords(live),
       audit: new MemoryAuditRecords(live),
@@ -98,7 +98,7 @@ export class MemoryUserStore implements UserStore {
     this.loginChallenges = new MemoryLoginChallengeRecords(committed);
     this.passkeys = new MemoryPasskeyRecords(committed);
     this.oidc = new MemoryIdentityRecords(committed);
-    this.organizations = organizationsNotYetStored();
+    this.organizations = new MemoryOrganizationRecords(committed);
     this.access = new MemoryAccessRecords(committed);
     this.admin = new MemoryAdminReads(committed);
     this.audit = new MemoryAuditRecords(committed);

@@ -85,6 +85,38 @@ const ROUTES: Record<IpLimit, (t: TestApp, i: number) => Promise<Response>> = {
     return routes[i % routes.length]();
   },
   'oidc-exchange.ip': (t, i) => t.http.post(`${PREFIX}/oidc/exchange`).send({ code: `code-${i}` }),
+  // One budget for the organization routes but inviting and answering invitations.
+  'organizations.ip': (t, i) => {
+    const token = bearer('x'.repeat(43));
+    const id = '00000000-0000-4000-8000-000000000000';
+    const routes = [
+      () => t.http.get(`${PREFIX}/organizations`).set(token),
+      () => t.http.post(`${PREFIX}/organizations`).set(token).send({ name: `Org ${i}` }),
+      () => t.http.get(`${PREFIX}/organizations/${id}/members`).set(token),
+      () => t.http.delete(`${PREFIX}/organizations/${id}`).set(token),
+    ];
+    return routes[i % routes.length]();
+  },
+  'org-invite.ip': (t, i) => {
+    const token = bearer('x'.repeat(43));
+    const id = '00000000-0000-4000-8000-000000000000';
+    if (i % 2 === 0) {
+      return t.http
+        .post(`${PREFIX}/organizations/${id}/invitations`)
+        .set(token)
+        .send({ email: `n${i}@example.com`, role: 'member' });
+    }
+    return t.http.post(`${PREFIX}/organizations/${id}/invitations/${id}/resend`).set(token).send({});
+  },
+  'org-accept.ip': (t, i) => {
+    const token = bearer('x'.repeat(43));
+    const routes = [
+      () => t.http.post(`${PREFIX}/invitations/preview`).send({ token: `t${i}` }),
+      () => t.http.post(`${PREFIX}/invitations/accept`).set(token).send({ token: `t${i}` }),
+      () => t.http.post(`${PREFIX}/invitations/decline`).set(token).send({ token: `t${i}` }),
+    ];
+    return routes[i % routes.length]();
+  },
   // One budget for every admin route (a dead session is refused after the budget is spent).
   'admin.ip': (t, i) => {
     const token = bearer('x'.repeat(43));

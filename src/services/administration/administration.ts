@@ -18,6 +18,11 @@ import type { AuditDetails, AuditEvent, AuditEventType } from '../audit-event';
 import { checkPermissionName, checkRoleName } from '../identity';
 import { type CursorKey, type CursorScope, PageCursors } from '../page-cursor';
 import { isRecordId } from '../record-id';
+import {
+  afterAccountDeletion,
+  deleteAloneOrganizations,
+  organizationsEndingWith,
+} from '../organizations/account-deletion';
 import type { StoredUser } from '../types';
 import type {
   AccessChangeRefusal,
@@ -163,18 +168,23 @@ export class Administration {
     await this.authoriseChange(actor, ADMIN_PERMISSIONS.deleteUsers);
     const audit = this.event(actor, 'admin.user_deleted', userId);
     const notice = this.core.messages.notice('accountDeleted', this.core.clock.now());
-    const result = await this.core.store.transaction(async (tx) => {
+    const { result, alone } = await this.core.store.transaction(async (tx) => {
+      // `last_owner` (undoing the transaction) while the account is the only owner of an organization with others.
+      const alone = await organizationsEndingWith(tx, userId);
       // `audit.at` stamps the links that die with the account.
       const result = await tx.users.delete(userId, audit.at, { keepLastHolderOf: ADMIN_ROLE });
-      if (result.outcome !== 'deleted') return result;
+      if (result.outcome !== 'deleted') return { result, alone: [] };
+      // The organizations it was the only member of go with it.
+      await deleteAloneOrganizations(this.core, tx, alone, adminParties(actor, userId));
       // Addressed from the row as it was before it went.
       await tx.outbox.add(notice, result.user);
       await tx.audit.add(audit);
-      return result;
+      return { result, alone };
     });
     this.expectDeleted(result);
     this.log(audit, 'account deleted by an administrator');
     this.core.delivery?.nudge();
+    await afterAccountDeletion(this.core, alone);
   }
 
   /** `gatehouse.roles.manage`; returns the user's roles after the change. Idempotent. */

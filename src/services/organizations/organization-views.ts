@@ -43,3 +43,28 @@ export interface CurrentOrganization {
   role: string;
   permissions: string[];
 }
+
+/** An organization in the administrators' list. */
+export interface AdminOrganizationSummary {
+  id: string;
+  name: string;
+  /** The creator's id; null once that account is gone. */
+  createdBy: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  memberCount: number;
+}
+
+/** One organization as an administrator reads it: every member with its address, and the pending invitations. */
+export interface AdminOrganizationView extends AdminOrganizationSummary {
+  members: MemberView[];
+  invitations: InvitationView[];
+}
+
+/** One of a user's organizations, as an administrator reads them. */
+export interface AdminUserOrganization {
+  id: string;
+  name: string;
+  role: string;
+  joinedAt: Date;
+}

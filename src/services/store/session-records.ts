@@ -1,5 +1,5 @@
 import type { Awaitable } from '../awaitable';
-import type { AccessQuery, SessionCheck, StoredSession, StoredUser } from '../types';
+import type { SessionCheck, SessionQuery, StoredSession, StoredUser } from '../types';
 
 /**
  * Sessions as the request path reads them, outside a transaction (`UserStore.sessions`). Every read sees only what
@@ -10,11 +10,12 @@ export interface SessionReads {
   /**
    * What checking a request's session needs (`SessionCheck`), for every authenticated request. With `access`, the
    * same statement also answers it for the session's user, as `AccessReads.checkRole` or `checkPermission` would (a
-   * guard's one read). A store that reads synchronously may answer with the value itself (the SQL store on SQLite
+   * guard's one read); with a `MembershipQuery`, the user's role in that organization (`SessionCheck.membership`,
+   * null for none), read in the same statement, uncached. A store that reads synchronously may answer with the value itself (the SQL store on SQLite
    * does): the check of a request then needs no promise. A failure must still come as a rejected promise, never a
    * throw. A session whose `credentialEpoch` is not its user's is not found (null), compared in the same read.
    */
-  check(tokenHash: string, access?: AccessQuery): Awaitable<SessionCheck | null>;
+  check(tokenHash: string, query?: SessionQuery): Awaitable<SessionCheck | null>;
   /**
    * One indexed read: the session and its user, or null. Like `check`, it finds no session issued under an earlier
    * `credentialEpoch` than its user's.

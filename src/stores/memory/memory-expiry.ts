@@ -32,5 +32,6 @@ export function deleteExpired(data: MemoryData, cutoffs: ExpiryCutoffs): number 
   sweep(data.passkeyChallenges, (challenge) => isAtOrBefore(challenge.expiresAt, now));
   sweep(data.oidcFlows, (flow) => isAtOrBefore(flow.expiresAt, now));
   sweep(data.oidcHandoffs, (handoff) => isAtOrBefore(handoff.expiresAt, now));
+  sweep(data.invitations, (invitation) => isAtOrBefore(invitation.expiresAt, now));
   return deleted;
 }

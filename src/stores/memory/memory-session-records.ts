@@ -1,15 +1,15 @@
 import type { SessionReads, SessionRecords } from '../../services/store/session-records';
 import {
   accountView,
-  type AccessQuery,
   type SessionCheck,
+  type SessionQuery,
   type StoredSession,
   type StoredUser,
 } from '../../services/types';
 import { copySession, copyUser, newestFirst } from './copies';
 import { permissionAnswer, roleAnswer } from './memory-access-records';
 import { dropEmailChange, deleteSessionsOf } from './memory-session-ends';
-import type { MemoryData, MemoryState } from './memory-state';
+import { membershipKey, type MemoryData, type MemoryState } from './memory-state';
 
 /** Sessions as the request path reads them: the committed ones, without waiting for a running transaction. */
 export class MemorySessionReads implements SessionReads {
@@ -19,7 +19,7 @@ export class MemorySessionReads implements SessionReads {
     this.data = state.committed;
   }
 
-  async check(tokenHash: string, access?: AccessQuery): Promise<SessionCheck | null> {
+  async check(tokenHash: string, query?: SessionQuery): Promise<SessionCheck | null> {
     const found = this.sessionAndUser(tokenHash);
     if (!found) return null;
     const { session, user } = found;
@@ -29,12 +29,16 @@ export class MemorySessionReads implements SessionReads {
       expiresAt: new Date(session.expiresAt),
       lastSeenAt: new Date(session.lastSeenAt),
       methods: session.methods,
-      ...(access && {
-        access:
-          access.kind === 'role'
-            ? roleAnswer(this.data, user.id, access.name)
-            : permissionAnswer(this.data, user.id, access.name),
+      ...(query?.kind === 'membership' && {
+        membership: this.data.memberships.get(membershipKey(query.organizationId, user.id))?.role ?? null,
       }),
+      ...(query &&
+        query.kind !== 'membership' && {
+          access:
+            query.kind === 'role'
+              ? roleAnswer(this.data, user.id, query.name)
+              : permissionAnswer(this.data, user.id, query.name),
+        }),
     };
   }
 

@@ -1,5 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AuditEvent } from '../../services/audit-event';
+import type {
+  StoredInvitation,
+  StoredMembership,
+  StoredOrganization,
+} from '../../services/organizations/organization-records';
 import type { StoredIdentity, StoredOidcFlow, StoredOidcHandoff } from '../../services/oidc/identity-records';
 import type { StoredPasskey, StoredPasskeyChallenge } from '../../services/passkeys/passkey-records';
 import type { GrantScope } from '../../services/store/access-records';
@@ -53,6 +58,15 @@ export interface MemoryData {
   oidcFlows: TableAccess<string, StoredOidcFlow>;
   /** Code hash -> a callback's decision; a user's when it names one. */
   oidcHandoffs: TableAccess<string, StoredOidcHandoff>;
+  /** Organization id -> organization; not the user's (its `createdBy` turns null when that user goes). */
+  organizations: TableAccess<string, StoredOrganization>;
+  /** `membershipKey(organization id, user id)` -> membership: the user's rows, gone with the user. */
+  memberships: TableAccess<string, StoredMembership>;
+  /**
+   * Invitation id -> invitation; unique indexes `tokenHash` and `address` (`invitationAddressKey`: one per
+   * organization and canonical address). Not the inviter's: its `invitedBy` turns null when that user goes.
+   */
+  invitations: TableAccess<string, StoredInvitation>;
   /** User id -> the creation of the user's latest session. */
   lastSignIns: TableAccess<string, Date>;
   /** Event id -> event, in insertion order (the trail; nothing changes an event). */
@@ -141,6 +155,15 @@ export class MemoryState {
       oidcHandoffs: table<string, StoredOidcHandoff>('oidcHandoffs', {
         ownerOf: (handoff: StoredOidcHandoff) => handoff.userId ?? undefined,
       }),
+      organizations: table<string, StoredOrganization>('organizations'),
+      memberships: table<string, StoredMembership>('memberships', byUser),
+      invitations: table<string, StoredInvitation>('invitations', {
+        unique: {
+          tokenHash: (invitation: StoredInvitation) => invitation.tokenHash,
+          address: (invitation: StoredInvitation) =>
+            invitationAddressKey(invitation.organizationId, invitation.emailKey),
+        },
+      }),
       lastSignIns: table<string, Date>('lastSignIns', byKey),
       auditEvents: table<string, AuditEvent>('auditEvents'),
     };
@@ -196,8 +219,28 @@ export function identityKey(issuer: string, subject: string): string {
   return `${issuer} ${subject}`;
 }
 
-/** Removes the user and every row of the registry's tables that hangs off it; messages to the user stay. */
+/** A membership's key: the organization's id, then the user's (uuids: the space never occurs in either). */
+export function membershipKey(organizationId: string, userId: string): string {
+  return `${organizationId} ${userId}`;
+}
+
+/** An invitation's key in the unique index `address`: the organization's id, then the canonical address. */
+export function invitationAddressKey(organizationId: string, emailKey: string): string {
+  return `${organizationId} ${emailKey}`;
+}
+
+/**
+ * Removes the user and every row of the registry's tables that hangs off it; messages to the user stay. The rows
+ * that only name the user (an organization's creator, an invitation's inviter) keep going without the name, as the
+ * database's `ON DELETE SET NULL` does.
+ */
 export function removeUser(data: MemoryData, user: StoredUser): void {
   for (const table of data.userOwned) table.deleteOwnedBy(user.id);
+  for (const [id, organization] of [...data.organizations.entries()]) {
+    if (organization.createdBy === user.id) data.organizations.set(id, { ...organization, createdBy: null });
+  }
+  for (const [id, invitation] of [...data.invitations.entries()]) {
+    if (invitation.invitedBy === user.id) data.invitations.set(id, { ...invitation, invitedBy: null });
+  }
   data.users.delete(user.id);
 }
