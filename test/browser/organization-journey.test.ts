@@ -233,6 +233,43 @@ describe('browser: organizations, invitations and members, end to end', function
     await other.close();
   });
 
+  it('the owner hands the ownership over and leaves; the new owner deletes the organization', async () => {
+    await owner.getByRole('button', { name: 'Make nina the owner' }).click();
+    expect(await owner.locator('#transfer-confirm-text').textContent()).to.equal(
+      `nina becomes an owner of ${NAME}, and your role becomes admin: you can no longer delete it or change its owners.`,
+    );
+    await owner.getByRole('button', { name: 'Make them the owner' }).click();
+    await owner.getByRole('status').filter({ hasText: 'nina is now an owner. Your role is admin.' }).waitFor();
+    expect(await owner.locator('#organization-summary').textContent()).to.include('Your role here: admin.');
+    expect(await owner.getByRole('button', { name: 'Delete the organization' }).isHidden()).to.equal(true);
+    // An admin has no action on an owner.
+    expect(await owner.locator('#members-body tr', { hasText: 'nina' }).locator('button').count()).to.equal(0);
+    await owner.getByRole('button', { name: 'Leave the organization' }).click();
+    await owner.waitForURL(`${site}/auth/my-organizations`);
+    await owner
+      .getByRole('status')
+      .filter({ hasText: `You left ${NAME}.` })
+      .waitFor();
+    await owner.getByText('You do not belong to any organization yet.').waitFor();
+
+    const newOwner = await browser.newPage();
+    await newOwner.goto(`${site}/auth/login`);
+    await signIn(newOwner, 'nina');
+    await newOwner.waitForURL(`${site}/auth/account`);
+    await newOwner.goto(`${site}/auth/organization#id=${organizationId}`);
+    await newOwner.getByRole('button', { name: 'Delete the organization' }).click();
+    await newOwner.getByRole('button', { name: 'Delete it for good' }).click();
+    await newOwner.waitForURL(`${site}/auth/my-organizations`);
+    await newOwner
+      .getByRole('status')
+      .filter({ hasText: `${NAME} is deleted.` })
+      .waitFor();
+    // Gone: its page says so, as for an id that never was.
+    await newOwner.goto(`${site}/auth/organization#id=${organizationId}`);
+    await newOwner.locator('#missing').waitFor();
+    await newOwner.close();
+  });
+
   it('sent no request to another origin', () => {
     const elsewhere = requests.map((sent) => sent.url()).filter((url) => !url.startsWith(`${site}/`));
     expect(elsewhere).to.deep.equal([]);

@@ -94,6 +94,8 @@ export async function invitationPage({
       invalid_invitation_token:
         'This invitation does not work any more: it was answered, has expired, was cancelled or was replaced.',
       organization_limit_reached: 'You belong to as many organizations as this server allows: leave one first.',
+      already_member: `You are a member of ${name} already.`,
+      unverified_user: 'Confirm your email address first: open the link we emailed you, then come back here.',
       member_limit_reached: `${name} has as many members as it may have. Ask the person who invited you.`,
     },
   };
