@@ -122,8 +122,8 @@ export const FEATURES: readonly Feature[] = [
     kinds: ORGANIZATION_KINDS,
     controllers: [OrganizationsController, InvitationsController, AdminOrganizationsController],
     pages: ORGANIZATION_PAGES,
-    tables: [],
-    migrations: [],
+    tables: ['organization_members'],
+    migrations: ['2026-12-05-organizations'],
   },
   {
     name: 'administration',

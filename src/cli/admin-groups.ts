@@ -2,6 +2,7 @@ import { ADMIN_COMMANDS } from './admin-commands';
 import { AUDIT_COMMANDS } from './audit-commands';
 import type { CommandGroup } from './command-group';
 import { OIDC_COMMANDS } from './oidc-commands';
+import { ORGANIZATION_COMMANDS } from './organization-commands';
 import { PASSKEY_COMMANDS } from './passkey-commands';
 import { USER_COMMANDS } from './user-commands';
 
@@ -15,4 +16,5 @@ export const ADMIN_GROUPS: Record<string, CommandGroup<unknown>> = {
   audit: AUDIT_COMMANDS as CommandGroup<unknown>,
   passkeys: PASSKEY_COMMANDS as CommandGroup<unknown>,
   oidc: OIDC_COMMANDS as CommandGroup<unknown>,
+  organizations: ORGANIZATION_COMMANDS as CommandGroup<unknown>,
 };

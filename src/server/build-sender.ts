@@ -3,6 +3,12 @@ import { EmailLinks } from '../email/email-links';
 import type { EmailSender } from '../services/email-sender';
 import { SmtpEmailSender } from '../email/smtp-email-sender';
 import type { ServerConfig } from './config';
+import { resolveOrganizationSettings } from '../services/organizations/organization-options';
+
+/** The invitations' lifetime the core applies with this configuration (its default when unset or off). */
+export function invitationTtlMsOf(config: Pick<ServerConfig, 'organizations'>): number | undefined {
+  return config.organizations === false ? undefined : resolveOrganizationSettings(config.organizations)?.invitationTtlMs;
+}
 
 /**
  * The sender the configuration names: SMTP when `GATEHOUSE_SMTP_URL` is set, else the console. Used by the server
@@ -17,7 +23,11 @@ export function buildSender(config: ServerConfig): EmailSender & { close?(): Pro
     emailChangeUrl: config.emailChangeUrl,
   });
   // The email-change message states how long its link works: the configured lifetime, not the default.
-  const lifetimes = { emailChangeTokenTtlMs: config.emailChangeTokenTtlMs };
+  // The invitation states its lifetime too: the core's, from the same configuration.
+  const lifetimes = {
+    emailChangeTokenTtlMs: config.emailChangeTokenTtlMs,
+    invitationTtlMs: invitationTtlMsOf(config),
+  };
   if (config.smtpUrl) return new SmtpEmailSender({ url: config.smtpUrl, from: config.emailFrom, links, ...lifetimes });
   return new ConsoleEmailSender({ links, ...lifetimes });
 }

@@ -10,6 +10,8 @@ import { DEFAULT_ACCOUNT_OPTIONS, MIN_SECRET_KEY_BYTES, type AccountOptions } fr
 import type { PasskeyOptions } from '../services/passkeys/relying-party';
 import type { OidcOptions } from '../services/oidc/oidc-options';
 import { parseOidc } from './oidc-config';
+import { parseOrganizations } from './organization-config';
+import type { OrganizationOptions } from '../services/organizations/organization-options';
 import { parsePasskeys } from './passkey-config';
 
 export type DatabaseConfig =
@@ -69,6 +71,8 @@ export interface ServerConfig {
   passkeys?: PasskeyOptions;
   /** `GATEHOUSE_OIDC_*` and the public URL: the OpenID providers; unset: provider sign-in is off. */
   oidc?: OidcOptions;
+  /** `GATEHOUSE_ORGANIZATIONS` and `GATEHOUSE_ORG_*`: organizations, or false when off. */
+  organizations: OrganizationOptions | false;
 }
 
 /** The outbox options the environment sets; the rest keep their defaults. */
@@ -90,6 +94,7 @@ export function accountOptionsOf(config: ServerConfig): AccountOptions {
     auditRetentionMs: config.auditRetentionMs,
     passkeys: config.passkeys,
     oidc: config.oidc,
+    organizations: config.organizations,
   };
 }
 
@@ -188,12 +193,20 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerCon
         ? undefined
         : parseDuration('GATEHOUSE_OIDC_FLOW_TTL', env.GATEHOUSE_OIDC_FLOW_TTL, 0, MINUTE, 30 * MINUTE),
   });
+  const organizations = parseOrganizations(env, cwd, {
+    enabled: parseSwitch('GATEHOUSE_ORGANIZATIONS', env.GATEHOUSE_ORGANIZATIONS, true),
+    // As the other durations; the core holds it to 1 minute to 30 days.
+    invitationTtlMs:
+      nonEmpty(env.GATEHOUSE_ORG_INVITATION_TTL) === undefined
+        ? undefined
+        : parseDuration('GATEHOUSE_ORG_INVITATION_TTL', env.GATEHOUSE_ORG_INVITATION_TTL, 0, MINUTE, 30 * DAY),
+  });
   // Last, so that a configuration refused for another reason writes no key file and prints no warning.
   const { secretKey, generated } =
     options.ephemeralSecret && env.GATEHOUSE_SECRET_KEY === undefined
       ? { secretKey: randomBytes(48).toString('base64url'), generated: true }
       : loadSecretKey(env.GATEHOUSE_SECRET_KEY, production, cwd, options.warn);
-  return { ...checked, passkeys, oidc, secretKey, secretKeyGenerated: generated };
+  return { ...checked, passkeys, oidc, organizations, secretKey, secretKeyGenerated: generated };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

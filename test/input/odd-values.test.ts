@@ -101,6 +101,9 @@ for (const kind of TEST_STORES.filter((candidate) => candidate.name !== 'memory'
           permission: ADMIN_PERMISSIONS.readUsers,
           passkeyId: '00000000-0000-4000-8000-000000000000',
           provider: 'corp',
+          orgId: '00000000-0000-4000-8000-000000000000',
+          userId: rootId,
+          invitationId: '00000000-0000-4000-8000-000000000000',
         };
         const operations = parameterisedOperations();
         const names = operations.flatMap((operation) => operation.parameters.map((p) => `${p.in}:${p.name}`));

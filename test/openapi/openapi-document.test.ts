@@ -56,7 +56,7 @@ describe('OpenAPI: the document', () => {
   it('describes exactly the routes that are mounted, method for method', () => {
     const { app } = buildPagesApp({ pages: false, apiDocs: false });
     const mounted = mountedRoutes(app);
-    expect(mounted).to.have.length(76);
+    expect(mounted).to.have.length(104);
     expect(documentedRoutes(document())).to.deep.equal(mounted);
 
     const other = buildPagesApp({ prefix: '/accounts', pages: false, apiDocs: false });
@@ -147,10 +147,14 @@ describe('OpenAPI: the document', () => {
       'EmailBody',
       'EmailChangeBody',
       'EmailChangeConfirmBody',
+      'InvitationBody',
+      'InvitationTokenBody',
       'LoginBody',
+      'MemberRoleBody',
       'NameBody',
       'OidcExchangeBody',
       'OidcLinkBody',
+      'OrganizationNameBody',
       'PasskeyAssertionBody',
       'PasskeyChallengeBody',
       'PasskeyNameBody',
@@ -165,6 +169,7 @@ describe('OpenAPI: the document', () => {
       'SecondFactorLoginBody',
       'TokenBody',
       'TotpCodeBody',
+      'UserIdBody',
     ]);
   });
 

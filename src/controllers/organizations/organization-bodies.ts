@@ -1,9 +1,10 @@
-import { IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { RECORD_ID_PATTERN } from '../../services/record-id';
 import { ORGANIZATION_ROLE_PATTERN } from '../../services/organizations/organization-options';
-import { MAX_EMAIL, MAX_TOKEN } from '../dto/bounds';
-import { PageQuery } from '../administration/page-query';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../services/admin-views';
+import { IsWholeNumberText } from '../administration/query-values';
+import { MAX_CURSOR, MAX_EMAIL, MAX_TOKEN } from '../dto/bounds';
 
 /** An organization's name: 1 to 100 characters once trimmed, not blank, no control characters (the core re-checks). */
 export const MAX_ORGANIZATION_NAME = 100;
@@ -82,10 +83,28 @@ export class InvitationTokenBody {
   token!: string;
 }
 
-/** `GET /admin/organizations?cursor&limit`. */
-export class OrganizationPageQuery extends PageQuery {
+/** `GET /admin/organizations?cursor&limit`: the paging of the administrators' lists, declared here (a subclass
+ * without decorators of its own has no schema of its own). */
+export class OrganizationPageQuery {
+  @JSONSchema({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_PAGE_SIZE,
+    default: DEFAULT_PAGE_SIZE,
+    description: 'Organizations per page.',
+  })
+  @IsWholeNumberText(1, MAX_PAGE_SIZE)
+  @IsOptional()
+  limit?: string;
+
+  @JSONSchema({ description: 'The `next_cursor` of the previous page.' })
+  @MaxLength(MAX_CURSOR)
+  @IsString()
+  @IsOptional()
+  cursor?: string;
+
   /** The validated text as the core's paging. */
   toPage(): { limit: number | undefined; cursor: string | undefined } {
-    return this.page();
+    return { limit: this.limit === undefined ? undefined : Number(this.limit), cursor: this.cursor };
   }
 }

@@ -12,6 +12,7 @@ import * as sessionMethods from './migrations/2026-12-01-session-methods';
 import * as credentials from './migrations/2026-12-02-credentials';
 import * as passkeys from './migrations/2026-12-03-passkeys';
 import * as oidc from './migrations/2026-12-04-oidc';
+import * as organizations from './migrations/2026-12-05-organizations';
 import { SqlCapabilities } from './sql-capabilities';
 
 /**
@@ -32,6 +33,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-12-02-credentials': credentials,
   '2026-12-03-passkeys': passkeys,
   '2026-12-04-oidc': oidc,
+  '2026-12-05-organizations': organizations,
 };
 
 const staticProvider: MigrationProvider = { getMigrations: async () => migrations };

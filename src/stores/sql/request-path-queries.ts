@@ -120,6 +120,21 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
       ),
     ),
 
+    /**
+     * `sessionCheck` and, in the same statement, the user's role in the organization (`org_role`, null when not a
+     * member): the organization guards' one read, which the primary key (organization_id, user_id) answers.
+     */
+    sessionCheckWithMembership: compiled(2, (tokenHash: string, organizationId: string) =>
+      sessionCheck(tokenHash).select((eb) =>
+        eb
+          .selectFrom('organization_members as om')
+          .select('om.role')
+          .where('om.organization_id', '=', organizationId)
+          .whereRef('om.user_id', '=', 'u.id')
+          .as('org_role'),
+      ),
+    ),
+
     /** The role's row (absent: unknown role) and the user's global grant of it, if any. */
     role: compiled(2, (userId: string, role: string) =>
       db

@@ -253,6 +253,40 @@ export interface OidcHandoffsTable {
   expires_at: EpochMs;
 }
 
+/** An organization (migrations/2026-12-05-organizations). */
+export interface OrganizationsTable {
+  /** A uuid. */
+  id: string;
+  name: string;
+  /** Its creator; null once that account is gone (ON DELETE SET NULL, and explicitly where foreign keys are off). */
+  created_by: string | null;
+  created_at: EpochMs;
+  updated_at: EpochMs;
+}
+
+/** A user's membership of an organization: one role of the template (migrations/2026-12-05-organizations). */
+export interface OrganizationMembersTable {
+  organization_id: string;
+  user_id: string;
+  role: string;
+  created_at: EpochMs;
+  updated_at: EpochMs;
+}
+
+/** A pending invitation, by its id; its token only as a keyed hash (migrations/2026-12-05-organizations). */
+export interface OrganizationInvitationsTable {
+  id: string;
+  organization_id: string;
+  email: string;
+  email_key: string;
+  role: string;
+  token_hash: string;
+  /** The inviter; null once that account is gone. */
+  invited_by: string | null;
+  created_at: EpochMs;
+  expires_at: EpochMs;
+}
+
 /** One security event; append-only (see migrations/2026-11-28-administration-and-audit). */
 export interface AuditEventsTable {
   id: string;
@@ -285,5 +319,8 @@ export interface Database {
   passkey_challenges: PasskeyChallengesTable;
   oidc_flows: OidcFlowsTable;
   oidc_handoffs: OidcHandoffsTable;
+  organizations: OrganizationsTable;
+  organization_members: OrganizationMembersTable;
+  organization_invitations: OrganizationInvitationsTable;
   audit_events: AuditEventsTable;
 }

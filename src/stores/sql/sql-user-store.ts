@@ -1,5 +1,3 @@
-import type { OrganizationReads } from '../../services/organizations/organization-records';
-import { organizationsNotYetStored } from '../organizations-not-yet-stored';
 import { Kysely } from 'kysely';
 import type { AccessReads } from '../../services/store/access-records';
 import type { AdminReads } from '../../services/administration/admin-reads';
@@ -7,6 +5,7 @@ import type { AuditReads } from '../../services/store/audit-records';
 import type { EmailChangeReads } from '../../services/email-changes/email-change-records';
 import type { OutboxQueue } from '../../services/store/outbox-records';
 import type { IdentityReads } from '../../services/oidc/identity-records';
+import type { OrganizationReads } from '../../services/organizations/organization-records';
 import type { PasskeyReads } from '../../services/passkeys/passkey-records';
 import type { PasswordReads, TokenReads } from '../../services/store/password-records';
 import type { LoginChallengeReads, SecondFactorReads } from '../../services/second-factor/second-factor-records';
@@ -21,6 +20,7 @@ import { deleteExpired } from './records/sql-expiry';
 import { SqlLoginChallengeReads, SqlLoginChallengeRecords } from './records/second-factor/sql-login-challenge-records';
 import { SqlOutboxQueue, SqlOutboxWriter } from './records/sql-outbox';
 import { SqlIdentityReads, SqlIdentityRecords } from './records/oidc/sql-identity-records';
+import { SqlOrganizationReads, SqlOrganizationRecords } from './records/organizations/sql-organization-records';
 import { SqlPasskeyReads, SqlPasskeyRecords } from './records/passkeys/sql-passkey-records';
 import { SqlPasswordReads, SqlPasswordRecords } from './records/sql-password-records';
 import { SqlSecondFactorReads, SqlSecondFactorRecords } from './records/second-factor/sql-second-factor-records';
@@ -81,7 +81,7 @@ export class SqlUserStore implements UserStore {
     this.loginChallenges = new SqlLoginChallengeReads(db);
     this.passkeys = new SqlPasskeyReads(db);
     this.oidc = new SqlIdentityReads(db);
-    this.organizations = organizationsNotYetStored();
+    this.organizations = new SqlOrganizationReads(db);
     this.access = new SqlAccessReads(db, queries);
     this.admin = new SqlAdminReads(db, capabilities);
     this.audit = new SqlAuditReads(db);
@@ -188,7 +188,7 @@ export class SqlUserStore implements UserStore {
       loginChallenges: new SqlLoginChallengeRecords(unit),
       passkeys: new SqlPasskeyRecords(unit),
       oidc: new SqlIdentityRecords(unit),
-      organizations: organizationsNotYetStored(),
+      organizations: new SqlOrganizationRecords(unit),
       access: new SqlAccessRecords(unit),
       outbox: new SqlOutboxWriter(unit),
       audit: new SqlAuditWriter(unit),

@@ -117,6 +117,16 @@ export async function deleteExpired(
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   });
+  // Invitations past their expiry (accepted, declined, cancelled and replaced ones are deleted at once).
+  deleted += await deleteInBatches(async (trx) => {
+    const result = await trx
+      .deleteFrom('organization_invitations')
+      .where('id', 'in', (eb) =>
+        eb.selectFrom('organization_invitations').select('id').where('expires_at', '<=', now.getTime()).$call(batch),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  });
   if (outboxChangedBefore) {
     deleted += await deleteInBatches(async (trx) => {
       const result = await trx

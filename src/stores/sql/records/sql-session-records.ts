@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { type Awaitable, whenReady } from '../../../services/awaitable';
 import type { SessionReads, SessionRecords } from '../../../services/store/session-records';
-import type { AccessQuery, SessionCheck, StoredSession, StoredUser } from '../../../services/types';
+import type { SessionCheck, SessionQuery, StoredSession, StoredUser } from '../../../services/types';
 import { ACCESS_CODES, type RequestPathQueries } from '../request-path-queries';
 import { fromSessionCheckRow, fromSessionRow, fromUserRow, toSessionRow } from '../rows';
 import { runPrepared } from '../run-prepared';
@@ -20,11 +20,17 @@ export class SqlSessionReads implements SessionReads {
     private readonly queries: RequestPathQueries,
   ) {}
 
-  check(tokenHash: string, access?: AccessQuery): Awaitable<SessionCheck | null> {
+  check(tokenHash: string, access?: SessionQuery): Awaitable<SessionCheck | null> {
     // Not async: on SQLite the read is synchronous (`readDirect`), and this runs on every authenticated request: the
     // answer is then the value, not a promise of it.
     try {
       if (!access) return whenReady(this.queries.sessionCheck.execute(this.db, tokenHash), fromSessionCheck);
+      if (access.kind === 'membership') {
+        return whenReady(
+          this.queries.sessionCheckWithMembership.execute(this.db, tokenHash, access.organizationId),
+          fromSessionCheckWithMembership,
+        );
+      }
       const query =
         access.kind === 'role' ? this.queries.sessionCheckWithRole : this.queries.sessionCheckWithPermission;
       return whenReady(query.execute(this.db, tokenHash, access.name, access.name), fromSessionCheckWithAccess);
@@ -191,6 +197,16 @@ function newestSessionFirst(a: StoredSession, b: StoredSession): number {
 
 function fromSessionCheck(rows: Parameters<typeof fromSessionCheckRow>[0][]): SessionCheck | null {
   return rows.length > 0 ? fromSessionCheckRow(rows[0]) : null;
+}
+
+function fromSessionCheckWithMembership(
+  rows: (Parameters<typeof fromSessionCheckRow>[0] & { org_role: string | null })[],
+): SessionCheck | null {
+  const [row] = rows;
+  if (!row) return null;
+  const check = fromSessionCheckRow(row);
+  check.membership = row.org_role ?? null;
+  return check;
 }
 
 function fromSessionCheckWithAccess(

@@ -18,6 +18,7 @@ export const USER_OWNED_TABLES = {
   loginChallenges: ['login_challenges'],
   passkeys: ['passkey_challenges'],
   oidc: ['oidc_flows', 'oidc_handoffs'],
+  organizations: ['organization_members'],
   access: ['user_roles'],
 } as const satisfies Record<string, readonly (keyof Database)[]>;
 
@@ -41,6 +42,13 @@ export async function deleteUsersWithDependents(trx: Kysely<Database>, userIds: 
   if (userIds.length === 0) return 0;
   const result = await trx.deleteFrom('users').where('id', 'in', userIds).executeTakeFirst();
   for (const table of OWNED_TABLES) await trx.deleteFrom(table).where('user_id', 'in', userIds).execute();
+  // The rows that only name the user keep going without the name (the foreign keys' SET NULL).
+  await trx.updateTable('organizations').set({ created_by: null }).where('created_by', 'in', userIds).execute();
+  await trx
+    .updateTable('organization_invitations')
+    .set({ invited_by: null })
+    .where('invited_by', 'in', userIds)
+    .execute();
   return Number(result.numDeletedRows);
 }
 
