@@ -12,13 +12,16 @@ import { collectConsoleProblems, launchChromium, requireChromium } from './chrom
 const PASSWORD = 'violet staircase 42 umbrella';
 /** An organization's name is whatever its creator typed: markup in it must reach every page as text. */
 const NAME = 'Acme <img src=x id=injected> & Co';
+/** A short "recent proof" window, so that handing the ownership over and deleting ask to confirm it is you. */
+const REAUTH_WINDOW_MS = 3_000;
 
 /**
  * Organizations in a real browser, against `npm start` (SQLite) with its mails taken from a real SMTP server: the
  * owner creates an organization and invites a newcomer's address; the newcomer opens the mailed link, signs up,
  * confirms the address and signs in in the same tab, comes back to the invitation and accepts; the owner sees the
  * new member and changes the role; another account opening an invitation meant for someone else is told so, and the
- * invitation stays. On the way: the name is text everywhere, the token leaves the address bar and goes nowhere but
+ * invitation stays; the ownership is handed over and the organization deleted, each after confirming the password.
+ * On the way: the name is text everywhere, the token leaves the address bar and goes nowhere but
  * in the bodies of POSTs, no request leaves the origin, and the CSP and Trusted Types refuse nothing.
  */
 describe('browser: organizations, invitations and members, end to end', function () {
@@ -44,6 +47,7 @@ describe('browser: organizations, invitations and members, end to end', function
       GATEHOUSE_SMTP_URL: smtp.url,
       // The invitation mail's link is absolute: the public URL is needed for it.
       GATEHOUSE_PUBLIC_URL: site,
+      GATEHOUSE_REAUTH_WINDOW: `${REAUTH_WINDOW_MS}ms`,
     });
     ({ browser, close: closeBrowser } = await launchChromium());
     browser.on('request', (sent) => requests.push(sent));
@@ -238,7 +242,15 @@ describe('browser: organizations, invitations and members, end to end', function
     expect(await owner.locator('#transfer-confirm-text').textContent()).to.equal(
       `nina becomes an owner of ${NAME}, and your role becomes admin: you can no longer delete it or change its owners.`,
     );
+    // The sign-in is no longer recent: the page asks for the password, then hands the ownership over.
+    await owner.waitForTimeout(REAUTH_WINDOW_MS + 500);
     await owner.getByRole('button', { name: 'Make them the owner' }).click();
+    await owner.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    await owner.getByLabel('Your password').fill('not the password');
+    await owner.getByRole('button', { name: 'Confirm and continue' }).click();
+    expect(await alertText(owner)).to.equal('The password is wrong.');
+    await owner.getByLabel('Your password').fill(PASSWORD);
+    await owner.getByRole('button', { name: 'Confirm and continue' }).click();
     await owner.getByRole('status').filter({ hasText: 'nina is now an owner. Your role is admin.' }).waitFor();
     expect(await owner.locator('#organization-summary').textContent()).to.include('Your role here: admin.');
     expect(await owner.getByRole('button', { name: 'Delete the organization' }).isHidden()).to.equal(true);
@@ -258,7 +270,10 @@ describe('browser: organizations, invitations and members, end to end', function
     await newOwner.waitForURL(`${site}/auth/account`);
     await newOwner.goto(`${site}/auth/organization#id=${organizationId}`);
     await newOwner.getByRole('button', { name: 'Delete the organization' }).click();
+    await newOwner.waitForTimeout(REAUTH_WINDOW_MS + 500);
     await newOwner.getByRole('button', { name: 'Delete it for good' }).click();
+    await newOwner.getByLabel('Your password').fill(PASSWORD);
+    await newOwner.getByRole('button', { name: 'Confirm and continue' }).click();
     await newOwner.waitForURL(`${site}/auth/my-organizations`);
     await newOwner
       .getByRole('status')
