@@ -370,4 +370,10 @@ export async function organizationPage(kit: PageKit): Promise<void> {
   });
   // With two-factor sign-in on, the prompt asks for the code with the password from the first time.
   await prompt.loadSecondFactor();
+  // Where passkeys are configured (the prompt has the button), an account with one may confirm with it instead.
+  if (document.getElementById('reauth-passkey')) {
+    const passkeys = await callApi('GET', '/passkeys', undefined, token);
+    const list = (passkeys.body as { passkeys?: unknown } | null)?.passkeys;
+    prompt.offerPasskey(passkeys.status === 200 && Array.isArray(list) && list.length > 0);
+  }
 }
