@@ -66,6 +66,18 @@ for (const driver of DRIVERS)
       expect(page).to.include('<li data-role="viewer" data-permissions="projects.read">viewer</li>');
     });
 
+    it('transfer and deletion ask to confirm it is you with the security page’s own prompt', async () => {
+      const { http } = withOptions();
+      const promptOf = (page: string) =>
+        /<section id="reauth"[\s\S]*?id="reauth-cancel"[^>]*>Cancel<\/button><\/p>\n<\/section>/
+          .exec(page)![0]
+          .replace(/<p>[^<]*For the next/, '<p>For the next');
+      const organization = (await http.get('/auth/organization').expect(200)).text;
+      const security = (await http.get('/auth/security').expect(200)).text;
+      expect(promptOf(organization)).to.equal(promptOf(security));
+      expect(organization).to.include('Handing the ownership over and deleting an organization need your password.');
+    });
+
     it('the account page links to the organizations, and with organizations off no page offers them', async () => {
       const on = withOptions();
       expect((await on.http.get('/auth/account').expect(200)).text).to.include('href="/auth/my-organizations"');
