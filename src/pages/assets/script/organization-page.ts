@@ -154,8 +154,11 @@ export async function organizationPage(kit: PageKit): Promise<void> {
     const needed = roles.get(role);
     return needed !== undefined && needed.every(can);
   }
-  /** Fills a role list with the roles the caller may give, and `current` (shown even if the caller may not give it). */
-  function fillRoles(select: PageElement, current?: string): void {
+  /**
+   * Fills a role list with the roles the caller may give, and `current` (shown even if the caller may not give it);
+   * gives how many roles it offers.
+   */
+  function fillRoles(select: PageElement, current?: string): number {
     const offered = [...roles.keys()].filter((role) => role === current || assignable(role));
     const chosen = current ?? offered[offered.length - 1];
     select.replaceChildren(
@@ -168,6 +171,7 @@ export async function organizationPage(kit: PageKit): Promise<void> {
       }),
     );
     select.value = chosen ?? '';
+    return offered.length;
   }
   const named = (count: number, one: string, many: string) => (count === 1 ? `1 ${one}` : `${count} ${many}`);
 
@@ -187,9 +191,9 @@ export async function organizationPage(kit: PageKit): Promise<void> {
     byId('delete-button').hidden = !can(DELETE);
     byId('members-section').hidden = !can(READ);
     byId('members-email-column').hidden = !can(MANAGE);
-    byId('invite-section').hidden = !can(INVITE);
+    // Inviting takes a role the caller may give: a role template may leave an inviter none.
+    byId('invite-section').hidden = !can(INVITE) || fillRoles(byId('invite-form-role')) === 0;
     byId('invitations-section').hidden = !can(MANAGE);
-    fillRoles(byId('invite-form-role'));
     return true;
   }
 
@@ -294,6 +298,10 @@ export async function organizationPage(kit: PageKit): Promise<void> {
       const members = await listOf<Member>('/members', 'members');
       if (!members) return false;
       byId('members-body').replaceChildren(...members.map(memberRow));
+      if (typeof organization?.member_count !== 'number') {
+        const summary = `Your role here: ${organization?.role ?? ''}.`;
+        byId('organization-summary').textContent = `${summary} It has ${named(members.length, 'member', 'members')}.`;
+      }
     }
     if (can(MANAGE)) {
       const invitations = await listOf<Invitation>('/invitations', 'invitations');
