@@ -1,6 +1,4 @@
-import type { AccountService } from '../services/account-service';
-import { OPERATOR, type AdminActor, type Page } from '../services/admin-views';
-import type { InvitationView, MemberView } from '../services/organizations/organization-views';
+import { OPERATOR } from '../services/admin-views';
 import type { CommandGroup } from './command-group';
 import { UsageProblem } from './command-options';
 import { printable, table } from './terminal-text';
@@ -10,28 +8,6 @@ type OrganizationRequest =
   | { subcommand: 'show'; organizationId: string }
   | { subcommand: 'user'; username: string }
   | { subcommand: 'set-owner'; organizationId: string; username: string };
-
-// TODO(org-service merge): the core's administration of organizations, as this branch expects it.
-interface OrganizationAdministrationPort {
-  adminList(
-    actor: AdminActor,
-    page: { limit?: number; cursor?: string },
-  ): Promise<Page<{ id: string; name: string; createdAt: Date; memberCount: number }>>;
-  adminGet(
-    actor: AdminActor,
-    organizationId: string,
-  ): Promise<{
-    organization: { id: string; name: string; createdAt: Date; memberCount: number };
-    members: MemberView[];
-    invitations: InvitationView[];
-  }>;
-  adminListForUser(
-    actor: AdminActor,
-    userId: string,
-  ): Promise<{ id: string; name: string; role: string; joinedAt: Date }[]>;
-  adminSetOwner(actor: AdminActor, organizationId: string, userId: string): Promise<void>;
-}
-const adminOf = (accounts: AccountService) => accounts.organizations as unknown as OrganizationAdministrationPort;
 
 const iso = (value: Date | string) => (value instanceof Date ? value.toISOString() : value);
 
@@ -76,9 +52,9 @@ export const ORGANIZATION_COMMANDS: CommandGroup<OrganizationRequest> = {
     );
   },
   async run(request, { accounts, out }) {
-    const admin = adminOf(accounts);
+    const admin = accounts.organizations.admin;
     if (request.subcommand === 'list') {
-      const page = await admin.adminList(OPERATOR, { limit: 100, cursor: request.cursor });
+      const page = await admin.list(OPERATOR, { limit: 100, cursor: request.cursor });
       if (page.items.length === 0) {
         out('no organizations');
         return;
@@ -89,8 +65,8 @@ export const ORGANIZATION_COMMANDS: CommandGroup<OrganizationRequest> = {
       return;
     }
     if (request.subcommand === 'show') {
-      const view = await admin.adminGet(OPERATOR, request.organizationId);
-      out(`${view.organization.id}  ${printable(view.organization.name)}  created ${iso(view.organization.createdAt)}`);
+      const view = await admin.get(OPERATOR, request.organizationId);
+      out(`${view.id}  ${printable(view.name)}  created ${iso(view.createdAt)}`);
       out(`members (${view.members.length}):`);
       const members = view.members.map((member) => [
         member.userId,
@@ -117,11 +93,11 @@ export const ORGANIZATION_COMMANDS: CommandGroup<OrganizationRequest> = {
     }
     const userId = await accounts.admin.userIdOf(request.username);
     if (request.subcommand === 'set-owner') {
-      await admin.adminSetOwner(OPERATOR, request.organizationId, userId);
+      await admin.setOwner(OPERATOR, request.organizationId, userId);
       out(`${request.username} is an owner of ${request.organizationId}`);
       return;
     }
-    const organizations = await admin.adminListForUser(OPERATOR, userId);
+    const organizations = await admin.userOrganizations(OPERATOR, userId);
     if (organizations.length === 0) {
       out(`${request.username} belongs to no organization`);
       return;

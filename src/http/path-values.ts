@@ -1,5 +1,6 @@
 import { AccountError } from '../errors/account-error';
 import { ACCESS_NAME_MAX_LENGTH, ACCESS_NAME_PATTERN, isAccessName } from '../services/identity';
+import { invitationNotFound, memberNotFound, organizationNotFound } from '../services/organizations/organization-errors';
 import { isRecordId, RECORD_ID_LENGTH, RECORD_ID_PATTERN } from '../services/record-id';
 import { AccountHttpError, GatehouseHttpError, httpErrorForStatus } from './http-errors';
 
@@ -14,11 +15,6 @@ export interface PathValueRule {
   schema: { type: 'string'; pattern: string; minLength: number; maxLength: number };
   /** The answer to a value that breaks the rule, the one the route gives for a value that names nothing. */
   refusal(): AccountError;
-}
-
-/** The one answer to an organization id that names nothing the caller may see (the core's own words too). */
-export function organizationNotFound(): AccountError {
-  return new AccountError('organization_not_found', 'No organization of yours has this id');
 }
 
 /** The ids `resolveOidcSettings` accepts: lower-case letters, digits and inner hyphens, at most 32. */
@@ -80,20 +76,20 @@ export const PATH_VALUES = {
     RECORD_ID_PATTERN,
     [RECORD_ID_LENGTH, RECORD_ID_LENGTH],
     isRecordId,
-    () => organizationNotFound(),
+    organizationNotFound,
   ),
   // A member of an organization, named by its user id: alike with a user id that is not that organization's member.
   memberId: rule(
     RECORD_ID_PATTERN,
     [RECORD_ID_LENGTH, RECORD_ID_LENGTH],
     isRecordId,
-    () => new AccountError('member_not_found', 'This organization has no member with this id'),
+    memberNotFound,
   ),
   invitationId: rule(
     RECORD_ID_PATTERN,
     [RECORD_ID_LENGTH, RECORD_ID_LENGTH],
     isRecordId,
-    () => new AccountError('invitation_not_found', 'This organization has no pending invitation with this id'),
+    invitationNotFound,
   ),
   role: rule(
     ACCESS_NAME_PATTERN,

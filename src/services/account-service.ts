@@ -7,11 +7,7 @@ import { anonymous, self, type RequestOrigin } from './audit-trail';
 import { type Awaitable, whenReady } from './awaitable';
 import { EmailChanges } from './email-changes/email-changes';
 import { OidcSignIn } from './oidc/oidc-sign-in';
-import {
-  afterAccountDeletion,
-  deleteAloneOrganizations,
-  organizationsEndingWith,
-} from './organizations/account-deletion';
+import { afterAccountDeletion, deleteAloneOrganizations, organizationsEndingWith } from './account-deletion-rules';
 import { Organizations } from './organizations/organizations';
 import { Passkeys } from './passkeys/passkeys';
 import { expiryCutoffs, expiryRulesOf, unverifiedCreatedBefore } from './expiry-rules';

@@ -59,6 +59,17 @@ describe('errors: the one code → status table', () => {
       identity_already_linked: 409,
       identity_not_found: 404,
       email_domain_not_allowed: 403,
+      organization_not_found: 404,
+      member_not_found: 404,
+      invitation_not_found: 404,
+      invalid_invitation_token: 400,
+      invitation_address_mismatch: 403,
+      role_not_assignable: 403,
+      last_owner: 409,
+      already_member: 409,
+      organization_limit_reached: 409,
+      member_limit_reached: 409,
+      invitation_limit_reached: 409,
     });
   });
 

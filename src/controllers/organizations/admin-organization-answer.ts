@@ -1,5 +1,9 @@
 import type { Page } from '../../services/admin-views';
-import type { InvitationView, MemberView } from '../../services/organizations/organization-views';
+import type {
+  AdminOrganizationSummary,
+  AdminOrganizationView,
+  AdminUserOrganization,
+} from '../../services/organizations/organization-views';
 import { invitationAnswer, memberAnswer, type InvitationAnswer, type MemberAnswer } from './organization-answer';
 
 // What the administrators' routes answer: snake_case, instants as ISO strings; members with their addresses,
@@ -7,60 +11,45 @@ import { invitationAnswer, memberAnswer, type InvitationAnswer, type MemberAnswe
 
 const iso = (value: Date | string): string => (value instanceof Date ? value.toISOString() : value);
 
-/** An organization as the administrators' list shows it. */
-export interface AdminOrganizationSummaryView {
-  id: string;
-  name: string;
-  createdAt: Date;
-  memberCount: number;
-}
-
 export interface AdminOrganizationSummaryAnswer {
   id: string;
   name: string;
+  created_by: string | null;
   created_at: string;
+  updated_at: string;
   member_count: number;
 }
 
-export function adminOrganizationSummaryAnswer(view: AdminOrganizationSummaryView): AdminOrganizationSummaryAnswer {
-  return { id: view.id, name: view.name, created_at: iso(view.createdAt), member_count: view.memberCount };
+export function adminOrganizationSummaryAnswer(view: AdminOrganizationSummary): AdminOrganizationSummaryAnswer {
+  return {
+    id: view.id,
+    name: view.name,
+    created_by: view.createdBy,
+    created_at: iso(view.createdAt),
+    updated_at: iso(view.updatedAt),
+    member_count: view.memberCount,
+  };
 }
 
-export function adminOrganizationPageAnswer(page: Page<AdminOrganizationSummaryView>): {
+export function adminOrganizationPageAnswer(page: Page<AdminOrganizationSummary>): {
   organizations: AdminOrganizationSummaryAnswer[];
   next_cursor: string | null;
 } {
   return { organizations: page.items.map(adminOrganizationSummaryAnswer), next_cursor: page.nextCursor };
 }
 
-/** One organization as an administrator reads it. */
-export interface AdminOrganizationView {
-  organization: AdminOrganizationSummaryView;
-  members: MemberView[];
-  invitations: InvitationView[];
-}
-
-export function adminOrganizationAnswer(view: AdminOrganizationView): {
-  organization: AdminOrganizationSummaryAnswer;
+export function adminOrganizationAnswer(view: AdminOrganizationView): AdminOrganizationSummaryAnswer & {
   members: MemberAnswer[];
   invitations: InvitationAnswer[];
 } {
   return {
-    organization: adminOrganizationSummaryAnswer(view.organization),
+    ...adminOrganizationSummaryAnswer(view),
     members: view.members.map(memberAnswer),
     invitations: view.invitations.map(invitationAnswer),
   };
 }
 
-/** One of a user's organizations, with the user's role there. */
-export interface UserOrganizationView {
-  id: string;
-  name: string;
-  role: string;
-  joinedAt: Date;
-}
-
-export function userOrganizationListAnswer(views: readonly UserOrganizationView[]): {
+export function userOrganizationListAnswer(views: readonly AdminUserOrganization[]): {
   organizations: { id: string; name: string; role: string; joined_at: string }[];
 } {
   return {

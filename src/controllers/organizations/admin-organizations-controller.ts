@@ -3,9 +3,7 @@ import {
   Body,
   CurrentUser,
   Get,
-  HttpCode,
   JsonController,
-  OnUndefined,
   Post,
   QueryParams,
   UseBefore,
@@ -21,25 +19,12 @@ import type { AccountUser } from '../../services/types';
 import { asAdmin } from '../admin-actor';
 import { jsonObjectBody } from '../json-object-body';
 import { PLAIN_ANSWER } from '../plain-answer';
-import type { AdminActor, Page } from '../../services/admin-views';
 import {
   adminOrganizationAnswer,
   adminOrganizationPageAnswer,
   userOrganizationListAnswer,
-  type AdminOrganizationSummaryView,
-  type AdminOrganizationView,
-  type UserOrganizationView,
 } from './admin-organization-answer';
 import { OrganizationPageQuery, UserIdBody } from './organization-bodies';
-
-// TODO(org-service merge): the core's administration of organizations, as this branch expects it.
-interface OrganizationAdministrationPort {
-  adminList(actor: AdminActor, page: { limit?: number; cursor?: string }): Promise<Page<AdminOrganizationSummaryView>>;
-  adminGet(actor: AdminActor, organizationId: string): Promise<AdminOrganizationView>;
-  adminListForUser(actor: AdminActor, userId: string): Promise<UserOrganizationView[]>;
-  adminSetOwner(actor: AdminActor, organizationId: string, userId: string): Promise<void>;
-}
-const adminOf = (accounts: AccountService) => accounts.organizations as unknown as OrganizationAdministrationPort;
 
 const ORG_ID = { orgId: 'The organization’s `id`, as `GET /admin/organizations` lists it.' };
 
@@ -71,7 +56,7 @@ export class AdminOrganizationsController {
     @QueryParams() query: OrganizationPageQuery,
     @Accounts() accounts: AccountService,
   ) {
-    return adminOrganizationPageAnswer(await adminOf(accounts).adminList(asAdmin(user), query.toPage()));
+    return adminOrganizationPageAnswer(await accounts.organizations.admin.list(asAdmin(user), query.toPage()));
   }
 
   @Get('/admin/organizations/:orgId', PLAIN_ANSWER)
@@ -91,7 +76,7 @@ export class AdminOrganizationsController {
     @OrganizationIdParam() orgId: string,
     @Accounts() accounts: AccountService,
   ) {
-    return adminOrganizationAnswer(await adminOf(accounts).adminGet(asAdmin(user), orgId));
+    return adminOrganizationAnswer(await accounts.organizations.admin.get(asAdmin(user), orgId));
   }
 
   @Get('/admin/users/:id/organizations', PLAIN_ANSWER)
@@ -109,7 +94,7 @@ export class AdminOrganizationsController {
     @UserIdParam() id: string,
     @Accounts() accounts: AccountService,
   ) {
-    return userOrganizationListAnswer(await adminOf(accounts).adminListForUser(asAdmin(user), id));
+    return userOrganizationListAnswer(await accounts.organizations.admin.userOrganizations(asAdmin(user), id));
   }
 
   @Post('/admin/organizations/:orgId/owner', PLAIN_ANSWER)
@@ -118,8 +103,8 @@ export class AdminOrganizationsController {
     description:
       'Needs `gatehouse.organizations.manage` and the administrator’s session proved recently; audited. The ' +
       'account becomes an `owner` of the organization, joining it when it was not a member (the member limits ' +
-      'still hold). Nobody else’s role changes.',
-    response: null,
+      'still hold). Nobody else’s role changes. Answers the organization as `GET /admin/organizations/{orgId}` does.',
+    response: 'AdminOrganization',
     errors: [
       'organization_not_found',
       'permission_denied',
@@ -131,8 +116,6 @@ export class AdminOrganizationsController {
     bearer: true,
     pathParameters: ORG_ID,
   })
-  @HttpCode(204)
-  @OnUndefined(204)
   @UseBefore(rateLimit('admin.ip'))
   async setOwner(
     @CurrentUser({ required: true }) user: AccountUser,
@@ -140,7 +123,9 @@ export class AdminOrganizationsController {
     @OrganizationIdParam() orgId: string,
     @Body() body: UserIdBody,
     @Accounts() accounts: AccountService,
-  ): Promise<void> {
-    await adminOf(accounts).adminSetOwner(asAdmin(user, token), orgId, body.user_id);
+  ) {
+    return adminOrganizationAnswer(
+      await accounts.organizations.admin.setOwner(asAdmin(user, token), orgId, body.user_id),
+    );
   }
 }

@@ -57,6 +57,7 @@ export class InvitationsController {
       'organization_not_found',
       'permission_denied',
       'invalid_email',
+      'account_error',
       'role_not_assignable',
       'already_member',
       'invitation_limit_reached',

@@ -1,9 +1,8 @@
-import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsOptional, IsString, Matches, MaxLength, MinLength, ValidateBy } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { RECORD_ID_PATTERN } from '../../services/record-id';
 import { ORGANIZATION_ROLE_PATTERN } from '../../services/organizations/organization-options';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../services/admin-views';
-import { IsWholeNumberText } from '../administration/query-values';
 import { MAX_CURSOR, MAX_EMAIL, MAX_TOKEN } from '../dto/bounds';
 
 /** An organization's name: 1 to 100 characters once trimmed, not blank, no control characters (the core re-checks). */
@@ -81,6 +80,18 @@ export class InvitationTokenBody {
   @MinLength(1)
   @IsString()
   token!: string;
+}
+
+/** A query value that is a whole number from `min` to `max`, written in digits. */
+function IsWholeNumberText(min: number, max: number): PropertyDecorator {
+  return ValidateBy({
+    name: 'isWholeNumberText',
+    validator: {
+      validate: (value) =>
+        typeof value === 'string' && /^[0-9]{1,9}$/.test(value) && Number(value) >= min && Number(value) <= max,
+      defaultMessage: (args) => `${args?.property} must be a whole number from ${min} to ${max}`,
+    },
+  });
 }
 
 /** `GET /admin/organizations?cursor&limit`: the paging of the administrators' lists, declared here (a subclass

@@ -166,10 +166,18 @@ export class OrganizationsController {
     summary: 'Change a member’s role',
     description:
       'Needs `gatehouse.members.manage`, and a role of the template whose permissions are all the caller’s; only ' +
-      'an owner gives or takes `owner`, and nobody changes their own role (403 `role_not_assignable`). Demoting ' +
+      'an owner gives or takes `owner`, and nobody changes their own role (403 `role_not_assignable`). A role the ' +
+      'template does not have: 400 `account_error`. Demoting ' +
       'the last owner: 409 `last_owner`. Applies on the member’s next request; audited.',
     response: 'Member',
-    errors: ['organization_not_found', 'permission_denied', 'member_not_found', 'role_not_assignable', 'last_owner'],
+    errors: [
+      'organization_not_found',
+      'permission_denied',
+      'member_not_found',
+      'account_error',
+      'role_not_assignable',
+      'last_owner',
+    ],
     bearer: true,
     pathParameters: MEMBER_ID,
   })

@@ -14,16 +14,16 @@ const NEXT_CURSOR = {
  * token, and the preview never the address), and the administrators' views.
  */
 export function organizationSchemas(): Record<string, JsonObject> {
-  const summary = {
-    type: 'object',
-    required: ['id', 'name', 'created_at', 'member_count'],
-    properties: {
-      id: ID,
-      name: { type: 'string' },
-      created_at: ISO_INSTANT,
-      member_count: { type: 'integer', minimum: 0 },
-    },
+  const summaryProperties = {
+    id: ID,
+    name: { type: 'string' },
+    created_by: { type: ['string', 'null'], description: 'The creator’s account id; null once that account is gone.' },
+    created_at: ISO_INSTANT,
+    updated_at: ISO_INSTANT,
+    member_count: { type: 'integer', minimum: 0 },
   };
+  const summaryRequired = ['id', 'name', 'created_by', 'created_at', 'updated_at', 'member_count'];
+  const summary = { type: 'object', required: summaryRequired, properties: summaryProperties };
   return {
     Organization: {
       type: 'object',
@@ -115,9 +115,9 @@ export function organizationSchemas(): Record<string, JsonObject> {
     },
     AdminOrganization: {
       type: 'object',
-      required: ['organization', 'members', 'invitations'],
+      required: [...summaryRequired, 'members', 'invitations'],
       properties: {
-        organization: ref('AdminOrganizationSummary'),
+        ...summaryProperties,
         members: { type: 'array', description: 'With their addresses.', items: ref('Member') },
         invitations: { type: 'array', description: 'The pending ones.', items: ref('Invitation') },
       },

@@ -1,5 +1,12 @@
 import type { AccountContext } from '../account-context';
-import { cancelInvitation, declineInvitation, invite, listInvitations, previewInvitation, resendInvitation } from './invitations';
+import {
+  cancelInvitation,
+  declineInvitation,
+  invite,
+  listInvitations,
+  previewInvitation,
+  resendInvitation,
+} from './invitations';
 import { acceptInvitation } from './invitations';
 import { changeRole, leaveOrganization, listMembers, removeMember, transferOwnership } from './membership-changes';
 import { requireSettings } from './organization-access';
