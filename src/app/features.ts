@@ -16,6 +16,7 @@ import { ADMINISTRATION_PAGES } from '../pages/administration/administration-pag
 import { SECURITY_PAGES } from '../pages/sessions/security-pages';
 import { EMAIL_CHANGE_PAGES } from '../pages/email-changes/email-change-pages';
 import { OIDC_PAGES } from '../pages/oidc/oidc-pages';
+import { ORGANIZATION_PAGES } from '../pages/organizations/organization-pages';
 import type { HostedPages } from '../pages/hosted-page';
 import { ACCOUNT_KINDS } from '../services/account/account-kinds';
 import { ADMINISTRATION_KINDS } from '../services/administration/administration-kinds';
@@ -120,7 +121,7 @@ export const FEATURES: readonly Feature[] = [
     name: 'organizations',
     kinds: ORGANIZATION_KINDS,
     controllers: [OrganizationsController, InvitationsController, AdminOrganizationsController],
-    pages: {},
+    pages: ORGANIZATION_PAGES,
     tables: ['organization_members'],
     migrations: ['2026-12-05-organizations'],
   },

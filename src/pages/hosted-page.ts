@@ -103,5 +103,12 @@ function pageContext(prefix: string): PageContext {
     loginChallengeTtlMs: options.loginChallengeTtlMs,
     passkeys: options.passkeys !== null,
     oidcProviders: [...(options.oidc?.providers.values() ?? [])].map(({ id, name }) => ({ id, name })),
+    organizations: options.organizations && {
+      roles: [...options.organizations.template.roles].map(([name, permissions]) => ({
+        name,
+        permissions: [...permissions],
+      })),
+      invitationTtlMs: options.organizations.invitationTtlMs,
+    },
   };
 }

@@ -121,9 +121,10 @@ for (const driver of DRIVERS)
       expect(promptOf(admin)).to.equal(promptOf(security));
       expect(admin).to.match(/a code as well while you have two-factor sign-in on\. For the next 10 minutes/);
       const script = (await http.get('/auth/assets/gatehouse-pages.js').expect(200)).text;
-      // One handler of the prompt's form, called by both pages; it sends the code when the field shows.
+      // One handler of the prompt's form, called by these pages and the organization page; it sends the code when
+      // the field shows.
       expect(script.match(/onSubmit\('reauth-form'/g)).to.have.length(1);
-      expect(script.match(/= reauthentication\(token, afterFailure/g)).to.have.length(2);
+      expect(script.match(/= reauthentication\(token, afterFailure/g)).to.have.length(3);
       expect(script).to.include('asksCode ? { password, code: proofOf(code) } : { password }');
       // The administration page asks its administrator's state at once, so the code is asked with the password.
       expect(script).to.include('await prompt.loadSecondFactor()');

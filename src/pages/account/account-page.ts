@@ -8,9 +8,11 @@ import type { PageContext } from '../views/page-context';
 /**
  * GET {prefix}/account: who is signed in (GET /me, whatever shape the host's serializer gives it), and the actions
  * on the account: change password, log out, log out everywhere, delete the account (the security page lists the
- * sessions one by one and changes the address). Without a session in this tab it offers to sign in.
+ * sessions one by one and changes the address), and, where organizations are on, a link to the person's
+ * organizations (the organizations slice's page, `/my-organizations`). Without a session in this tab it offers to
+ * sign in.
  */
-export function accountPage({ prefix, passwordPolicy }: PageContext): string {
+export function accountPage({ prefix, passwordPolicy, organizations }: PageContext): string {
   const changeId = 'change-form';
   const deleteId = 'delete-form';
   const body = html`<section id="signed-out" hidden>
@@ -31,6 +33,15 @@ your email address, go to <a href="${prefix}/security">sessions and security</a>
 <button type="button" id="logout-all-button">Log out everywhere</button>
 </div>
 </section>
+${
+  organizations
+    ? html`<section aria-labelledby="organizations-title">
+<h2 id="organizations-title">Organizations</h2>
+<p>See the organizations you belong to, create one, and manage their members on
+<a href="${prefix}/my-organizations">your organizations</a>.</p>
+</section>`
+    : ''
+}
 <section aria-labelledby="change-title">
 <h2 id="change-title">Change your password</h2>
 <p>Changing your password signs you out everywhere, this browser included.</p>

@@ -15,8 +15,11 @@ import { adminRows } from './script/admin-rows';
 import { apiCalls } from './script/api-calls';
 import { emailChangeConfirmPage } from './script/email-change-page';
 import { formHelpers } from './script/form-helpers';
+import { invitationPage } from './script/invitation-page';
+import { myOrganizationsPage } from './script/my-organizations-page';
 import { oidcIdentitiesSection } from './script/oidc-identities-section';
 import { oidcReturnPage } from './script/oidc-return-page';
+import { organizationPage } from './script/organization-page';
 import { pageDisplay } from './script/page-display';
 import { passkeyCeremonies } from './script/passkey-ceremonies';
 import { passkeyLogin } from './script/passkey-login';
@@ -55,6 +58,9 @@ export const SCRIPT_PARTS: ScriptParts = {
   emailChangeConfirmPage,
   adminPage,
   adminRows,
+  myOrganizationsPage,
+  organizationPage,
+  invitationPage,
 };
 
 const parts = Object.entries(SCRIPT_PARTS).map(([name, part]) => `  ${name}: ${part.toString()},\n`);

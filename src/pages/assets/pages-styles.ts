@@ -25,6 +25,8 @@ label { display: block; font-weight: 600; margin-bottom: 0.25rem; }
 .field-error::before { content: "Error: "; }
 input { display: block; width: 100%; font: inherit; padding: 0.5rem 0.6rem; border: 2px solid #5b5b5b; border-radius: 4px; background: #fff; color: inherit; }
 input[aria-invalid="true"] { border-color: #a4161a; }
+select { display: block; width: 100%; font: inherit; padding: 0.5rem 0.6rem; border: 2px solid #5b5b5b; border-radius: 4px; background: #fff; color: inherit; }
+td select { display: inline-block; width: auto; padding: 0.25rem 0.4rem; margin-right: 0.4rem; }
 button { font: inherit; font-weight: 600; padding: 0.55rem 1.1rem; border: 2px solid #0b5394; border-radius: 4px; background: #0b5394; color: #fff; cursor: pointer; }
 button:hover { background: #073763; border-color: #073763; }
 button[aria-busy="true"] { opacity: 0.7; cursor: progress; }
@@ -35,7 +37,7 @@ button.secondary:hover { background: #eef1f4; color: #073763; }
 a.button { display: inline-block; font-weight: 600; padding: 0.55rem 1.1rem; border: 2px solid #0b5394; border-radius: 4px; text-decoration: none; }
 a.button.secondary { background: #fff; color: #0b5394; }
 a.button.secondary:hover { background: #eef1f4; color: #073763; }
-td button { padding: 0.3rem 0.8rem; }
+td button { padding: 0.3rem 0.8rem; margin: 0.1rem 0.4rem 0.1rem 0; }
 td button.link { padding: 0; border: 0; background: none; color: #0b5394; font-weight: 600; text-decoration: underline; }
 td button.link:hover { background: none; color: #073763; }
 .check { display: grid; grid-template-columns: auto 1fr; gap: 0 0.6rem; align-items: start; }

@@ -14,6 +14,25 @@ export interface PageContext {
   passkeys?: boolean;
   /** The OpenID providers configured (`AccountOptions.oidc`), in their order: none when it is off. */
   oidcProviders?: readonly OidcProviderName[];
+  /** The organizations' rules in force (`AccountOptions.organizations`); null when organizations are off. */
+  organizations?: OrganizationRules | null;
+}
+
+/** What the organization pages explain and offer. */
+export interface OrganizationRules {
+  /**
+   * The role template, `owner` first, each role with its permissions: the organization page offers the roles the
+   * signed-in member may give.
+   */
+  roles: readonly OrganizationRoleName[];
+  /** How long an invitation works. */
+  invitationTtlMs: number;
+}
+
+/** A role of the organizations' template, as the pages offer it. */
+export interface OrganizationRoleName {
+  name: string;
+  permissions: readonly string[];
 }
 
 /** A provider as the pages name it: its id (in the routes) and the name its buttons show. */

@@ -5,8 +5,11 @@ import type { apiCalls } from './api-calls';
 import type { BrowserDocument, BrowserHistory, BrowserLocation } from './browser';
 import type { emailChangeConfirmPage } from './email-change-page';
 import type { formHelpers } from './form-helpers';
+import type { invitationPage } from './invitation-page';
+import type { myOrganizationsPage } from './my-organizations-page';
 import type { oidcIdentitiesSection } from './oidc-identities-section';
 import type { oidcReturnPage } from './oidc-return-page';
+import type { organizationPage } from './organization-page';
 import type { PageKit, SharedKit } from './page-kit';
 import type { pageDisplay } from './page-display';
 import type { passkeyCeremonies } from './passkey-ceremonies';
@@ -52,6 +55,9 @@ export interface ScriptParts {
   emailChangeConfirmPage: typeof emailChangeConfirmPage;
   adminPage: typeof adminPage;
   adminRows: typeof adminRows;
+  myOrganizationsPage: typeof myOrganizationsPage;
+  organizationPage: typeof organizationPage;
+  invitationPage: typeof invitationPage;
 }
 
 /** A page's script; the parts give it its sections (the security and administration pages have some). */
@@ -105,6 +111,9 @@ export function runPages(parts: ScriptParts): void {
     'email-change-confirm': emailChangeConfirmPage,
     admin: adminPage,
     'oidc-return': parts.oidcReturnPage,
+    organizations: parts.myOrganizationsPage,
+    organization: parts.organizationPage,
+    invitation: parts.invitationPage,
   };
   void pages[page]?.(kit, parts);
 }

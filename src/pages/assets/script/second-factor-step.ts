@@ -36,7 +36,8 @@ export interface SignInSteps {
  * this tab as after any sign-in, then the account page.
  */
 export function secondFactorStep(kit: PageKit, first: FirstStep): SignInSteps {
-  const { api, byId, callApi, clearMessages, hide, onClick, onSubmit, problemOf, saveSession, show, showProblem } = kit;
+  const { api, byId, callApi, clearMessages, hide, keptInvitation, onClick, onSubmit, problemOf, saveSession } = kit;
+  const { show, showProblem } = kit;
   /**
    * The challenge the first step gave an account with two-factor sign-in: kept in this page's memory only, so it
    * dies with the page, and sent with the code that answers it.
@@ -61,10 +62,13 @@ export function secondFactorStep(kit: PageKit, first: FirstStep): SignInSteps {
     byId(recovery ? 'recovery-form-recovery_code' : 'second-factor-form-code').focus();
   }
 
-  /** Signed in: the session is kept for this tab, and the account page opens. */
+  /**
+   * Signed in: the session is kept for this tab, and the account page opens; or the invitation page, when this tab
+   * came to sign in from an invitation (a newcomer who has just signed up and confirmed the address).
+   */
   function signedIn(token: string): void {
     saveSession(token);
-    location.assign(`${api}/account`);
+    location.assign(`${api}${keptInvitation() ? '/invitation' : '/account'}`);
   }
 
   /**

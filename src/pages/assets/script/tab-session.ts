@@ -15,10 +15,19 @@ export interface TabSession {
   noteProvider: (name: string) => void;
   /** The name of the provider this tab went to, read once. */
   takeProvider: () => string | null;
+  /**
+   * Keeps the token of the invitation this tab opened, so that a newcomer who signs up and signs in in this tab comes
+   * back to it (the sign-in opens the invitation page instead of the account page while one is kept).
+   */
+  keepInvitation: (token: string) => void;
+  /** The invitation token this tab keeps, or null. */
+  keptInvitation: () => string | null;
+  /** Forgets it: accepted, declined, or found dead. */
+  dropInvitation: () => void;
 }
 
 /**
- * The session of this tab. sessionStorage: the token lives as long as the tab, is never sent by the browser on its
+ * The session of this tab (and the invitation it opened). sessionStorage: the token lives as long as the tab, is never sent by the browser on its
  * own (so no request forgery), and never reaches a URL. Storage can be unavailable (privacy settings): then nobody
  * stays signed in. Keys carry the API's prefix, so two mounts on one origin keep their sessions apart.
  */
@@ -26,6 +35,7 @@ export function tabSession(api: string): TabSession {
   const SESSION_KEY = `gatehouse.session ${api}`;
   const NOTICE_KEY = `gatehouse.notice ${api}`;
   const PROVIDER_KEY = `gatehouse.provider ${api}`;
+  const INVITATION_KEY = `gatehouse.invitation ${api}`;
 
   function storage(action: (store: typeof sessionStorage) => string | null | void): string | null {
     try {
@@ -52,5 +62,20 @@ export function tabSession(api: string): TabSession {
   const noteProvider = (name: string) => storage((store) => store.setItem(PROVIDER_KEY, name));
   const takeProvider = () => taken(PROVIDER_KEY);
 
-  return { loadSession, saveSession, endSession, leave, takeNotice, noteProvider, takeProvider };
+  const keepInvitation = (token: string) => storage((store) => store.setItem(INVITATION_KEY, token));
+  const keptInvitation = () => storage((store) => store.getItem(INVITATION_KEY));
+  const dropInvitation = () => storage((store) => store.removeItem(INVITATION_KEY));
+
+  return {
+    loadSession,
+    saveSession,
+    endSession,
+    leave,
+    takeNotice,
+    noteProvider,
+    takeProvider,
+    keepInvitation,
+    keptInvitation,
+    dropInvitation,
+  };
 }
