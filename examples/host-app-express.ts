@@ -24,6 +24,7 @@ import {
   resolveAccountService,
   SmtpEmailSender,
   AccountUser,
+  CurrentOrganization,
   USER_SERIALIZER,
   USER_STORE,
 } from '../src';
@@ -73,6 +74,45 @@ export class PostsController {
   }
 }
 
+/** The example's organization role template: `owner` holds every permission (implicit), admins write projects, members read them. */
+export const PROJECT_ROLES = {
+  admin: [
+    'gatehouse.members.read',
+    'gatehouse.members.invite',
+    'gatehouse.members.manage',
+    'gatehouse.organization.update',
+    'projects.read',
+    'projects.write',
+  ],
+  member: ['gatehouse.members.read', 'projects.read'],
+};
+
+/**
+ * Routes scoped to one organization: its id is the `:orgId` route parameter, checked against the caller's membership
+ * (read with the session on every request) by the guards; never taken from the session or the body.
+ */
+@Service()
+@JsonController('/orgs/:orgId/projects')
+export class ProjectsController {
+  /** Any member of the organization; others (and unknown or malformed ids) get 404 organization_not_found. */
+  @Authorized('org')
+  @Get('/')
+  list(@CurrentOrganization() organization: CurrentOrganization) {
+    return { organization: organization.id, role: organization.role, projects: [] };
+  }
+
+  /** Members whose role holds projects.write (owners and admins); other members get 403 permission_denied. */
+  @Authorized('org:perm:projects.write')
+  @Post('/')
+  create(
+    @CurrentOrganization() organization: CurrentOrganization,
+    @CurrentUser() user: AccountUser,
+    @Body() project: { name?: string },
+  ) {
+    return { organization: organization.id, author: user.username, name: project.name ?? '' };
+  }
+}
+
 export interface HostAppSettings {
   databaseFile: string;
   smtpUrl: string;
@@ -91,7 +131,8 @@ export async function createHostApp(settings: HostAppSettings): Promise<express.
       links: new EmailLinks({ publicUrl: settings.publicUrl, prefix: '/auth' }),
     }),
   );
-  Container.set(ACCOUNT_OPTIONS, { secretKey: settings.secretKey });
+  // One role template for every organization (checked here, at boot; the guards below are checked against it).
+  Container.set(ACCOUNT_OPTIONS, { secretKey: settings.secretKey, organizations: { roles: PROJECT_ROLES } });
   // Optional: what GET /auth/me returns (and nothing else).
   Container.set(USER_SERIALIZER, (user: AccountUser) => ({ name: user.username, verified: user.verified }));
   const accounts = resolveAccountService(); // fails here, at boot, if a token is missing or an option is bad
@@ -101,9 +142,11 @@ export async function createHostApp(settings: HostAppSettings): Promise<express.
   mountAccountRoutes(app, { prefix: '/auth' }); // gatehouseHttp() first, then the 11 account routes
   useExpressServer(app, {
     routePrefix: '/api',
-    controllers: [PostsController],
+    controllers: [PostsController, ProjectsController],
     defaultErrorHandler: false, // let gatehouseErrors() render errors: JSON, no stack, no internal message
-    ...accountGuards(),
+    // Checks at boot that every organization guard of these controllers names the template's roles and permissions
+    // and that its route has :orgId.
+    ...accountGuards({ controllers: [PostsController, ProjectsController] }),
   });
   app.use(gatehouseErrors()); // last: every error of the routes above in the same JSON shape, JSON 404s
   return app;

@@ -19,5 +19,6 @@ export { mountAccountRoutes } from './express/mount-account-routes';
 export { accountApiDocs, accountPages } from './express/account-pages';
 export type { ExpressErrorHandler, ExpressHandler, ExpressLikeApp, NextFunction } from './express/express-types';
 export { accountRoutes, type MountAccountRoutesOptions } from './app/account-routes';
-export { accountGuards, type AccountGuards } from './guards/account-guards';
+export { accountGuards, type AccountGuardOptions, type AccountGuards } from './guards/account-guards';
+export { CurrentOrganization } from './guards/current-organization';
 export { BearerToken } from './guards/bearer-token';

@@ -29,7 +29,9 @@ export { gatehouseHttp, type GatehouseHttpOptions } from './koa/gatehouse-http';
 export { mountAccountRoutes } from './koa/mount-account-routes';
 export type { KoaContextLike, KoaLikeApp, KoaMiddleware } from './koa/koa-types';
 export { accountRoutes, type MountAccountRoutesOptions } from './app/account-routes';
-export { accountGuards, type AccountGuards } from './guards/account-guards';
+export { accountGuards, type AccountGuardOptions, type AccountGuards } from './guards/account-guards';
+export { CurrentOrganization } from './guards/current-organization';
+export type { OrganizationRouting } from './guards/organization-routes';
 export type { Awaitable } from './services/awaitable';
 export { BearerToken } from './guards/bearer-token';
 export { readBearerToken } from './http/bearer-header';
@@ -66,6 +68,13 @@ export { KINDS_OF_FEATURES } from './services/kinds-of-features';
 export type { FeatureKinds } from './services/feature-kinds';
 export type { PasskeyOptions } from './services/passkeys/relying-party';
 export type { OidcOptions, OidcProviderOptions } from './services/oidc/oidc-options';
+export {
+  DEFAULT_ORGANIZATION_ROLES,
+  GATEHOUSE_ORGANIZATION_PERMISSIONS,
+  OWNER_ROLE,
+  type GatehouseOrganizationPermission,
+  type OrganizationOptions,
+} from './services/organizations/organization-options';
 export type { IdentityView } from './services/oidc/identity-view';
 export type { PasskeyView } from './services/passkeys/passkey-view';
 export type {

@@ -34,7 +34,8 @@ export function accountRoutes(): RoutingControllersOptions {
       stopAtFirstError: true,
       validationError: { target: false, value: false },
     },
-    ...accountGuards(),
+    // Checked at start against these controllers only, never a host's (its own accountGuards() checks those).
+    ...accountGuards({ controllers: ACCOUNT_CONTROLLERS }),
   };
 }
 

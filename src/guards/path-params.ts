@@ -47,7 +47,7 @@ export const RoleParam = (name = 'role') => PathValue(name, PATH_VALUES.role);
 export const PermissionParam = (name = 'permission') => PathValue(name, PATH_VALUES.permission);
 
 /** The route's decoded path parameters: Koa keeps them on the context, Express on the request. */
-function paramsOf(action: Action): Record<string, unknown> {
+export function paramsOf(action: Action): Record<string, unknown> {
   const context = action.context as { params?: Record<string, unknown> } | undefined;
   const request = action.request as { params?: Record<string, unknown> } | undefined;
   return context?.params ?? request?.params ?? {};

@@ -3,7 +3,14 @@ import { resolveAccountService } from '../di/resolve';
 import { type Awaitable, isPromiseLike, whenReady } from '../services/awaitable';
 import { invalidSession } from '../errors/account-error';
 import { AccountHttpError, GatehouseHttpError, NotAuthenticatedError } from './http-errors';
-import type { AccessAnswer, AccessQuery, AccountUser, AuthMethod } from '../services/types';
+import type {
+  AccessAnswer,
+  AccessQuery,
+  AccountUser,
+  AuthMethod,
+  MembershipQuery,
+  SessionQuery,
+} from '../services/types';
 import { readBearerToken } from './bearer-header';
 
 /**
@@ -11,7 +18,13 @@ import { readBearerToken } from './bearer-header';
  * asks for `mfa` among them).
  */
 export type AuthOutcome =
-  | { kind: 'authenticated'; user: AccountUser; methods: readonly AuthMethod[]; access?: CheckedAccess }
+  | {
+      kind: 'authenticated';
+      user: AccountUser;
+      methods: readonly AuthMethod[];
+      access?: CheckedAccess;
+      membership?: CheckedMembership;
+    }
   | { kind: 'missing' }
   | { kind: 'rejected'; error: AccountHttpError };
 
@@ -19,6 +32,12 @@ export type AuthOutcome =
 export interface CheckedAccess {
   query: AccessQuery;
   answer: AccessAnswer;
+}
+
+/** The organization the lookup was asked about, and the user's role there (null: not a member). */
+export interface CheckedMembership {
+  query: MembershipQuery;
+  role: string | null;
 }
 
 interface Lookup {
@@ -39,10 +58,11 @@ type WithLookup = IncomingMessage & { [LOOKUP]?: Lookup };
  * parameters ask: the first call starts the lookup and later calls share it. Nothing outlives the request, so a
  * removed session or a changed role counts on the very next request. Store failures reject (they are 500s).
  *
- * `access`, when the first call gives it, is answered by the same read (`CheckedAccess` on the outcome): a guard
- * with one role or permission costs one read, not two.
+ * `access`, when the first call gives it, is answered by the same read (`CheckedAccess` on the outcome, or
+ * `CheckedMembership` for an organization's): a guard with one role, permission or organization costs one read, not
+ * two.
  */
-export function authenticateRequest(req: IncomingMessage, access?: AccessQuery): Promise<AuthOutcome> {
+export function authenticateRequest(req: IncomingMessage, access?: SessionQuery): Promise<AuthOutcome> {
   const outcome = requestAuthentication(req, access);
   return isPromiseLike(outcome) ? outcome : Promise.resolve(outcome);
 }
@@ -52,7 +72,7 @@ export function authenticateRequest(req: IncomingMessage, access?: AccessQuery):
  * or an earlier call of the request finished the lookup), so that routing-controllers goes on without a promise.
  * Never throws: a failure is a rejected promise, the same one for every call of the request.
  */
-export function requestAuthentication(req: IncomingMessage, access?: AccessQuery): Awaitable<AuthOutcome> {
+export function requestAuthentication(req: IncomingMessage, access?: SessionQuery): Awaitable<AuthOutcome> {
   const known = (req as WithLookup)[LOOKUP];
   if (known) return known.settled ?? known.pending!;
   const lookup: Lookup = {};
@@ -71,12 +91,17 @@ export function requestAuthentication(req: IncomingMessage, access?: AccessQuery
   return lookup.pending;
 }
 
-function lookUp(req: IncomingMessage, access: AccessQuery | undefined): Awaitable<AuthOutcome> {
+function lookUp(req: IncomingMessage, access: SessionQuery | undefined): Awaitable<AuthOutcome> {
   const token = readBearerToken(req.headers.authorization || undefined);
   if (token === null) return { kind: 'missing' };
   return whenReady(resolveAccountService().checkSession(token, access), (session): AuthOutcome => {
     if (!session) return { kind: 'rejected', error: new AccountHttpError(invalidSession()) };
     const { user, methods } = session;
+    if (access?.kind === 'membership') {
+      // A store that did not answer the membership in the check leaves it unread: the guard reads it on its own.
+      if (session.membership === undefined) return { kind: 'authenticated', user, methods };
+      return { kind: 'authenticated', user, methods, membership: { query: access, role: session.membership } };
+    }
     if (access && session.access)
       return { kind: 'authenticated', user, methods, access: { query: access, answer: session.access } };
     return { kind: 'authenticated', user, methods };

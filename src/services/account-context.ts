@@ -19,7 +19,7 @@ import { PasswordPolicy } from './password-policy';
 import { isRecentlyAuthenticated } from './session-views';
 import { isRawToken, TokenHasher } from './token-hasher';
 import { TokenSealer } from './token-sealer';
-import type { AccessQuery, SessionCheck, StoredSession, StoredToken, StoredUser, TokenPurpose } from './types';
+import type { SessionCheck, SessionQuery, StoredSession, StoredToken, StoredUser, TokenPurpose } from './types';
 import type { UserStore, UserStoreTransaction } from './user-store';
 import type { WayInRule } from './ways-in';
 
@@ -121,12 +121,12 @@ export class AccountContext {
   /**
    * `liveSession` for the check of every authenticated request: the same rules on the store's narrow read
    * (`sessions.check`), which leaves the password hash and the session's client details in the database. With
-   * `access`, the same read answers a guard's role or permission too.
+   * `access`, the same read answers a guard's role or permission, or the user's role in an organization, too.
    *
    * Not async: where the store reads synchronously (SQLite) and the idle window need not move, the answer is a value.
    * Store failures reject, as they did.
    */
-  checkSession(token: string, access?: AccessQuery): Awaitable<SessionCheck | null> {
+  checkSession(token: string, access?: SessionQuery): Awaitable<SessionCheck | null> {
     if (!isRawToken(token)) return null;
     const tokenHash = this.tokens.hash(token);
     try {

@@ -7,11 +7,7 @@ import { anonymous, self, type RequestOrigin } from './audit-trail';
 import { type Awaitable, whenReady } from './awaitable';
 import { EmailChanges } from './email-changes/email-changes';
 import { OidcSignIn } from './oidc/oidc-sign-in';
-import {
-  afterAccountDeletion,
-  deleteAloneOrganizations,
-  organizationsEndingWith,
-} from './organizations/account-deletion';
+import { afterAccountDeletion, deleteAloneOrganizations, organizationsEndingWith } from './account-deletion-rules';
 import { Organizations } from './organizations/organizations';
 import { Passkeys } from './passkeys/passkeys';
 import { expiryCutoffs, expiryRulesOf, unverifiedCreatedBefore } from './expiry-rules';
@@ -22,7 +18,15 @@ import { canSend } from './sender-operations';
 import { SessionDirectory } from './sessions/session-directory';
 import { issueSession, PASSWORD_ONLY } from './session-issuer';
 import { isRawToken } from './token-hasher';
-import type { AccessAnswer, AccessQuery, AccountUser, AuthMethod, SessionCheck, SessionClient } from './types';
+import type {
+  AccessAnswer,
+  AccessQuery,
+  AccountUser,
+  AuthMethod,
+  SessionCheck,
+  SessionClient,
+  SessionQuery,
+} from './types';
 
 /** A live session's user as the host sees it, how the session was authenticated, and the access answer asked for. */
 export interface AuthenticatedSession {
@@ -31,6 +35,11 @@ export interface AuthenticatedSession {
   methods: readonly AuthMethod[];
   /** Present when `authenticateSession` was given an `AccessQuery`. */
   access?: AccessAnswer;
+  /**
+   * Present when `checkSession` was given a `MembershipQuery` (and the store answered it): the user's role in that
+   * organization, null when not a member.
+   */
+  membership?: string | null;
 }
 
 export type { AccountServiceDeps } from './account-context';
@@ -361,8 +370,18 @@ export class AccountService {
    * itself rather than a promise when the store read it synchronously and nothing had to be written. Store failures
    * reject.
    */
-  checkSession(token: string, access?: AccessQuery): Awaitable<AuthenticatedSession | null> {
+  checkSession(token: string, access?: SessionQuery): Awaitable<AuthenticatedSession | null> {
     return whenReady(this.core.checkSession(token, access), authenticatedSession);
+  }
+
+  /**
+   * The user's role in the organization, read on its own (committed state, no cache), or null when not a member (or
+   * either is unknown): for a guard whose session check answered something else, or a store that did not answer the
+   * membership in the check. The caller has authenticated the user and checked the id well-formed.
+   */
+  async organizationRole(organizationId: string, userId: string): Promise<string | null> {
+    const membership = await this.core.store.organizations.membership(organizationId, userId);
+    return membership?.role ?? null;
   }
 
   /** Ends the presented session only. */
@@ -562,5 +581,8 @@ function accountDisabled(): AccountError {
 
 /** What a caller of the service learns of a checked session: not its deadlines or the account's disabled mark. */
 function authenticatedSession(check: SessionCheck | null): AuthenticatedSession | null {
-  return check && { user: check.user, methods: check.methods, access: check.access };
+  if (!check) return null;
+  const session: AuthenticatedSession = { user: check.user, methods: check.methods, access: check.access };
+  if (check.membership !== undefined) session.membership = check.membership;
+  return session;
 }

@@ -180,6 +180,11 @@ describe('migration 2026-11-25-address-claims (SQLite)', () => {
           'oidc_flows_user_id_index',
           'oidc_handoffs_expires_at_index',
           'oidc_handoffs_user_id_index',
+          // Organizations, their members and invitations since 2026-12-05-organizations.
+          'organization_invitations_expires_at_index',
+          'organization_invitations_invited_by_index',
+          'organization_members_user_id_index',
+          'organizations_created_by_index',
           'outbox_status_due_index',
           'outbox_updated_at_index',
           'outbox_user_kind_index',

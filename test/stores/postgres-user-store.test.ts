@@ -389,6 +389,10 @@ describeWithService('postgres', 'PostgresUserStore (on a database of its own)', 
           await store.sessions.check('s', { kind: 'role', name: 'none' }),
           await store.sessions.check('s', { kind: 'role', name: 'none' }),
         );
+        const membership = { kind: 'membership', organizationId: '00000000-0000-4000-8000-000000000000' } as const;
+        const outside = await store.sessions.check('s', membership);
+        assert.equal(outside?.membership, null);
+        assert.deepEqual(await store.sessions.check('s', membership), outside);
       } finally {
         Connection.prototype.describe = describePortal;
       }

@@ -340,12 +340,78 @@ export function describeSqlStore(name: string, harness: SqlStoreHarness): void {
           assert.equal(await s.sessions.check('racing'), null);
           assert.equal(await s.sessions.check('racing', { kind: 'role', name: 'admin' }), null);
           assert.equal(await s.sessions.check('racing', { kind: 'permission', name: 'users.read' }), null);
+          const membership = { kind: 'membership', organizationId: '00000000-0000-4000-8000-000000000000' } as const;
+          assert.equal(await s.sessions.check('racing', membership), null);
           assert.equal(await s.sessions.findWithUser('racing'), null);
         }
       });
     });
 
     describe('two stores on one database (as two processes or instances would be)', () => {
+      it('the last two owners removing each other from both stores at once, and invitation accepts: one of each', async () => {
+        const stores = [await open(), await open()];
+        const alice = (await register(stores[0], 'alice')).user.id;
+        const bob = (await register(stores[1], 'bob')).user.id;
+        const carol = (await register(stores[0], 'carol')).user.id;
+        const organizationId = '00000000-0000-4000-8000-00000000000a';
+        const member = (userId: string, role: string) => ({
+          organizationId,
+          userId,
+          role,
+          createdAt: T0,
+          updatedAt: T0,
+        });
+        await stores[0].transaction(async (tx) => {
+          await tx.organizations.create({
+            id: organizationId,
+            name: 'Acme',
+            createdBy: alice,
+            createdAt: T0,
+            updatedAt: T0,
+          });
+          await tx.organizations.addMember(member(alice, 'owner'));
+          await tx.organizations.addMember(member(bob, 'owner'));
+          await tx.organizations.createInvitation({
+            id: '00000000-0000-4000-8000-00000000000b',
+            organizationId,
+            email: 'carol@example.com',
+            emailKey: 'carol@example.com',
+            role: 'member',
+            tokenHash: 'invitation-carol',
+            invitedBy: alice,
+            createdAt: T0,
+            expiresAt: DAY_LATER,
+          });
+        });
+        const remove = (store: SqlUserStore, actor: string, target: string) =>
+          store.transaction(async (tx) => {
+            await tx.organizations.lockUser(actor);
+            await tx.organizations.lock(organizationId);
+            if ((await tx.organizations.countMembersWithRole(organizationId, 'owner')) <= 1) return 'last_owner';
+            return (await tx.organizations.removeMember(organizationId, target)) ? 'removed' : 'gone';
+          });
+        const accept = (store: SqlUserStore) =>
+          store.transaction(async (tx) => {
+            await tx.organizations.lockUser(carol);
+            await tx.organizations.lock(organizationId);
+            const invitation = await tx.organizations.consumeInvitation('invitation-carol', T0);
+            return invitation ? tx.organizations.addMember(member(carol, invitation.role)) : 'invalid';
+          });
+        const results = fulfilled(
+          await Promise.allSettled([
+            remove(stores[0], alice, bob),
+            remove(stores[1], bob, alice),
+            accept(stores[0]),
+            accept(stores[1]),
+          ]),
+        );
+        assert.equal(results.length, 4, 'none throws');
+        assert.deepEqual([...results.slice(0, 2)].sort(), ['last_owner', 'removed']);
+        assert.deepEqual([...results.slice(2)].sort(), ['added', 'invalid']);
+        assert.equal(await stores[1].organizations.countMembersWithRole(organizationId, 'owner'), 1);
+        assert.equal(await stores[1].organizations.countMembers(organizationId), 2);
+      });
+
       it('20 concurrent registrations of one username across both: exactly one wins, nothing throws', async () => {
         const stores = [await open(), await open()];
         const outcomes = fulfilled(

@@ -11,6 +11,7 @@ const AGGREGATES = [
   'loginChallenges',
   'passkeys',
   'oidc',
+  'organizations',
   'access',
   'outbox',
   'audit',

@@ -18,11 +18,7 @@ import type { AuditDetails, AuditEvent, AuditEventType } from '../audit-event';
 import { checkPermissionName, checkRoleName } from '../identity';
 import { type CursorKey, type CursorScope, PageCursors } from '../page-cursor';
 import { isRecordId } from '../record-id';
-import {
-  afterAccountDeletion,
-  deleteAloneOrganizations,
-  organizationsEndingWith,
-} from '../organizations/account-deletion';
+import { afterAccountDeletion, deleteAloneOrganizations, organizationsEndingWith } from '../account-deletion-rules';
 import type { StoredUser } from '../types';
 import type {
   AccessChangeRefusal,

@@ -181,7 +181,8 @@ export async function previewInvitation(core: AccountContext, token: string): Pr
 /**
  * Only the verified account owning the invited address: the invitation is read and compared first, so another
  * account's attempt leaves it pending (`invitation_address_mismatch`). Then one transaction: the user's lock, the
- * organization's, the claim (of racing accepts exactly one gets it), the limits, and the membership.
+ * organization's, the claim (of racing accepts exactly one gets it), the limits, and the membership. A refusal inside
+ * it (a limit, already a member) undoes the claim: the invitation stays.
  */
 export async function acceptInvitation(
   core: AccountContext,
@@ -209,10 +210,10 @@ export async function acceptInvitation(
     if ((await tx.organizations.countForUser(user.id)) >= settings.maxOrganizationsPerUser) {
       throw organizationLimitReached();
     }
-    const seats =
-      (await tx.organizations.countMembers(organizationId)) +
-      (await tx.organizations.countPendingInvitations(organizationId, now));
-    if (seats >= settings.maxMembers) throw memberLimitReached();
+    // The invitation held its seat (inviting counts members and pending invitations together), so joining keeps that
+    // sum; only the members themselves are counted here, so that an organization over its limit (an administrator's
+    // owner, a limit lowered since) admits nobody past it, and of two joins for its last seat exactly one passes.
+    if ((await tx.organizations.countMembers(organizationId)) >= settings.maxMembers) throw memberLimitReached();
     const added = await tx.organizations.addMember({
       organizationId,
       userId: user.id,
@@ -284,7 +285,11 @@ async function claimable(
 }
 
 /** The account, read again under its lock, is still the verified owner of the invited address. */
-async function checkStillOwner(tx: UserStoreTransaction, user: StoredUser, invitation: StoredInvitation): Promise<void> {
+async function checkStillOwner(
+  tx: UserStoreTransaction,
+  user: StoredUser,
+  invitation: StoredInvitation,
+): Promise<void> {
   const current = await tx.users.findById(user.id);
   if (!current || current.disabledAt !== null) throw invalidSession();
   if (!current.verified || current.emailKey !== invitation.emailKey) throw invitationAddressMismatch();
@@ -325,4 +330,3 @@ function warnUnsent(core: AccountContext, organizationId: string): void {
     'the email sender cannot send organization invitations: the invitation was stored but not mailed',
   );
 }
-

@@ -30,7 +30,10 @@ export class OrganizationAdministration {
   }
 
   /** `gatehouse.organizations.read`: every organization by id, a page at a time. */
-  async list(actor: AdminActor, query: { cursor?: string; limit?: number } = {}): Promise<Page<AdminOrganizationSummary>> {
+  async list(
+    actor: AdminActor,
+    query: { cursor?: string; limit?: number } = {},
+  ): Promise<Page<AdminOrganizationSummary>> {
     await authoriseAdmin(this.core, actor, ADMIN_PERMISSIONS.readOrganizations);
     const limit = pageSize(query.limit);
     const after = query.cursor === undefined ? undefined : this.cursors.decode(SCOPE, query.cursor).id;
@@ -43,7 +46,9 @@ export class OrganizationAdministration {
     return {
       items,
       nextCursor:
-        rows.length > limit && last !== undefined ? this.cursors.encode(SCOPE, { at: last.createdAt, id: last.id }) : null,
+        rows.length > limit && last !== undefined
+          ? this.cursors.encode(SCOPE, { at: last.createdAt, id: last.id })
+          : null,
     };
   }
 

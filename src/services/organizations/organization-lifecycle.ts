@@ -29,7 +29,8 @@ export async function createOrganization(
 ): Promise<OrganizationView> {
   const settings = requireSettings(core);
   const user = await core.requireSessionUser(sessionToken);
-  if (!user.verified) throw new AccountError('permission_denied', 'Verify your address before creating an organization');
+  if (!user.verified)
+    throw new AccountError('permission_denied', 'Verify your address before creating an organization');
   if (
     settings.creation === 'administrators' &&
     (await core.store.access.checkPermission(user.id, MANAGE_ORGANIZATIONS)) !== 'granted'
@@ -42,7 +43,13 @@ export async function createOrganization(
   }
   const name = organizationName(input?.name);
   const now = core.clock.now();
-  const organization: StoredOrganization = { id: randomUUID(), name, createdBy: user.id, createdAt: now, updatedAt: now };
+  const organization: StoredOrganization = {
+    id: randomUUID(),
+    name,
+    createdBy: user.id,
+    createdAt: now,
+    updatedAt: now,
+  };
   const audit = core.audit.event('organization_created', 'success', self(user.id), { organizationId: organization.id });
   await core.store.transaction(async (tx) => {
     if (!(await tx.organizations.lockUser(user.id))) throw invalidSession();
@@ -78,7 +85,8 @@ export async function getOrganization(
 ): Promise<OrganizationView> {
   const access = await memberAccess(core, sessionToken, organizationId);
   const organization = await requireOrganization(core.store.organizations, organizationId);
-  return organizationView(access.settings, organization, access.membership.role);
+  const memberCount = await core.store.organizations.countMembers(organizationId);
+  return { ...organizationView(access.settings, organization, access.membership.role), memberCount };
 }
 
 export async function renameOrganization(

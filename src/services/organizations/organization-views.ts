@@ -7,6 +7,8 @@ export interface OrganizationView {
   role: string;
   /** The caller's permissions there, sorted. */
   permissions: string[];
+  /** How many members it has: only when one organization is read (`Organizations.get`). */
+  memberCount?: number;
 }
 
 /** A member on the roster; `email` only for holders of `gatehouse.members.manage` (and administrators). */

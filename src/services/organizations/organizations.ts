@@ -1,5 +1,12 @@
 import type { AccountContext } from '../account-context';
-import { cancelInvitation, declineInvitation, invite, listInvitations, previewInvitation, resendInvitation } from './invitations';
+import {
+  cancelInvitation,
+  declineInvitation,
+  invite,
+  listInvitations,
+  previewInvitation,
+  resendInvitation,
+} from './invitations';
 import { acceptInvitation } from './invitations';
 import { changeRole, leaveOrganization, listMembers, removeMember, transferOwnership } from './membership-changes';
 import { requireSettings } from './organization-access';
@@ -55,7 +62,7 @@ export class Organizations {
     return listMyOrganizations(this.core, sessionToken);
   }
 
-  /** One organization of the caller's (any member). */
+  /** One organization of the caller's (any member), with its member count. */
   async get(sessionToken: string, organizationId: string): Promise<OrganizationView> {
     return getOrganization(this.core, sessionToken, organizationId);
   }

@@ -45,11 +45,7 @@ export function checkMayTouch(template: OrganizationTemplate, actorRole: string,
  * the account) when that member is the organization's only owner. Counted in the caller's transaction, after
  * `tx.organizations.lock`, so two owners removing each other cannot both pass.
  */
-export async function keepAnOwner(
-  tx: OrganizationRecords,
-  organizationId: string,
-  role: string,
-): Promise<void> {
+export async function keepAnOwner(tx: OrganizationRecords, organizationId: string, role: string): Promise<void> {
   if (role !== OWNER_ROLE) return;
   if ((await tx.countMembersWithRole(organizationId, OWNER_ROLE)) <= 1) throw lastOwner();
 }

@@ -8,6 +8,7 @@ import { describeDeleteUser } from './delete-user';
 import { describeEmailChange } from './email-change';
 import { describeEmailChangeDrops } from './email-change-drops';
 import { describeOidc } from './oidc';
+import { describeOrganizations } from './organizations';
 import { describePasskeys } from './passkeys';
 import { describePasswords } from './passwords';
 import { describeRaces } from './races';
@@ -23,7 +24,7 @@ import { describeUsers } from './users';
 
 /**
  * Every area of the account store contract: the unit of work itself (transactions), users, tokens, addresses,
- * passwords, deletion, sessions (and what a person sees and ends of them), email changes, the second factor (its recovery codes and login challenges), passkeys (and their ceremonies' challenges), provider identities (their flows and handoffs), roles (and the scopes of grants), and
+ * passwords, deletion, sessions (and what a person sees and ends of them), email changes, the second factor (its recovery codes and login challenges), passkeys (and their ceremonies' challenges), provider identities (their flows and handoffs), organizations (their members and invitations), roles (and the scopes of grants), and
  * administration (disabled accounts, the user list, protected roles) with the audit trail.
  */
 export function describeAccountStoreAreas(suite: ConformanceSuite): void {
@@ -41,6 +42,7 @@ export function describeAccountStoreAreas(suite: ConformanceSuite): void {
   describeSecondFactorUse(suite);
   describePasskeys(suite);
   describeOidc(suite);
+  describeOrganizations(suite);
   describeRoles(suite);
   describeScopedGrants(suite);
   describeCouplings(suite);

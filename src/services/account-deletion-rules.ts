@@ -1,14 +1,15 @@
-import type { AccountContext } from '../account-context';
-import type { AuditParties } from '../audit-trail';
-import type { UserStoreTransaction } from '../user-store';
-import { afterDeletion } from './organization-lifecycle';
-import { lastOwner } from './organization-errors';
-import { OWNER_ROLE } from './organization-options';
-import type { StoredOrganization } from './organization-records';
+import type { AccountContext } from './account-context';
+import type { AuditParties } from './audit-trail';
+import type { UserStoreTransaction } from './user-store';
+import { afterDeletion } from './organizations/organization-lifecycle';
+import { lastOwner } from './organizations/organization-errors';
+import { OWNER_ROLE } from './organizations/organization-options';
+import type { StoredOrganization } from './organizations/organization-records';
 
 // What an account's deletion (its own, an administrator's, the operator's) does to its organizations: refused
 // (`last_owner`) while the account is the last owner of one with other members; the organizations it is alone in go
-// with it, in the same transaction, and the host's `onDeleted` hears of them after commit.
+// with it, in the same transaction, and the host's `onDeleted` hears of them after commit. Shared code beside the
+// other shared rules, not in a feature's folder: the account's own deletion and the administration's both use it.
 
 /**
  * Inside the deletion's transaction, before the user goes: takes the user's lock, then each organization's (in id
@@ -27,10 +28,7 @@ export async function organizationsEndingWith(tx: UserStoreTransaction, userId: 
     if (!membership) continue;
     if ((await tx.organizations.countMembers(id)) <= 1) {
       alone.push(organization);
-    } else if (
-      membership.role === OWNER_ROLE &&
-      (await tx.organizations.countMembersWithRole(id, OWNER_ROLE)) <= 1
-    ) {
+    } else if (membership.role === OWNER_ROLE && (await tx.organizations.countMembersWithRole(id, OWNER_ROLE)) <= 1) {
       throw lastOwner();
     }
   }
