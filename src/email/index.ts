@@ -31,3 +31,4 @@ export {
 } from './templates';
 export type { PasskeyTemplates } from './passkeys/passkey-templates';
 export type { OidcTemplates } from './oidc/oidc-templates';
+export type { OrganizationTemplates } from './organizations/organization-templates';

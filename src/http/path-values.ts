@@ -74,9 +74,6 @@ export const PATH_VALUES = {
     isRecordId,
     () => new AccountError('identity_not_found', 'No such linked identity'),
   ),
-  // An organization's id (`randomUUID()`): a malformed one is answered as an unknown one, and as one of an
-  // organization the caller is not a member of, with the very same body (docs/organizations.md).
-  organizationId: rule(RECORD_ID_PATTERN, [RECORD_ID_LENGTH, RECORD_ID_LENGTH], isRecordId, organizationNotFound),
   // A member of an organization, named by its user id: alike with a user id that is not that organization's member.
   memberId: rule(RECORD_ID_PATTERN, [RECORD_ID_LENGTH, RECORD_ID_LENGTH], isRecordId, memberNotFound),
   invitationId: rule(RECORD_ID_PATTERN, [RECORD_ID_LENGTH, RECORD_ID_LENGTH], isRecordId, invitationNotFound),

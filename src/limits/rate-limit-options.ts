@@ -152,10 +152,11 @@ export const DEFAULT_LIMITS: Readonly<Record<LimitName, Limit>> = {
   // A members page lists the organization, its roster and its invitations on every visit, for several people of
   // one office: room for that, not for a scraper.
   'organizations.ip': { points: 600, duration: MINUTE },
-  // Each invitation is a mail: enough for an office inviting its team, not for a mail cannon.
-  'org-invite.ip': { points: 100, duration: HOUR },
-  // As `verify-email.ip`: tokens are random and single use, this stops floods, not guesses.
-  'org-accept.ip': { points: 120, duration: HOUR },
+  // Each invitation is a mail: room for several managers of one office filling an organization up to its default
+  // pending-invitation limit (100), not for a mail cannon.
+  'org-invite.ip': { points: 300, duration: HOUR },
+  // Tokens are random and single use: this stops floods, not guesses. The invitation page previews on every visit.
+  'org-accept.ip': { points: 300, duration: HOUR },
   // Room for an administrator paging through thousands of accounts and their events; the core checks each request.
   'admin.ip': { points: 600, duration: MINUTE },
   'login.account': { points: 50, duration: HOUR },
@@ -163,8 +164,9 @@ export const DEFAULT_LIMITS: Readonly<Record<LimitName, Limit>> = {
   'resend-verification.email': { points: 5, duration: HOUR },
   'reset-request.email': { points: 5, duration: HOUR },
   'email-change.email': { points: 5, duration: HOUR },
-  // One account's invitations and resends: a team's worth in an hour.
-  'org-invite.user': { points: 50, duration: HOUR },
+  // One account's invitations and resends: past the default pending-invitation limit (100), so that the limit, not
+  // the budget, is what a manager inviting a whole team meets.
+  'org-invite.user': { points: 200, duration: HOUR },
 };
 
 export const DEFAULT_LOGIN_BACKOFF: Readonly<LoginBackoff> = {

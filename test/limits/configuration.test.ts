@@ -38,12 +38,16 @@ describe('rate limits: options, GATEHOUSE_RATE_LIMITS and the other variables', 
       'passkeys.ip': { points: 120, duration: 60 },
       'oidc.ip': { points: 120, duration: 60 },
       'oidc-exchange.ip': { points: 100, duration: 60 },
+      'organizations.ip': { points: 600, duration: 60 },
+      'org-invite.ip': { points: 300, duration: 3600 },
+      'org-accept.ip': { points: 300, duration: 3600 },
       'admin.ip': { points: 600, duration: 60 },
       'login.account': { points: 50, duration: 3600 },
       'register.email': { points: 5, duration: 3600 },
       'resend-verification.email': { points: 5, duration: 3600 },
       'reset-request.email': { points: 5, duration: 3600 },
       'email-change.email': { points: 5, duration: 3600 },
+      'org-invite.user': { points: 200, duration: 3600 },
     });
     expect(resolved.loginBackoff).to.deep.equal({ freeFailures: 10, initialDelay: 1, maxDelay: 300 });
   });

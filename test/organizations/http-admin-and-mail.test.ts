@@ -17,7 +17,7 @@ import { bearer, DRIVERS, PREFIX, type TestApp } from '../support/test-app';
 import { freshStoreEachTest, TEST_STORES } from '../support/test-stores';
 import { buildOrgApp, createOrg, expectError, invite, joinedMember, NOBODY, org } from './http-support';
 
-const STORES = TEST_STORES.filter((kind) => kind.name !== 'PostgreSQL');
+const STORES = TEST_STORES;
 
 for (const kind of STORES)
   for (const driver of DRIVERS)

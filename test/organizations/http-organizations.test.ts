@@ -3,7 +3,7 @@ import { bearer, DRIVERS, PREFIX, type TestApp } from '../support/test-app';
 import { freshStoreEachTest, TEST_STORES } from '../support/test-stores';
 import { buildOrgApp, createOrg, expectError, invite, joinedMember, NOBODY, org } from './http-support';
 
-const STORES = TEST_STORES.filter((kind) => kind.name !== 'PostgreSQL');
+const STORES = TEST_STORES;
 
 for (const kind of STORES)
   for (const driver of DRIVERS)
@@ -196,6 +196,35 @@ for (const kind of STORES)
           .send({})
           .expect(204);
         expectError(await t.http.get(org(`/${id}`)).set(bearer(bob.token)), 404, 'organization_not_found');
+      });
+
+      it('applies a demotion and a deletion on the very next request', async () => {
+        const alice = await t.loginNewUser('alice');
+        const id = await createOrg(t, alice);
+        const bob = await joinedMember(t, alice, id, 'bob', 'admin');
+        await t.http
+          .get(org(`/${id}/invitations`))
+          .set(bearer(bob.token))
+          .expect(200);
+        const read = await t.http
+          .get(org(`/${id}`))
+          .set(bearer(bob.token))
+          .expect(200);
+        expect(read.body).to.include({ role: 'admin', member_count: 2 });
+        await t.http
+          .patch(org(`/${id}/members/${bob.id}`))
+          .set(bearer(alice))
+          .send({ role: 'member' })
+          .expect(200);
+        expectError(await t.http.get(org(`/${id}/invitations`)).set(bearer(bob.token)), 403, 'permission_denied');
+        await t.http
+          .delete(org(`/${id}`))
+          .set(bearer(alice))
+          .expect(204);
+        expectError(await t.http.get(org(`/${id}/members`)).set(bearer(bob.token)), 404, 'organization_not_found');
+        await t.accounts.drain();
+        expect(t.sender.of('organizationDeleted' as never, 'bob@example.com')).to.have.length(1);
+        expect(t.sender.of('organizationDeleted' as never, 'alice@example.com')).to.have.length(0);
       });
 
       it('transfers ownership to a member; not to a stranger', async () => {
