@@ -21,6 +21,14 @@ export interface PathValueRule {
   refusal(): AccountError;
 }
 
+/** An organization's id as Gatehouse makes it (`randomUUID()`): lower-case hexadecimal in the 8-4-4-4-12 groups. */
+export const ORGANIZATION_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Whether `value` may be an organization's id (any other text names no organization). */
+export function isOrganizationId(value: unknown): value is string {
+  return typeof value === 'string' && ORGANIZATION_ID_PATTERN.test(value);
+}
+
 /** The ids `resolveOidcSettings` accepts: lower-case letters, digits and inner hyphens, at most 32. */
 const PROVIDER_ID_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
 
@@ -89,6 +97,8 @@ export const PATH_VALUES = {
     isAccessName,
     () => new AccountError('invalid_permission', 'Permission name is invalid'),
   ),
+  // The answer for an organization the caller is not a member of, so that no shape of id tells anything apart.
+  organizationId: rule(ORGANIZATION_ID_PATTERN, [36, 36], isOrganizationId, organizationNotFound),
 } satisfies Record<string, PathValueRule>;
 
 /** The answer to a path segment that is not percent-encoded UTF-8 (`%FF`, `%C3%28`, a lone surrogate, a bare `%`). */
