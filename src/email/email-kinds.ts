@@ -3,10 +3,7 @@ import type { LinkKind } from '../services/outbox-message';
 
 /** The sender option that states how long the link of a kind stays valid (keep it equal to the core's). */
 export type LinkLifetimeOption =
-  | 'verificationTokenTtlMs'
-  | 'resetTokenTtlMs'
-  | 'emailChangeTokenTtlMs'
-  | 'invitationTtlMs';
+  'verificationTokenTtlMs' | 'resetTokenTtlMs' | 'emailChangeTokenTtlMs' | 'invitationTtlMs';
 
 /** How the built-in senders make the link of one kind: the page it opens (an `EmailLinks` base) and its lifetime. */
 export interface LinkKindEntry {

@@ -119,7 +119,8 @@ const DEFAULT_INVITATION_TTL_MS = 7 * 24 * 60 * 60_000;
 
 function checkTtl(options: TemplatedEmailSenderOptions, name: LinkLifetimeOption): number {
   const value = options[name];
-  if (value === undefined) return name === 'invitationTtlMs' ? DEFAULT_INVITATION_TTL_MS : DEFAULT_ACCOUNT_OPTIONS[name];
+  if (value === undefined)
+    return name === 'invitationTtlMs' ? DEFAULT_INVITATION_TTL_MS : DEFAULT_ACCOUNT_OPTIONS[name];
   if (!Number.isFinite(value) || value <= 0) {
     throw new TypeError(`Gatehouse: ${name} must be a positive number of milliseconds`);
   }

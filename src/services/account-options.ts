@@ -99,7 +99,10 @@ export interface AccountOptions {
 }
 
 export type ResolvedAccountOptions = Required<
-  Omit<AccountOptions, 'hashing' | 'hashingQueue' | 'password' | 'secretKey' | 'outbox' | 'passkeys' | 'oidc' | 'organizations'>
+  Omit<
+    AccountOptions,
+    'hashing' | 'hashingQueue' | 'password' | 'secretKey' | 'outbox' | 'passkeys' | 'oidc' | 'organizations'
+  >
 > & {
   /** Organizations' template and limits, or null when they are off. */
   organizations: OrganizationSettings | null;

@@ -78,7 +78,9 @@ export interface OrganizationSettings {
 }
 
 /** Checks `AccountOptions.organizations` at start; `false` turns organizations off (null). */
-export function resolveOrganizationSettings(options: OrganizationOptions | false | undefined): OrganizationSettings | null {
+export function resolveOrganizationSettings(
+  options: OrganizationOptions | false | undefined,
+): OrganizationSettings | null {
   if (options === false) return null;
   const given = options ?? {};
   const settings: OrganizationSettings = {
@@ -134,9 +136,14 @@ export function organizationTemplate(roles: Record<string, readonly string[]>): 
     const held = new Set<string>();
     for (const permission of permissions) {
       if (!isAccessName(permission)) {
-        throw new ConfigurationError(`Gatehouse: organizations.roles.${role}: "${String(permission)}" is not a permission name`);
+        throw new ConfigurationError(
+          `Gatehouse: organizations.roles.${role}: "${String(permission)}" is not a permission name`,
+        );
       }
-      if (permission.startsWith('gatehouse.') && !(GATEHOUSE_ORGANIZATION_PERMISSIONS as readonly string[]).includes(permission)) {
+      if (
+        permission.startsWith('gatehouse.') &&
+        !(GATEHOUSE_ORGANIZATION_PERMISSIONS as readonly string[]).includes(permission)
+      ) {
         throw new ConfigurationError(
           `Gatehouse: organizations.roles.${role}: "${permission}" is not one of Gatehouse's organization permissions`,
         );
