@@ -33,6 +33,10 @@ const ADMIN_ROUTES: [Method, string, object?][] = [
   ['delete', '/admin/roles/{role}/permissions/{permission}'],
   ['get', '/admin/users/{id}/passkeys'],
   ['delete', '/admin/users/{id}/passkeys/{passkeyId}'],
+  ['get', '/admin/organizations'],
+  ['get', '/admin/organizations/{orgId}'],
+  ['get', '/admin/users/{id}/organizations'],
+  ['post', '/admin/organizations/{orgId}/owner', { user_id: UNKNOWN_ID }],
 ];
 
 function send(t: TestApp, [method, path, body]: [Method, string, object?], id: string, headers = {}) {
@@ -42,7 +46,8 @@ function send(t: TestApp, [method, path, body]: [Method, string, object?], id: s
       .replace('{id}', id)
       .replace('{role}', 'gatehouse-admin')
       .replace('{permission}', ADMIN_PERMISSIONS.readUsers)
-      .replace('{passkeyId}', UNKNOWN_ID);
+      .replace('{passkeyId}', UNKNOWN_ID)
+      .replace('{orgId}', UNKNOWN_ID);
   const request = t.http[method](url).set(headers);
   return method === 'get' ? request : request.send(body ?? {});
 }
