@@ -1,4 +1,3 @@
-import { PAGES_SCRIPT } from './assets/pages-script';
 import { PAGES_STYLES } from './assets/pages-styles';
 import type { HostedPages } from './hosted-page';
 import { webauthnLibrary } from './assets/webauthn-library';
@@ -36,8 +35,21 @@ export function accountPageRoutes(pages: HostedPages, options: AccountPagesOptio
  */
 export function pageAssetRoutes(): Record<string, PageRoute> {
   return {
-    [SCRIPT_PATH]: () => assetAnswer('application/javascript; charset=utf-8', PAGES_SCRIPT),
+    [SCRIPT_PATH]: () => assetAnswer('application/javascript; charset=utf-8', pagesScript()),
     [STYLES_PATH]: () => assetAnswer('text/css; charset=utf-8', PAGES_STYLES),
     [WEBAUTHN_SCRIPT_PATH]: () => assetAnswer('application/javascript; charset=utf-8', webauthnLibrary()),
   };
+}
+
+let script: string | undefined;
+
+/**
+ * The pages' script, assembled on the first request for it and kept: not at start, since its modules (a function per
+ * page, compiled for the browser) are only text to the server, and a server whose pages nobody opens (an API behind a
+ * host's own front end) should not hold them.
+ */
+function pagesScript(): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at the first request for the script
+  script ??= (require('./assets/pages-script') as typeof import('./assets/pages-script')).PAGES_SCRIPT;
+  return script;
 }
