@@ -1,58 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AccountOptions } from '../../src/services/account-options';
 import type { AdminActor } from '../../src/services/admin-views';
 import type { AuditEvent } from '../../src/services/audit-event';
 import type { UserStore } from '../../src/services/user-store';
-import { MemoryUserStore } from '../../src/stores/memory-user-store';
-import { PostgresUserStore } from '../../src/stores/postgres-user-store';
-import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
 import { makeHarness, STRONG_PASSWORD, type Harness } from '../support/core-harness';
 import { CHEAP_HASHING } from '../support/fixtures';
-import { createTestDatabase } from '../support/postgres-database';
-import { requireService, type ServiceName } from '../support/services';
-
-/**
- * The stores the organizations' service tests run on: memory, SQLite in a real file, and PostgreSQL (a database of its
- * own; skipped without a server, failed with CI=true), where the races meet real row locks.
- */
-export const ORGANIZATION_STORES: readonly {
-  name: string;
-  service?: ServiceName;
-  open(): Promise<{ store: UserStore; close(): Promise<void> }>;
-}[] = [
-  { name: 'memory', open: async () => ({ store: new MemoryUserStore(), close: async () => undefined }) },
-  {
-    name: 'SQLite',
-    async open() {
-      const folder = mkdtempSync(join(tmpdir(), 'gatehouse-orgs-'));
-      const store = await SqliteUserStore.open({ filename: join(folder, 'gatehouse.db') });
-      return {
-        store,
-        async close() {
-          await store.close();
-          rmSync(folder, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    service: 'postgres',
-    async open() {
-      const database = await createTestDatabase('orgs');
-      const store = await PostgresUserStore.open({ connectionString: database.url });
-      return {
-        store,
-        async close() {
-          await store.close();
-          await database.drop();
-        },
-      };
-    },
-  },
-];
+import type { TestStoreKind } from '../support/test-stores';
+import { requireService } from '../support/services';
 
 export interface OrgWorld extends Harness {
   /** A verified user, signed in: its session token and id. */
@@ -69,10 +22,7 @@ export interface OrgWorld extends Harness {
  * Opens a fresh store of `kind` before each test and builds a harness on it (manual clock, recording sender, cheap
  * hashing); the function returned gives the test's world, built on its first call with `options()` as they are then.
  */
-export function freshWorld(
-  kind: (typeof ORGANIZATION_STORES)[number],
-  options: () => Partial<AccountOptions> = () => ({}),
-): () => OrgWorld {
+export function freshWorld(kind: TestStoreKind, options: () => Partial<AccountOptions> = () => ({})): () => OrgWorld {
   let store: UserStore | undefined;
   let world: OrgWorld | undefined;
   let close: (() => Promise<void>) | undefined;
