@@ -7,7 +7,7 @@ import { checkedPathValue, PATH_VALUES } from '../http/path-values';
 import { isRecordId as isOrganizationId } from '../services/record-id';
 import { authError, authenticateRequest } from '../http/request-auth';
 import { organizationNotFound } from '../services/organizations/organization-errors';
-import { permissionsOf } from '../services/organizations/organization-options';
+import { sortedPermissionsOf } from '../services/organizations/organization-options';
 import type { MembershipQuery } from '../services/types';
 import { organizationIdOf, type OrganizationRouting } from './organization-routes';
 
@@ -40,7 +40,7 @@ export function recordedOrganization(req: IncomingMessage): CurrentOrganization 
 export function currentOrganization(organizationId: string, role: string | null): CurrentOrganization | null {
   const settings = resolveAccountService().organizations.settings;
   if (!settings || role === null) return null;
-  return { id: organizationId, role, permissions: [...permissionsOf(settings.template, role)].sort() };
+  return { id: organizationId, role, permissions: sortedPermissionsOf(settings.template, role) };
 }
 
 /**

@@ -4,7 +4,7 @@ import { isRecordId } from '../record-id';
 import type { StoredUser } from '../types';
 import type { UserStoreTransaction } from '../user-store';
 import { organizationNotFound, organizationPermissionDenied } from './organization-errors';
-import { permissionsOf, type OrganizationSettings } from './organization-options';
+import { permissionsOf, sortedPermissionsOf, type OrganizationSettings } from './organization-options';
 import type { OrganizationRecords, StoredMembership, StoredOrganization } from './organization-records';
 import type { OrganizationView } from './organization-views';
 
@@ -97,7 +97,7 @@ export function organizationView(
     name: organization.name,
     createdAt: organization.createdAt,
     role,
-    permissions: [...permissionsOf(settings.template, role)].sort(),
+    permissions: [...sortedPermissionsOf(settings.template, role)],
   };
 }
 

@@ -65,6 +65,8 @@ export interface OrganizationTemplate {
   readonly roles: ReadonlyMap<string, ReadonlySet<string>>;
   /** Every permission any role holds: `owner`'s. */
   readonly permissions: ReadonlySet<string>;
+  /** Role → its permissions sorted, as views and `@CurrentOrganization()` show them: sorted once, at start. */
+  readonly sortedPermissions: ReadonlyMap<string, readonly string[]>;
 }
 
 export interface OrganizationSettings {
@@ -154,7 +156,16 @@ export function organizationTemplate(roles: Record<string, readonly string[]>): 
     below.set(role, held);
   }
   if (below.size === 0) throw new ConfigurationError('Gatehouse: organizations.roles must name at least one role');
-  return { roles: new Map([[OWNER_ROLE, all], ...below]), permissions: all };
+  const byRole = new Map<string, ReadonlySet<string>>([[OWNER_ROLE, all], ...below]);
+  const sortedPermissions = new Map(
+    [...byRole].map(([role, held]) => [role, Object.freeze([...held].sort())] as const),
+  );
+  return { roles: byRole, permissions: all, sortedPermissions };
+}
+
+/** `permissionsOf`, sorted (shared and frozen: copy it to change it); empty for a name the template does not have. */
+export function sortedPermissionsOf(template: OrganizationTemplate, role: string): readonly string[] {
+  return template.sortedPermissions.get(role) ?? [];
 }
 
 /** The permissions of a role of the template; empty for a name it does not have (a role removed from the template). */
