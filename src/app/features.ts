@@ -19,6 +19,7 @@ import { OIDC_PAGES } from '../pages/oidc/oidc-pages';
 import { ORGANIZATION_PAGES } from '../pages/organizations/organization-pages';
 import type { HostedPages } from '../pages/hosted-page';
 import { ACCOUNT_KINDS } from '../services/account/account-kinds';
+import { API_KEY_KINDS } from '../services/api-keys/api-key-kinds';
 import { ADMINISTRATION_KINDS } from '../services/administration/administration-kinds';
 import { EMAIL_CHANGE_KINDS } from '../services/email-changes/email-change-kinds';
 import type { FeatureKinds } from '../services/feature-kinds';
@@ -124,6 +125,14 @@ export const FEATURES: readonly Feature[] = [
     pages: ORGANIZATION_PAGES,
     tables: ['organization_members'],
     migrations: ['2026-12-05-organizations'],
+  },
+  {
+    name: 'api-keys',
+    kinds: API_KEY_KINDS,
+    controllers: [],
+    pages: {},
+    tables: ['api_keys', 'service_accounts'],
+    migrations: ['2026-12-06-api-keys'],
   },
   {
     name: 'administration',

@@ -32,3 +32,4 @@ export {
 export type { PasskeyTemplates } from './passkeys/passkey-templates';
 export type { OidcTemplates } from './oidc/oidc-templates';
 export type { OrganizationTemplates } from './organizations/organization-templates';
+export type { ApiKeyTemplates } from './api-keys/api-key-templates';

@@ -64,6 +64,15 @@ export const ACCOUNT_ERROR_CODES = [
   'organization_limit_reached',
   'member_limit_reached',
   'invitation_limit_reached',
+  // Not in the spec's table: API keys.
+  'invalid_api_key',
+  'api_key_not_allowed',
+  'invalid_scope',
+  'invalid_api_key_expiry',
+  'api_key_not_found',
+  'api_key_name_taken',
+  'api_key_limit_reached',
+  'not_a_service_account',
 ] as const;
 
 export type AccountErrorCode = (typeof ACCOUNT_ERROR_CODES)[number];

@@ -91,6 +91,19 @@ const STATUS_BY_CODE: Record<AccountErrorCode, number> = {
   organization_limit_reached: 409,
   member_limit_reached: 409,
   invitation_limit_reached: 409,
+  // Unknown, expired, revoked, a wrong checksum or a disabled owner: one answer, so a key cannot be probed.
+  invalid_api_key: 401,
+  // A valid credential of the wrong kind for the route: a key where only a session counts.
+  api_key_not_allowed: 403,
+  // Not a permission the owner holds now, a wildcard, a `gatehouse.*` name, or no scope at all.
+  invalid_scope: 400,
+  invalid_api_key_expiry: 400,
+  // An unknown id and another user's key alike.
+  api_key_not_found: 404,
+  api_key_name_taken: 409,
+  api_key_limit_reached: 409,
+  // Administrators create keys for service accounts only: a person's keys are the person's.
+  not_a_service_account: 409,
 };
 
 /** A conflict with what is stored: the spec's taken username (`invalid_username`, 409 instead of 400). */

@@ -107,4 +107,15 @@ export const ACCOUNT_ERROR_DESCRIPTIONS: Record<AccountErrorCode, string> = {
   organization_limit_reached: 'The user is a member of as many organizations as allowed.',
   member_limit_reached: 'The organization has as many members and pending invitations as allowed.',
   invitation_limit_reached: 'The organization has as many pending invitations as allowed.',
+  invalid_api_key:
+    'The API key is unknown, expired, revoked, fails its checksum, or its owner is disabled: one answer for all.',
+  api_key_not_allowed:
+    'An API key was presented where only a session counts: Gatehouse’s own routes and pages, and host routes guarded with `session`, `role:`, `mfa` or an organization’s requirement.',
+  invalid_scope:
+    'A scope is not a permission the owner holds now, is a wildcard or a `gatehouse.*` permission, or none was given.',
+  invalid_api_key_expiry: 'The expiry is not a whole number of days from 1 to `apiKeyMaxLifetimeDays`.',
+  api_key_not_found: 'No API key of this account has this id: an unknown id and another account’s key alike.',
+  api_key_name_taken: 'The owner has an API key of this name already.',
+  api_key_limit_reached: 'The owner has as many live API keys as allowed.',
+  not_a_service_account: 'Administrators create API keys for service accounts only; a person creates their own.',
 };

@@ -1,3 +1,4 @@
+import { checkedApiKeyPrefix, DEFAULT_API_KEY_PREFIX } from './api-keys/api-key-format';
 import { availableParallelism } from 'node:os';
 import { ConfigurationError } from '../errors/configuration-error';
 import { resolveOutboxOptions, type OutboxOptions } from './outbox-options';
@@ -96,6 +97,17 @@ export interface AccountOptions {
    * `organization_not_found`, and an `'org'` guard fails at start).
    */
   organizations?: OrganizationOptions | false;
+  /**
+   * What every API key starts with, before `_`: 3 to 24 of `a-z 0-9 _` (default `gatehouse`). Pick one your secret
+   * scanners can look for (docs/api-keys.md); changing it makes every existing key unrecognisable.
+   */
+  apiKeyPrefix?: string;
+  /** The longest lifetime a key may be created with, in days (default 366). */
+  apiKeyMaxLifetimeDays?: number;
+  /** The lifetime of a key created without one, in days (default 30; at most `apiKeyMaxLifetimeDays`). */
+  apiKeyDefaultLifetimeDays?: number;
+  /** How many unexpired keys one account may hold (default 50). */
+  apiKeyMaxPerUser?: number;
 }
 
 export type ResolvedAccountOptions = Required<
@@ -132,6 +144,10 @@ export const DEFAULT_ACCOUNT_OPTIONS = {
   loginChallengeMaxAttempts: 5,
   totpIssuer: 'Gatehouse',
   auditRetentionMs: 365 * DAY,
+  apiKeyPrefix: DEFAULT_API_KEY_PREFIX,
+  apiKeyMaxLifetimeDays: 366,
+  apiKeyDefaultLifetimeDays: 30,
+  apiKeyMaxPerUser: 50,
   hashing: { memoryCost: 19_456, timeCost: 2, parallelism: 1 } satisfies HashingOptions,
   password: {
     minLength: 12,
@@ -140,6 +156,20 @@ export const DEFAULT_ACCOUNT_OPTIONS = {
     contextWords: ['gatehouse'],
   } satisfies PasswordPolicyOptions,
 };
+
+/** API keys' lifetimes and count: whole numbers, the default within the maximum. */
+function checkApiKeyLimits(resolved: ResolvedAccountOptions): void {
+  for (const key of ['apiKeyMaxLifetimeDays', 'apiKeyDefaultLifetimeDays', 'apiKeyMaxPerUser'] as const) {
+    if (!Number.isInteger(resolved[key]) || resolved[key] < 1) {
+      throw new ConfigurationError(`Gatehouse: ACCOUNT_OPTIONS.${key} must be a whole number >= 1`);
+    }
+  }
+  if (resolved.apiKeyDefaultLifetimeDays > resolved.apiKeyMaxLifetimeDays) {
+    throw new ConfigurationError(
+      'Gatehouse: ACCOUNT_OPTIONS.apiKeyDefaultLifetimeDays must not exceed apiKeyMaxLifetimeDays',
+    );
+  }
+}
 
 /** Fills defaults and refuses unusable options once, at start, with a message that says what to fix. */
 export function resolveAccountOptions(options: AccountOptions): ResolvedAccountOptions {
@@ -174,7 +204,12 @@ export function resolveAccountOptions(options: AccountOptions): ResolvedAccountO
     passkeys: resolveRelyingParty(options.passkeys),
     oidc: resolveOidcSettings(options.oidc),
     organizations: resolveOrganizationSettings(options.organizations),
+    apiKeyPrefix: checkedApiKeyPrefix(options.apiKeyPrefix ?? DEFAULT_ACCOUNT_OPTIONS.apiKeyPrefix),
+    apiKeyMaxLifetimeDays: options.apiKeyMaxLifetimeDays ?? DEFAULT_ACCOUNT_OPTIONS.apiKeyMaxLifetimeDays,
+    apiKeyDefaultLifetimeDays: options.apiKeyDefaultLifetimeDays ?? DEFAULT_ACCOUNT_OPTIONS.apiKeyDefaultLifetimeDays,
+    apiKeyMaxPerUser: options.apiKeyMaxPerUser ?? DEFAULT_ACCOUNT_OPTIONS.apiKeyMaxPerUser,
   };
+  checkApiKeyLimits(resolved);
   for (const key of [
     'sessionLifetimeMs',
     'sessionIdleTimeoutMs',

@@ -14,6 +14,7 @@ import {
   refusedForLastOwner,
 } from './account-deletion-rules';
 import { Organizations } from './organizations/organizations';
+import { ApiKeys } from './api-keys/api-keys';
 import { Passkeys } from './passkeys/passkeys';
 import { expiryCutoffs, expiryRulesOf, unverifiedCreatedBefore } from './expiry-rules';
 import { canonicalEmail, canonicalUsername, emailKeyOf, usernameKeyOf } from './identity';
@@ -109,6 +110,8 @@ export class AccountService {
    * off (`organization_not_found`) when `AccountOptions.organizations` is `false`.
    */
   readonly organizations: Organizations;
+  /** API keys: a person's own, service accounts' (`admin`), revocation by possession (docs/api-keys.md). */
+  readonly apiKeys: ApiKeys;
   /** Roles and permissions: whether a user holds one (`hasRole`, `requirePermission`...), and the operator's changes. */
   readonly access: AccessControl;
   /** Administration of other accounts and the audit trail, each action checked against its permission. */
@@ -128,6 +131,7 @@ export class AccountService {
     this.passkeys = new Passkeys(this.core);
     this.oidc = new OidcSignIn(this.core, this.secondFactors);
     this.organizations = new Organizations(this.core);
+    this.apiKeys = new ApiKeys(this.core);
     this.admin = new Administration(this.core);
     this.access = new AccessControl(this.core, this.admin);
     this.delivery = this.core.delivery;
@@ -157,6 +161,7 @@ export class AccountService {
       passkeys: { value: rebase(this.passkeys) },
       oidc: { value: rebase(this.oidc, { factors: { value: secondFactors } }) },
       organizations: { value: rebase(this.organizations) },
+      apiKeys: { value: rebase(this.apiKeys) },
       secondFactors: { value: secondFactors },
       admin: { value: admin },
       access: { value: rebase(this.access, { admin: { value: admin } }) },

@@ -25,6 +25,11 @@ export const ADMIN_PERMISSIONS = {
    * Name an organization's owner; create organizations when `organizations.creation` is 'administrators'.
    */
   manageOrganizations: 'gatehouse.organizations.manage',
+  /**
+   * List and revoke any account's API keys; create service accounts, and create and revoke their keys (granting a
+   * service account roles needs `gatehouse.roles.manage` too, under its rules).
+   */
+  manageApiKeys: 'gatehouse.api_keys.manage',
 } as const;
 
 export type AdminPermission = (typeof ADMIN_PERMISSIONS)[keyof typeof ADMIN_PERMISSIONS];

@@ -1,4 +1,5 @@
 import { ACCOUNT_KINDS } from './account/account-kinds';
+import { API_KEY_KINDS } from './api-keys/api-key-kinds';
 import { ADMINISTRATION_KINDS } from './administration/administration-kinds';
 import { EMAIL_CHANGE_KINDS } from './email-changes/email-change-kinds';
 import { OIDC_KINDS } from './oidc/oidc-kinds';
@@ -21,5 +22,6 @@ export const KINDS_OF_FEATURES = [
   PASSKEY_KINDS,
   OIDC_KINDS,
   ORGANIZATION_KINDS,
+  API_KEY_KINDS,
   ADMINISTRATION_KINDS,
 ] as const;

@@ -1,4 +1,5 @@
 import type { AccessReads, AccessRecords } from './store/access-records';
+import type { ApiKeyReads, ApiKeyRecords } from './api-keys/api-key-records';
 import type { AdminReads } from './administration/admin-reads';
 import type { AuditReads, AuditWriter } from './store/audit-records';
 import type { EmailChangeReads, EmailChangeRecords } from './email-changes/email-change-records';
@@ -43,6 +44,7 @@ export interface UserStoreTransaction {
   readonly passkeys: PasskeyRecords;
   readonly oidc: IdentityRecords;
   readonly organizations: OrganizationRecords;
+  readonly apiKeys: ApiKeyRecords;
   readonly access: AccessRecords;
   readonly outbox: OutboxWriter;
   readonly audit: AuditWriter;
@@ -93,6 +95,7 @@ export interface UserStore {
   readonly passkeys: PasskeyReads;
   readonly oidc: IdentityReads;
   readonly organizations: OrganizationReads;
+  readonly apiKeys: ApiKeyReads;
   readonly access: AccessReads;
   readonly admin: AdminReads;
   readonly audit: AuditReads;
@@ -113,6 +116,7 @@ export type * from './second-factor/second-factor-records';
 export type * from './passkeys/passkey-records';
 export type * from './oidc/identity-records';
 export type * from './organizations/organization-records';
+export type * from './api-keys/api-key-records';
 export type * from './store/session-records';
 export type * from './store/user-records';
 export type {

@@ -1,3 +1,5 @@
+import type { ApiKeyReads } from '../services/api-keys/api-key-records';
+import { MemoryApiKeyRecords } from './memory/api-keys/memory-api-key-records';
 import type { OrganizationReads } from '../services/organizations/organization-records';
 import type {
   AccessReads,
@@ -66,6 +68,7 @@ export class MemoryUserStore implements UserStore {
   readonly passkeys: PasskeyReads;
   readonly oidc: IdentityReads;
   readonly organizations: OrganizationReads;
+  readonly apiKeys: ApiKeyReads;
   readonly access: AccessReads;
   readonly admin: AdminReads;
   readonly audit: AuditReads;
@@ -84,6 +87,7 @@ export class MemoryUserStore implements UserStore {
       passkeys: new MemoryPasskeyRecords(live),
       oidc: new MemoryIdentityRecords(live),
       organizations: new MemoryOrganizationRecords(live),
+      apiKeys: new MemoryApiKeyRecords(live),
       access: new MemoryAccessRecords(live),
       outbox: new MemoryOutboxRecords(live),
       audit: new MemoryAuditRecords(live),
@@ -98,6 +102,7 @@ export class MemoryUserStore implements UserStore {
     this.loginChallenges = new MemoryLoginChallengeRecords(committed);
     this.passkeys = new MemoryPasskeyRecords(committed);
     this.oidc = new MemoryIdentityRecords(committed);
+    this.apiKeys = new MemoryApiKeyRecords(committed);
     this.organizations = new MemoryOrganizationRecords(committed);
     this.access = new MemoryAccessRecords(committed);
     this.admin = new MemoryAdminReads(committed);

@@ -1,5 +1,6 @@
 import { renderMessage } from './render';
 import { englishOidcTemplates } from '../oidc/oidc-templates';
+import { englishApiKeyTemplates } from '../api-keys/api-key-templates';
 import { englishOrganizationTemplates } from '../organizations/organization-templates';
 import { englishPasskeyTemplates } from '../passkeys/passkey-templates';
 import type { EmailTemplates } from './types';
@@ -34,6 +35,7 @@ export const englishTemplates: EmailTemplates = {
   ...englishPasskeyTemplates,
   ...englishOidcTemplates,
   ...englishOrganizationTemplates,
+  ...englishApiKeyTemplates,
   // Names the account twice: a link confirms one registration only, and anyone can register with any address, so the
   // person must be able to tell an account they did not create from their own before confirming it.
   verification: ({ appName, username, link, expiresInMs }) =>

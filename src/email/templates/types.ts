@@ -1,4 +1,5 @@
 import type { OutboxKind } from '../../services/outbox-message';
+import type { ApiKeyTemplates } from '../api-keys/api-key-templates';
 import type { OidcTemplates } from '../oidc/oidc-templates';
 import type { OrganizationTemplates } from '../organizations/organization-templates';
 import type { PasskeyTemplates } from '../passkeys/passkey-templates';
@@ -9,7 +10,7 @@ import type { EmailMessage, LinkContext, NoticeContext } from './contexts';
  * One builder per EmailSender operation. A language is one complete set (see `englishTemplates`); a host replaces
  * some messages with the senders' `templates` option, or all of them to ship another language.
  */
-export interface EmailTemplates extends PasskeyTemplates, OidcTemplates, OrganizationTemplates {
+export interface EmailTemplates extends PasskeyTemplates, OidcTemplates, OrganizationTemplates, ApiKeyTemplates {
   verification(context: LinkContext): EmailMessage;
   passwordReset(context: LinkContext): EmailMessage;
   emailVerified(context: NoticeContext): EmailMessage;

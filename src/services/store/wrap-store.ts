@@ -20,6 +20,7 @@ const READ_SIDES = [
   'passkeys',
   'oidc',
   'organizations',
+  'apiKeys',
   'access',
   'audit',
   'outbox',

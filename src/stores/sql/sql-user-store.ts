@@ -1,3 +1,5 @@
+import type { ApiKeyReads } from '../../services/api-keys/api-key-records';
+import { SqlApiKeyRecords } from './records/api-keys/sql-api-key-records';
 import { Kysely } from 'kysely';
 import type { AccessReads } from '../../services/store/access-records';
 import type { AdminReads } from '../../services/administration/admin-reads';
@@ -55,6 +57,7 @@ export class SqlUserStore implements UserStore {
   readonly passkeys: PasskeyReads;
   readonly oidc: IdentityReads;
   readonly organizations: OrganizationReads;
+  readonly apiKeys: ApiKeyReads;
   readonly access: AccessReads;
   readonly admin: AdminReads;
   readonly audit: AuditReads;
@@ -82,6 +85,7 @@ export class SqlUserStore implements UserStore {
     this.passkeys = new SqlPasskeyReads(db);
     this.oidc = new SqlIdentityReads(db);
     this.organizations = new SqlOrganizationReads(db);
+    this.apiKeys = new SqlApiKeyRecords(db);
     this.access = new SqlAccessReads(db, queries);
     this.admin = new SqlAdminReads(db, capabilities);
     this.audit = new SqlAuditReads(db);
@@ -189,6 +193,7 @@ export class SqlUserStore implements UserStore {
       passkeys: new SqlPasskeyRecords(unit),
       oidc: new SqlIdentityRecords(unit),
       organizations: new SqlOrganizationRecords(unit),
+      apiKeys: new SqlApiKeyRecords(unit),
       access: new SqlAccessRecords(unit),
       outbox: new SqlOutboxWriter(unit),
       audit: new SqlAuditWriter(unit),
