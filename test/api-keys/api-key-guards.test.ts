@@ -71,8 +71,14 @@ describe('API keys on host routes (accountGuards)', () => {
           expect(t.calls.size).to.equal(0);
         }
         // A key of another prefix is no key here; nor is a session token, nor no header.
-        await t.http.get('/auth/verify-email').set(bearer(mintApiKey('other'))).expect(200);
-        await t.http.get('/auth/verify-email').set(bearer('a'.repeat(43))).expect(200);
+        await t.http
+          .get('/auth/verify-email')
+          .set(bearer(mintApiKey('other')))
+          .expect(200);
+        await t.http
+          .get('/auth/verify-email')
+          .set(bearer('a'.repeat(43)))
+          .expect(200);
         await t.http.get('/auth/verify-email').expect(200);
       });
     });
@@ -197,7 +203,10 @@ function describeKeyGuards(driver: Driver, kind: TestStoreKind): void {
       });
 
       it('checks a second permission of the route against the owner too', async () => {
-        const both = await t.accounts.apiKeys.create(alice, { name: 'both', scopes: ['reports.read', 'reports.write'] });
+        const both = await t.accounts.apiKeys.create(alice, {
+          name: 'both',
+          scopes: ['reports.read', 'reports.write'],
+        });
         await get('/api/both', both.key).expect(200, { both: true });
         await t.accounts.access.revokePermission('reader', 'reports.write');
         await get('/api/both', both.key).expect(403, DENIED);
@@ -265,7 +274,11 @@ function describeKeyGuards(driver: Driver, kind: TestStoreKind): void {
         // Well-formed, unknown.
         await refuse(mintApiKey('gatehouse'));
         // Expired: the clock moves past its day.
-        const short = await t.accounts.apiKeys.create(alice, { name: 'short', scopes: ['reports.read'], expiresInDays: 1 });
+        const short = await t.accounts.apiKeys.create(alice, {
+          name: 'short',
+          scopes: ['reports.read'],
+          expiresInDays: 1,
+        });
         await get('/api/any', short.key).expect(200);
         const clock = new ManualClock(Date.now() + DAY + HOUR);
         Container.set(CLOCK, clock);
@@ -281,7 +294,9 @@ function describeKeyGuards(driver: Driver, kind: TestStoreKind): void {
         await refuse(bobs.key);
         // Disabled by an administrator (which revokes the keys too), and deleted.
         const carol = await t.loginNewUser('carol');
-        const carols = await t.accounts.apiKeys.create(carol, { name: 'ci', scopes: ['reports.read'] }).catch(() => null);
+        const carols = await t.accounts.apiKeys
+          .create(carol, { name: 'ci', scopes: ['reports.read'] })
+          .catch(() => null);
         expect(carols, 'carol holds no permission: no key').to.equal(null);
         await t.accounts.access.grantRole('carol', 'reader');
         const carolKey = (await t.accounts.apiKeys.create(carol, { name: 'ci', scopes: ['reports.read'] })).key;
