@@ -35,9 +35,9 @@ describe("API keys' budgets (RateLimits.consumeNow, exhaustedNow)", () => {
   it('in memory: exhaustedNow counts nothing and refuses once the budget is spent', async () => {
     const limits = new RateLimits(SMALL);
     expect(limits.exhaustedNow('api-key-invalid.ip', '198.51.100.7')).to.deep.equal({ allowed: true, retryAfterMs: 0 });
-    limits.consumeNow('api-key-invalid.ip', '198.51.100.7');
+    void limits.consumeNow('api-key-invalid.ip', '198.51.100.7');
     expect(limits.exhaustedNow('api-key-invalid.ip', '198.51.100.7')).to.have.property('allowed', true);
-    limits.consumeNow('api-key-invalid.ip', '198.51.100.7');
+    void limits.consumeNow('api-key-invalid.ip', '198.51.100.7');
     expect(limits.exhaustedNow('api-key-invalid.ip', '198.51.100.7')).to.have.property('allowed', false);
     expect(limits.exhaustedNow('api-key-invalid.ip', '198.51.100.8')).to.have.property('allowed', true);
     await limits.reset('api-key-invalid.ip', '198.51.100.7');
