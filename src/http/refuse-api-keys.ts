@@ -3,11 +3,14 @@ import { Container } from 'typedi';
 import { resolveAccountService } from '../di/resolve';
 import { ACCOUNT_OPTIONS } from '../di/tokens';
 import type { PageAnswer } from '../pages/page-answer';
-import { DEFAULT_API_KEY_PREFIX, isApiKeyShaped } from '../services/api-keys/api-key-format';
+import { API_KEY_BODY_LENGTH, DEFAULT_API_KEY_PREFIX, isApiKeyShaped } from '../services/api-keys/api-key-format';
 import { apiKeyNotAllowed } from './api-key-refusals';
 import { readBearerToken } from './bearer-header';
 import { AccountHttpError } from './http-errors';
 import { routeMiddleware, type RouteMiddleware } from './route-middleware';
+
+/** Where a key's `_` is, counted from its end (the header's end too: the token ends it). */
+const UNDERSCORE_FROM_END = API_KEY_BODY_LENGTH + 1;
 
 /**
  * Whether the request's bearer has the shape of one of this deployment's API keys, whatever its checksum: nothing is
@@ -15,7 +18,11 @@ import { routeMiddleware, type RouteMiddleware } from './route-middleware';
  */
 export function presentsApiKey(req: IncomingMessage): boolean {
   const header = req.headers.authorization;
-  if (!header) return false;
+  // A key ends with `_` and 38 base62 characters: all but one session token in 64 fail here, before the header is
+  // parsed or the prefix looked up (this runs on every Gatehouse route).
+  if (!header || header.length < UNDERSCORE_FROM_END || header.charCodeAt(header.length - UNDERSCORE_FROM_END) !== 95) {
+    return false;
+  }
   const token = readBearerToken(header);
   return token !== null && isApiKeyShaped(token, apiKeyPrefix());
 }
