@@ -7,7 +7,9 @@
  * from that database; and the standalone server (`build/src/server/main.js`, configured by GATEHOUSE_* variables,
  * rate limits off) answering `GET /me` and `GET /sessions` with a bearer token, `POST /login`, `POST /register` and
  * a whole sign-in with a TOTP code, and a host app (`host-server.ts`, the same wiring) a route behind
- * `@Authorized('perm:...')`. Each is warmed up, then run several times for a fixed duration; the table shows the
+ * `@Authorized('perm:...')`, and the same host app with an API key, in pairs against a session (`keys`: its
+ * `@Authorized()` route against `GET /me`, its perm route against the same route with the session; issue 42). Each
+ * is warmed up, then run several times for a fixed duration; the table shows the
  * median. On SQLite it also measures `GET /me` at a fixed rate alone and while logins saturate the hashing pool, and a
  * burst of 1,000 concurrent logins with 128-character passwords.
  *
