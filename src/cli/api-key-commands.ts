@@ -32,7 +32,7 @@ export const API_KEY_COMMANDS: CommandGroup<ApiKeyRequest> = {
   usage: [
     ['api-keys check <string>', 'whether a string is a well-formed key of this prefix (offline; exit 0 yes, 1 no)'],
     ['api-keys list <user>', "a user's API keys: id, name, last four, scopes, expiry, last use (never a key)"],
-    ['api-keys revoke <user> (<key-id>|--all)', "revoke one or every API key of a user (audited, the user is told)"],
+    ['api-keys revoke <user> (<key-id>|--all)', 'revoke one or every API key of a user (audited, the user is told)'],
     [
       'api-keys create <service-account> --name <name> --scope <permission>... [--days <days>]',
       'create a key for a service account; prints the key once (audited)',

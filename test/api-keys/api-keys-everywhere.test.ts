@@ -55,7 +55,10 @@ for (const driver of DRIVERS)
       // Sessions, passwords, email, second factor, passkeys, providers, organizations, keys, administration.
       expect(routes.length).to.be.greaterThan(80);
       for (const prefix of ['/me', '/password/change', '/email-change', '/admin/users', '/api-keys', '/logout']) {
-        expect(routes.some((route) => route.path.startsWith(prefix)), prefix).to.equal(true);
+        expect(
+          routes.some((route) => route.path.startsWith(prefix)),
+          prefix,
+        ).to.equal(true);
       }
       // The creation's notice is delivered first, so the outbox's own work is not taken for a route's.
       await t.accounts.drain();

@@ -8,17 +8,18 @@ import { mintApiKey } from '../../src/services/api-keys/api-key-format';
 import type { UserStore } from '../../src/services/user-store';
 import { CHEAP_HASHING } from '../support/fixtures';
 import { DAY, ManualClock, MINUTE } from '../support/manual-clock';
-import { bearer, buildTestApp, DRIVERS, PASSWORD, PREFIX, TEST_SECRET, type Driver, type TestApp } from '../support/test-app';
-import { freshStoreEachTest, TEST_STORES } from '../support/test-stores';
 import {
-  adminKeys,
-  createKey,
-  expectCode,
-  expectKeyOfFormat,
-  grantPermissions,
-  keys,
-  NOBODY,
-} from './api-key-support';
+  bearer,
+  buildTestApp,
+  DRIVERS,
+  PASSWORD,
+  PREFIX,
+  TEST_SECRET,
+  type Driver,
+  type TestApp,
+} from '../support/test-app';
+import { freshStoreEachTest, TEST_STORES } from '../support/test-stores';
+import { adminKeys, createKey, expectCode, expectKeyOfFormat, grantPermissions, keys, NOBODY } from './api-key-support';
 
 const POSSESSION_ANSWER = { detail: 'If this was a live key, it is revoked' };
 
@@ -107,7 +108,10 @@ for (const kind of TEST_STORES)
       it('needs a recently proved session: 403 reauthentication_required, and nothing is created', async () => {
         const { t, alice, clock } = app;
         clock.advance(11 * MINUTE);
-        const refused = await t.http.post(keys()).set(bearer(alice)).send({ name: 'ci', scopes: ['posts.read'] });
+        const refused = await t.http
+          .post(keys())
+          .set(bearer(alice))
+          .send({ name: 'ci', scopes: ['posts.read'] });
         expectCode(refused, 403, 'reauthentication_required');
         expect(await listOf(t, alice)).to.deep.equal([]);
         await t.http.post(`${PREFIX}/reauthenticate`).set(bearer(alice)).send({ password: PASSWORD }).expect(200);
@@ -160,11 +164,18 @@ for (const kind of TEST_STORES)
       it('stops at the live-key limit: 409 api_key_limit_reached, until one is revoked', async () => {
         const { t, alice } = app;
         const made = [];
-        for (const name of ['one', 'two', 'three']) made.push(await createKey(t, alice, { name, scopes: ['posts.read'] }));
-        const refused = await t.http.post(keys()).set(bearer(alice)).send({ name: 'four', scopes: ['posts.read'] });
+        for (const name of ['one', 'two', 'three'])
+          made.push(await createKey(t, alice, { name, scopes: ['posts.read'] }));
+        const refused = await t.http
+          .post(keys())
+          .set(bearer(alice))
+          .send({ name: 'four', scopes: ['posts.read'] });
         expectCode(refused, 409, 'api_key_limit_reached');
         expect(await listOf(t, alice)).to.have.length(3);
-        await t.http.delete(keys(`/${made[0].apiKey.id as string}`)).set(bearer(alice)).expect(200);
+        await t.http
+          .delete(keys(`/${made[0].apiKey.id as string}`))
+          .set(bearer(alice))
+          .expect(200);
         await createKey(t, alice, { name: 'four', scopes: ['posts.read'] });
       });
 
@@ -223,7 +234,10 @@ for (const kind of TEST_STORES)
             .post(`${PREFIX}/password/change`)
             .set(bearer(token))
             .send({ old_password: from, new_password: to, ...extra });
-        expectValidation(await change(alice, PASSWORD, 'quiet lantern over 7 rivers', { revokeApiKeys: 'yes' }), 'revokeApiKeys');
+        expectValidation(
+          await change(alice, PASSWORD, 'quiet lantern over 7 rivers', { revokeApiKeys: 'yes' }),
+          'revokeApiKeys',
+        );
         await change(alice, PASSWORD, 'quiet lantern over 7 rivers').expect(200);
         const again = await t.login('alice', 'quiet lantern over 7 rivers');
         expect(await listOf(t, again)).to.have.length(1);
@@ -233,7 +247,11 @@ for (const kind of TEST_STORES)
 
       it('refuses every malformed body with a 400 JSON naming the field, and creates nothing', async () => {
         const { t, alice } = app;
-        const send = (body: unknown) => t.http.post(keys()).set(bearer(alice)).send(body as object);
+        const send = (body: unknown) =>
+          t.http
+            .post(keys())
+            .set(bearer(alice))
+            .send(body as object);
         const cases: [unknown, string][] = [
           [{ scopes: ['posts.read'] }, 'name'],
           [{ name: 42, scopes: ['posts.read'] }, 'name'],
@@ -334,8 +352,17 @@ for (const kind of TEST_STORES)
           401,
           'invalid_credentials',
         );
-        for (const body of [{}, { username: 42 }, { username: 'robot2', roles: 'writer' }, { username: 'r', roles: [7] }]) {
-          expectCode(await t.http.post(`${PREFIX}/admin/service-accounts`).set(bearer(root)).send(body), 400, 'validation_error');
+        for (const body of [
+          {},
+          { username: 42 },
+          { username: 'robot2', roles: 'writer' },
+          { username: 'r', roles: [7] },
+        ]) {
+          expectCode(
+            await t.http.post(`${PREFIX}/admin/service-accounts`).set(bearer(root)).send(body),
+            400,
+            'validation_error',
+          );
         }
       });
     });
