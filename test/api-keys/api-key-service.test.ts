@@ -598,6 +598,46 @@ for (const kind of TEST_STORES) {
       });
     });
 
+    describe('races', () => {
+      it('lets concurrent creations past the limit and the name only as far as the rules allow', async () => {
+        options = { apiKeyMaxPerUser: 3 };
+        const w = world();
+        const a = await alice(w);
+        const create = (name: string) =>
+          w.accounts.apiKeys.create(a.token, { ...READ, name }).then(
+            () => 'created',
+            (error: { code?: string }) => error.code,
+          );
+        const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => create(`k${i}`)));
+        expect(outcomes.filter((o) => o === 'created')).to.have.length(3);
+        expect(outcomes.filter((o) => o === 'api_key_limit_reached')).to.have.length(5);
+        await w.accounts.apiKeys.revokeAll(a.token);
+        const same = await Promise.all(Array.from({ length: 4 }, () => create('same')));
+        expect(same.sort()).to.deep.equal([
+          'api_key_name_taken',
+          'api_key_name_taken',
+          'api_key_name_taken',
+          'created',
+        ]);
+        expect(await w.store.apiKeys.list(a.id)).to.have.length(1);
+        expect(await w.events('api_key_created')).to.have.length(4);
+      });
+
+      it('leaves no usable key of an account disabled while a key was being created', async () => {
+        const w = world();
+        const a = await alice(w);
+        const root = await w.administrator('root');
+        const [created] = await Promise.allSettled([
+          w.accounts.apiKeys.create(a.token, READ),
+          w.accounts.admin.disableUser(root, a.id),
+        ]);
+        expect(await w.store.apiKeys.list(a.id)).to.deep.equal([]);
+        if (created.status === 'fulfilled') {
+          expect(await w.store.apiKeys.check(hashOf(created.value.key))).to.equal(null);
+        }
+      });
+    });
+
     describe('clean-up', () => {
       it('lists expired keys as expired until the clean-up removes them', async () => {
         const w = world();
