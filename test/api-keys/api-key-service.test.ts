@@ -468,7 +468,11 @@ for (const kind of TEST_STORES) {
         expect(await w.store.passwords.hashOf(account.id)).to.equal(null);
         await expectAccountError(w.accounts.login('bot', STRONG_PASSWORD), 'invalid_credentials');
         await expectAccountError(w.accounts.login('bot', ''), 'invalid_credentials');
+        // Nothing is ever mailed to its address: a reset request, a registration or an email change naming it.
         await w.accounts.requestPasswordReset(user!.email);
+        await w.accounts.register({ username: 'mallory', email: user!.email, password: STRONG_PASSWORD });
+        const person = await w.person('erin');
+        await w.accounts.emailChanges.request(person.token, user!.email);
         await w.accounts.drain();
         expect(w.sender.sent.filter((m) => m.email === user!.email)).to.deep.equal([]);
         expect(await w.accounts.apiKeys.admin.listServiceAccounts(root)).to.deep.equal([account]);
