@@ -570,6 +570,12 @@ for (const kind of TEST_STORES) {
           w.accounts.apiKeys.admin.createServiceAccount(root, { username: 'bot', roles: ['no-such-role'] }),
           'unknown_role',
         );
+        for (const roles of ['reporter', [''], [42]]) {
+          await expectAccountError(
+            w.accounts.apiKeys.admin.createServiceAccount(root, { username: 'bot', roles: roles as string[] }),
+            'invalid_role',
+          );
+        }
         expect(await w.store.users.findByUsernameKey('bot')).to.equal(null);
         expect(await w.accounts.apiKeys.admin.listServiceAccounts(root)).to.deep.equal([]);
         // An administrator with gatehouse.api_keys.manage only makes service accounts, without roles.
