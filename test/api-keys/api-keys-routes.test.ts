@@ -245,6 +245,23 @@ for (const kind of TEST_STORES)
         expect(await listOf(t, await t.login('alice'))).to.deep.equal([]);
       });
 
+      it('keeps keys on a password reset unless revokeApiKeys is true', async () => {
+        const { t, alice } = app;
+        await createKey(t, alice, { name: 'kept', scopes: ['posts.read'] });
+        const reset = async (password: string, extra = {}) => {
+          await t.http.post(`${PREFIX}/password-reset/request`).send({ email: 'alice@example.com' }).expect(200);
+          await t.accounts.drain();
+          const token = t.sender.lastToken('sendPasswordReset', 'alice@example.com');
+          return t.http.post(`${PREFIX}/password-reset/confirm`).send({ token, new_password: password, ...extra });
+        };
+        expectValidation(await reset('quiet lantern over 7 rivers', { revokeApiKeys: 1 }), 'revokeApiKeys');
+        expect((await reset('quiet lantern over 7 rivers')).status).to.equal(200);
+        const after = await t.login('alice', 'quiet lantern over 7 rivers');
+        expect(await listOf(t, after)).to.have.length(1);
+        expect((await reset(PASSWORD, { revokeApiKeys: true })).status).to.equal(200);
+        expect(await listOf(t, await t.login('alice'))).to.deep.equal([]);
+      });
+
       it('refuses every malformed body with a 400 JSON naming the field, and creates nothing', async () => {
         const { t, alice } = app;
         const send = (body: unknown) =>
