@@ -6,12 +6,13 @@ import type { RateLimits } from '../limits/rate-limits';
 import type { AccountService } from '../services/account-service';
 import { hasValidChecksum } from '../services/api-keys/api-key-format';
 import type { LimitDecision } from '../services/attempt-limiter';
-import { type Awaitable, whenReady } from '../services/awaitable';
-import type { AuthMethod, SessionQuery } from '../services/types';
+import { type Awaitable, isPromiseLike } from '../services/awaitable';
+import type { ApiKeyCheck } from '../services/api-keys/api-key-records';
+import type { AccessQuery, AuthMethod, SessionQuery } from '../services/types';
 import { apiKeyNotAllowed, apiKeyRateLimited, invalidApiKey } from './api-key-refusals';
 import { clientIp } from './client-ip';
 import { AccountHttpError } from './http-errors';
-import type { AuthOutcome } from './request-auth';
+import type { ApiKeyCredential, AuthOutcome } from './request-auth';
 
 /** A key's request was made with no sign-in method: `'mfa'` refuses keys before asking. */
 const NO_METHODS: readonly AuthMethod[] = Object.freeze([]);
@@ -39,32 +40,69 @@ export function lookUpApiKey(
   const limits = resolveRateLimits();
   const ip = clientIp(req);
   const ipKey = ipLimitKey(ip);
-  return whenReady(limits.exhaustedNow('api-key-invalid.ip', ipKey), (spent): Awaitable<AuthOutcome> => {
-    if (!spent.allowed) return rateLimited(req, 'api-key-invalid.ip', spent);
-    if (!hasValidChecksum(key)) return invalid(limits, ipKey);
-    if (refuseKeys) return rejected(new AccountHttpError(apiKeyNotAllowed()));
-    const permission = access?.kind === 'permission' ? access : undefined;
-    // clientIp's 'unknown' (a socket already gone) is no address to record.
-    const checked = accounts.checkApiKey(key, permission?.name, ip === 'unknown' ? null : ip);
-    return whenReady(checked, (check): Awaitable<AuthOutcome> => {
-      if (!check) return invalid(limits, ipKey);
-      return whenReady(limits.consumeNow('api-key.key', check.keyId), (decision): AuthOutcome => {
-        if (!decision.allowed) return rateLimited(req, 'api-key.key', decision);
-        const credential = { kind: 'api_key', keyId: check.keyId, scopes: check.scopes } as const;
-        if (permission && check.access !== undefined) {
-          const answer = check.access;
-          return {
-            kind: 'authenticated',
-            user: check.user,
-            methods: NO_METHODS,
-            credential,
-            access: { query: permission, answer },
-          };
-        }
-        return { kind: 'authenticated', user: check.user, methods: NO_METHODS, credential };
-      });
-    });
-  });
+  const spent = limits.exhaustedNow('api-key-invalid.ip', ipKey);
+  if (isPromiseLike(spent)) {
+    return spent.then((decision) => afterAddress(req, accounts, key, access, refuseKeys, limits, ip, ipKey, decision));
+  }
+  return afterAddress(req, accounts, key, access, refuseKeys, limits, ip, ipKey, spent);
+}
+
+/** Steps 1 to 5 once the address's budget is known (in the call with the limits in memory). */
+function afterAddress(
+  req: IncomingMessage,
+  accounts: AccountService,
+  key: string,
+  access: SessionQuery | undefined,
+  refuseKeys: boolean,
+  limits: RateLimits,
+  ip: string,
+  ipKey: string,
+  spent: LimitDecision,
+): Awaitable<AuthOutcome> {
+  if (!spent.allowed) return rateLimited(req, 'api-key-invalid.ip', spent);
+  if (refuseKeys) {
+    return hasValidChecksum(key) ? rejected(new AccountHttpError(apiKeyNotAllowed())) : invalid(limits, ipKey);
+  }
+  const permission = access?.kind === 'permission' ? access : undefined;
+  // `checkApiKey` judges the checksum (null for a bad one, before any read), so it is computed once. clientIp's
+  // 'unknown' (a socket already gone) is no address to record.
+  const checked = accounts.checkApiKey(key, permission?.name, ip === 'unknown' ? null : ip);
+  if (isPromiseLike(checked)) return checked.then((check) => afterCheck(req, limits, ipKey, permission, check));
+  return afterCheck(req, limits, ipKey, permission, checked);
+}
+
+function afterCheck(
+  req: IncomingMessage,
+  limits: RateLimits,
+  ipKey: string,
+  permission: AccessQuery | undefined,
+  check: ApiKeyCheck | null,
+): Awaitable<AuthOutcome> {
+  if (!check) return invalid(limits, ipKey);
+  const decision = limits.consumeNow('api-key.key', check.keyId);
+  if (isPromiseLike(decision)) return decision.then((counted) => authenticated(req, permission, check, counted));
+  return authenticated(req, permission, check, decision);
+}
+
+function authenticated(
+  req: IncomingMessage,
+  permission: AccessQuery | undefined,
+  check: ApiKeyCheck,
+  decision: LimitDecision,
+): AuthOutcome {
+  if (!decision.allowed) return rateLimited(req, 'api-key.key', decision);
+  const credential: ApiKeyCredential = { kind: 'api_key', keyId: check.keyId, scopes: check.scopes };
+  if (permission && check.access !== undefined) {
+    const answer = check.access;
+    return {
+      kind: 'authenticated',
+      user: check.user,
+      methods: NO_METHODS,
+      credential,
+      access: { query: permission, answer },
+    };
+  }
+  return { kind: 'authenticated', user: check.user, methods: NO_METHODS, credential };
 }
 
 /** 401 `invalid_api_key`, counted against the address (not awaited: with Redis the count lands as the answer goes). */
