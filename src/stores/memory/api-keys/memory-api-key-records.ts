@@ -39,7 +39,7 @@ export class MemoryApiKeyRecords implements ApiKeyReads, ApiKeyRecords {
         disabled: user.disabledAt !== null,
         expiresAt: new Date(key.expiresAt),
         scopes: Object.freeze([...key.scopes]),
-        lastUsedAt: key.lastUsedAt && new Date(key.lastUsedAt),
+        lastUsedAt: key.lastUsedAt ? new Date(key.lastUsedAt) : null,
       };
       if (permission !== undefined) check.access = permissionAnswer(this.data, user.id, permission);
       return check;
@@ -163,7 +163,7 @@ function copyApiKey(key: StoredApiKey): StoredApiKey {
     scopes: Object.freeze([...key.scopes]),
     createdAt: new Date(key.createdAt),
     expiresAt: new Date(key.expiresAt),
-    lastUsedAt: key.lastUsedAt && new Date(key.lastUsedAt),
+    lastUsedAt: key.lastUsedAt ? new Date(key.lastUsedAt) : null,
     lastUsedIp: key.lastUsedIp ?? null,
     createdBy: key.createdBy ?? null,
   };
