@@ -25,6 +25,7 @@ import {
   SmtpEmailSender,
   AccountUser,
   CurrentOrganization,
+  CurrentCredential,
   USER_SERIALIZER,
   USER_STORE,
 } from '../src';
@@ -57,6 +58,24 @@ export class PostsController {
   @Post('/')
   create(@CurrentUser() user: AccountUser, @Body() post: { title?: string }) {
     return { author: user.username, title: post.title ?? '' };
+  }
+
+  /**
+   * Machine clients and people alike: an API key whose scopes include posts.read (its owner still holding it), or a
+   * session of a holder. `@CurrentUser()` is the key's owner; `@CurrentCredential()` says which it was.
+   */
+  @Authorized('perm:posts.read')
+  @Get('/feed')
+  feed(@CurrentUser() user: AccountUser, @CurrentCredential() credential: CurrentCredential) {
+    const via = credential.kind === 'api_key' ? { kind: 'api_key', keyId: credential.keyId } : { kind: 'session' };
+    return { reader: user.username, via, posts: [] };
+  }
+
+  /** People only: an API key gets 403 api_key_not_allowed, whatever its scopes. */
+  @Authorized('session')
+  @Get('/settings')
+  settings(@CurrentUser() user: AccountUser) {
+    return { owner: user.username };
   }
 
   /** Editors only. */

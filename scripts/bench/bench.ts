@@ -46,7 +46,7 @@ const HOST = join(__dirname, 'host-server.js');
 const BARE = join(__dirname, 'bare-server.js');
 const LISTENING = /"event":"listening"/;
 const PROFILES = 'bench-profiles';
-const SCENARIOS = ['me', 'perm', 'sessions', 'login', 'register', 'second-factor', 'load', 'burst'];
+const SCENARIOS = ['me', 'perm', 'keys', 'sessions', 'login', 'register', 'second-factor', 'load', 'burst'];
 
 /** Connections of the throughput loads: enough to keep the server busy on a few cores, few enough to not queue. */
 const CONNECTIONS = 16;
@@ -267,6 +267,7 @@ async function benchDatabase(
       const result = await measurePaired(perm, options, host, ceilings.bare, backends, reference.run);
       report.rows.push(pairedRow(name, "GET host route @Authorized('perm:x')", result));
     }
+    if (runs('keys')) await apiKeyPairs(name, { server, host, seeded, me }, options, ceilings, backends, report);
     if (runs('sessions')) {
       log(`${name}: GET /sessions`);
       const sessions: Load = { ...me, url: `${server.url}/auth/sessions` };
@@ -292,6 +293,53 @@ async function benchDatabase(
     await server.stop();
     await reference.stop();
     rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Issue 42's pairs: an API key's request against a session's, each run of the key's load right after one of the
+ * session's, judged by the median of their server CPU ratios (target <= 1.10x): a host `@Authorized()` route with the
+ * key against `GET /me` with the session, and the perm host route with the key against the same route with the
+ * session.
+ */
+async function apiKeyPairs(
+  name: string,
+  servers: { server: BenchProcess; host: BenchProcess; seeded: Seeded; me: Load },
+  options: Options,
+  ceilings: Ceilings,
+  backends: BenchDatabase['backends'],
+  report: Report,
+): Promise<void> {
+  const { server, host, seeded, me } = servers;
+  const withKey = { authorization: `Bearer ${seeded.apiKey}` };
+  const permRoute = `${host.url}${seeded.hostRoute}`;
+  const pairs: { scenario: string; key: Load; against: string; session: Load; sessionServer: BenchProcess }[] = [
+    {
+      scenario: 'GET host route @Authorized() (API key)',
+      key: { url: `${host.url}${seeded.anyRoute}`, headers: withKey, connections: CONNECTIONS, expect: [200] },
+      against: 'GET /me (session)',
+      session: me,
+      sessionServer: server,
+    },
+    {
+      scenario: "GET host route @Authorized('perm:x') (API key)",
+      key: { url: permRoute, headers: withKey, connections: CONNECTIONS, expect: [200] },
+      against: 'the same route with a session',
+      session: { ...me, url: permRoute },
+      sessionServer: host,
+    },
+  ];
+  for (const { scenario, key, against, session, sessionServer } of pairs) {
+    log(`${name}: ${scenario} against ${against}`);
+    if (options.warmupSeconds > 0) await runOnce(session, options.warmupSeconds);
+    const sessionRun = () => runOnce(session, options.runSeconds, sessionServer, backends);
+    const result = await measurePaired(key, options, host, ceilings.bare, backends, sessionRun);
+    const factor = result.referenceFactor!;
+    const note = `${factor.toFixed(2)}x ${against}'s server CPU in its pairs (${result.referenceCpuMicros!.toFixed(0)} µs)`;
+    report.rows.push({
+      ...pairedRow(name, scenario, { ...result, referenceFactor: undefined }, note),
+      pair: { against, factor },
+    });
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * `npm run bench:instructions`: machine instructions per request, counted by valgrind, for the rows whose CPU the
- * main bench compares with its reference (the bare route, the reference, `GET /me`, the perm host route on SQLite),
+ * main bench compares with its reference (the bare route, the reference, `GET /me`, the perm host route on SQLite, and
+ * the API key's two rows, judged against `GET /me` and the perm route with a session),
  * and for sign-in and registration (`POST /login`, `POST /register`: argon2's work included, in its threads).
  *
  * Why: on the bench VM the same build's server CPU per request moves by ±15% from one 5-second run to the next (and
@@ -86,6 +87,21 @@ async function main(): Promise<void> {
         nodeArgs: [],
         path: seeded.hostRoute,
         headers: bearer,
+      },
+      // Issue 42's pairs: a key against a session (`--only 'API key'` and `--only 'host route'` side by side).
+      {
+        name: 'GET host route @Authorized() (API key)',
+        script: join(__dirname, 'host-server.js'),
+        nodeArgs: [],
+        path: seeded.anyRoute,
+        headers: { authorization: `Bearer ${seeded.apiKey}` },
+      },
+      {
+        name: "GET host route @Authorized('perm:x') (API key)",
+        script: join(__dirname, 'host-server.js'),
+        nodeArgs: [],
+        path: seeded.hostRoute,
+        headers: { authorization: `Bearer ${seeded.apiKey}` },
       },
       {
         name: 'POST /login (argon2id verify)',

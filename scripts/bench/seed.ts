@@ -10,6 +10,8 @@ import { PostgresBackends } from './postgres-backends';
 export const PASSWORD = 'violet staircase 42 umbrella';
 const CLI = join(__dirname, '../../src/cli/main.js');
 const HOST_ROUTE = '/host/reports';
+/** The host route behind a bare `@Authorized()` (host-server.ts), for the API key against `GET /me`. */
+const HOST_ANY_ROUTE = '/host/any';
 const HOST_PERMISSION = 'reports.read';
 const DEVICES = [
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148',
@@ -90,6 +92,9 @@ export interface Seeded {
   longUsername: string;
   longPassword: string;
   hostRoute: string;
+  anyRoute: string;
+  /** An API key of `username` with the scope `reports.read`, created over HTTP with `token`'s (recent) session. */
+  apiKey: string;
 }
 
 async function post(
@@ -160,5 +165,21 @@ export async function seedAccounts(server: BenchProcess, env: Record<string, str
     if (login.status !== 200) throw new Error(`seeding: login answered ${login.status}`);
     token = String(login.json.access_token);
   }
-  return { username, token, sessions: DEVICES.length, longUsername, longPassword, hostRoute: HOST_ROUTE };
+  const created = await post(
+    `${server.url}/auth/api-keys`,
+    { name: 'bench', scopes: [HOST_PERMISSION] },
+    { authorization: `Bearer ${token}` },
+  );
+  if (created.status !== 201) throw new Error(`seeding: POST /api-keys answered ${created.status}`);
+  const apiKey = String(created.json.key);
+  return {
+    username,
+    token,
+    sessions: DEVICES.length,
+    longUsername,
+    longPassword,
+    hostRoute: HOST_ROUTE,
+    anyRoute: HOST_ANY_ROUTE,
+    apiKey,
+  };
 }

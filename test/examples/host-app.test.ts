@@ -143,6 +143,55 @@ describe('the README host apps', () => {
         expect(rejected.body.detail.code).to.equal('invalid_session_token');
       });
 
+      it('lets a machine client in with an API key: its scopes on perm routes, never a person-only route', async () => {
+        const auth = await signIn('alice');
+        const accounts = resolveAccountService();
+        await accounts.access.createRole('reader');
+        await accounts.access.createPermission('posts.read');
+        await accounts.access.grantPermission('reader', 'posts.read');
+        await accounts.access.grantRole('alice', 'reader');
+        // The owner makes a key over HTTP with her (recent) session; it is shown once, in this answer.
+        const created = await http
+          .post('/auth/api-keys')
+          .set('Authorization', auth)
+          .send({ name: 'feed reader', scopes: ['posts.read'] })
+          .expect(201);
+        const key: string = created.body.key;
+        const keyId: string = created.body.apiKey.id;
+        expect(key).to.match(/^gatehouse_[0-9A-Za-z]{38}$/);
+        const asKey = `Bearer ${key}`;
+
+        await http
+          .get('/api/posts/feed')
+          .set('Authorization', asKey)
+          .expect(200, { reader: 'alice', via: { kind: 'api_key', keyId }, posts: [] });
+        await http
+          .get('/api/posts/feed')
+          .set('Authorization', auth)
+          .expect(200, { reader: 'alice', via: { kind: 'session' }, posts: [] });
+        await http.get('/api/posts/mine').set('Authorization', asKey).expect(200, { author: 'alice', posts: [] });
+        // Outside its scopes, a person-only route, and Gatehouse's own routes: refused.
+        const outOfScope = await http.post('/api/posts').set('Authorization', asKey).send({ title: 'Hi' }).expect(403);
+        expect(outOfScope.body.detail.code).to.equal('permission_denied');
+        const personOnly = await http.get('/api/posts/settings').set('Authorization', asKey).expect(403);
+        expect(personOnly.body.detail.code).to.equal('api_key_not_allowed');
+        await http.get('/api/posts/settings').set('Authorization', auth).expect(200, { owner: 'alice' });
+        const account = await http.get('/auth/me').set('Authorization', asKey).expect(403);
+        expect(account.body.detail.code).to.equal('api_key_not_allowed');
+
+        // The owner loses the role: the key loses the scope at its next request.
+        await accounts.access.revokeRole('alice', 'reader');
+        const lost = await http.get('/api/posts/feed').set('Authorization', asKey).expect(403);
+        expect(lost.body.detail.code).to.equal('permission_denied');
+        // Revoked: one 401 invalid_api_key.
+        await http.delete(`/auth/api-keys/${keyId}`).set('Authorization', auth).expect(200);
+        const revoked = await http.get('/api/posts/mine').set('Authorization', asKey).expect(401);
+        expect(revoked.body.detail.code).to.equal('invalid_api_key');
+        expect(revoked.headers['www-authenticate']).to.equal('Bearer');
+        await resolveAccountService().drain();
+        expect(logger.text()).to.not.include(key);
+      });
+
       it('hands the host route an account view: the injected user, sent as it is, carries no secret', async () => {
         const auth = await signIn('alice');
         const response = await http.get('/api/posts/author').set('Authorization', auth).expect(200);
