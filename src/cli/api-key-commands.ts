@@ -32,13 +32,10 @@ export const API_KEY_COMMANDS: CommandGroup<ApiKeyRequest> = {
   usage: [
     ['api-keys check <string>', 'whether a string is a well-formed key of this prefix (offline; exit 0 yes, 1 no)'],
     ['api-keys list <user>', "a user's API keys: id, name, last four, scopes, expiry, last use (never a key)"],
-    ['api-keys revoke <user> (<key-id>|--all)', "revoke one or every API key of a user (audited, the user is told)"],
-    [
-      'api-keys create <service-account> --name <name> --scope <permission>... [--days <days>]',
-      'create a key for a service account; prints the key once (audited)',
-    ],
+    ['api-keys revoke <user> <key-id>|--all', 'revoke one or every API key of a user (audited, the user is told)'],
+    ['api-keys create <account> --name N --scope P', 'create a key for a service account; prints it once (audited)'],
   ],
-  notes: ['--scope is repeatable and takes commas (--scope posts.read,posts.write)'],
+  notes: ['api-keys create: --scope repeats or takes commas (--scope a.read,a.write); --days D (default 30)'],
   parse(args) {
     const [subcommand, ...rest] = args;
     if (subcommand === 'list') {
@@ -120,7 +117,7 @@ export const API_KEY_COMMANDS: CommandGroup<ApiKeyRequest> = {
 /** `gatehouse service-accounts create|list`: accounts for machines, whose keys only administrators manage. */
 export const SERVICE_ACCOUNT_COMMANDS: CommandGroup<ServiceAccountRequest> = {
   usage: [
-    ['service-accounts create <username> [--role <role>]...', 'create a service account: no password, no mail'],
+    ['service-accounts create <name> [--role R]', 'create a service account (no password, no mail); --role repeats'],
     ['service-accounts list', 'every service account: id, username, roles, created, disabled'],
   ],
   notes: [],

@@ -75,6 +75,9 @@ describe('API keys: the standalone server’s environment (GATEHOUSE_API_KEY_*)'
     // The two lifetimes together: the default may not exceed the maximum, and the message names both.
     expect(() =>
       load({ GATEHOUSE_API_KEY_MAX_LIFETIME_DAYS: '60', GATEHOUSE_API_KEY_DEFAULT_LIFETIME_DAYS: '90' }),
-    ).to.throw(ConfigurationError, /GATEHOUSE_API_KEY_DEFAULT_LIFETIME_DAYS \(90\).*GATEHOUSE_API_KEY_MAX_LIFETIME_DAYS \(60\)/);
+    ).to.throw(
+      ConfigurationError,
+      /GATEHOUSE_API_KEY_DEFAULT_LIFETIME_DAYS \(90\).*GATEHOUSE_API_KEY_MAX_LIFETIME_DAYS \(60\)/,
+    );
   });
 });

@@ -1,14 +1,15 @@
 import { expect } from 'chai';
 import { getMetadataArgsStorage } from 'routing-controllers';
 import { Container } from 'typedi';
-import { FEATURES } from '../../src/app/features';
+import { FEATURES, featurePages } from '../../src/app/features';
 import { ACCOUNT_OPTIONS } from '../../src/di/tokens';
 import { resolveAccountService } from '../../src/di/resolve';
 import { ADMIN_PERMISSIONS } from '../../src/services/admin-permissions';
 import { apiKeyChecksum, mintApiKey } from '../../src/services/api-keys/api-key-format';
 import { CHEAP_HASHING } from '../support/fixtures';
-import { bearer, DRIVERS, PREFIX, TEST_SECRET, type TestApp } from '../support/test-app';
+import { bearer, DRIVERS, PASSWORD, PREFIX, TEST_SECRET, type TestApp } from '../support/test-app';
 import { buildAdminApp } from '../http/admin-support';
+import { buildPagesAppOn } from '../pages/pages-app';
 import { createKey, expectCode, grantPermissions, NOBODY } from './api-key-support';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -55,7 +56,10 @@ for (const driver of DRIVERS)
       // Sessions, passwords, email, second factor, passkeys, providers, organizations, keys, administration.
       expect(routes.length).to.be.greaterThan(80);
       for (const prefix of ['/me', '/password/change', '/email-change', '/admin/users', '/api-keys', '/logout']) {
-        expect(routes.some((route) => route.path.startsWith(prefix)), prefix).to.equal(true);
+        expect(
+          routes.some((route) => route.path.startsWith(prefix)),
+          prefix,
+        ).to.equal(true);
       }
       // The creation's notice is delivered first, so the outbox's own work is not taken for a route's.
       await t.accounts.drain();
@@ -73,6 +77,29 @@ for (const driver of DRIVERS)
       expect(listed.map((view) => view.id)).to.deep.equal([keyId]);
       const me = await t.http.get(`${PREFIX}/me`).set(admin);
       expect(me.status, me.text).to.equal(200);
+    });
+
+    it('refuses a live key on every hosted page and on the API document, before any store call', async () => {
+      const app = buildPagesAppOn(driver);
+      const { accounts, sender } = app;
+      await accounts.register({ username: 'alice', email: 'alice@example.com', password: PASSWORD });
+      await accounts.drain();
+      await accounts.verifyEmail(sender.lastToken('sendVerification', 'alice@example.com'));
+      await accounts.access.createRole('reporter');
+      await accounts.access.createPermission('posts.read');
+      await accounts.access.grantPermission('reporter', 'posts.read');
+      await accounts.access.grantRole('alice', 'reporter');
+      const session = await accounts.login('alice', PASSWORD);
+      const { key } = await accounts.apiKeys.create(session, { name: 'ci', scopes: ['posts.read'] });
+      await accounts.drain();
+      const paths = [...Object.keys(featurePages()), '/openapi.json', '/reference'];
+      expect(paths).to.include.members(['/login', '/account', '/security', '/admin']);
+      app.calls.clear();
+      for (const path of paths) {
+        expectCode(await app.http.get(`${PREFIX}${path}`).set(bearer(key)), 403, 'api_key_not_allowed');
+      }
+      expect([...app.calls.keys()], 'refused before any store call').to.deep.equal([]);
+      expect(await accounts.apiKeys.list(session)).to.have.length(1);
     });
 
     it('refuses a key of the configured prefix whatever its checksum, and only a key: a session token is judged as before', async () => {

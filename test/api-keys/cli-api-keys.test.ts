@@ -68,7 +68,14 @@ describe('CLI: gatehouse api-keys check (offline)', () => {
     expect(await check(key, { GATEHOUSE_API_KEY_PREFIX: 'acme_live' })).to.equal(0);
     expect(await check(key, { GATEHOUSE_API_KEY_PREFIX: 'Acme' })).to.equal(2);
     expect(err.join('\n')).to.include('GATEHOUSE_API_KEY_PREFIX');
-    expect(await runCli(['api-keys', 'check'], {}, (line) => out.push(line), (line) => err.push(line))).to.equal(2);
+    expect(
+      await runCli(
+        ['api-keys', 'check'],
+        {},
+        (line) => out.push(line),
+        (line) => err.push(line),
+      ),
+    ).to.equal(2);
   });
 });
 
@@ -80,7 +87,13 @@ describe('CLI: gatehouse api-keys and service-accounts', function () {
   let err: string[];
   const env = () => ({ GATEHOUSE_DATABASE_URL: `sqlite:${join(dir, 'accounts.db')}`, GATEHOUSE_SECRET_KEY: SECRET });
   const cli = (...argv: string[]) =>
-    runCli(argv, env(), (line) => out.push(line), (line) => err.push(line), new CapturingLogger());
+    runCli(
+      argv,
+      env(),
+      (line) => out.push(line),
+      (line) => err.push(line),
+      new CapturingLogger(),
+    );
 
   /** The core on the same database and secret, to look at what the CLI did. */
   async function withCore<T>(use: (accounts: AccountService) => Promise<T>): Promise<T> {
@@ -149,9 +162,10 @@ describe('CLI: gatehouse api-keys and service-accounts', function () {
   it('revokes every key of a user with --all, and refuses a person’s key to the operator too', async () => {
     expect(await cli('service-accounts', 'create', 'robot', '--role', 'reporter'), err.join('\n')).to.equal(0);
     for (const name of ['one', 'two']) {
-      expect(await cli('api-keys', 'create', 'robot', '--name', name, '--scope', 'posts.read'), err.join('\n')).to.equal(
-        0,
-      );
+      expect(
+        await cli('api-keys', 'create', 'robot', '--name', name, '--scope', 'posts.read'),
+        err.join('\n'),
+      ).to.equal(0);
     }
     out.length = 0;
     expect(await cli('api-keys', 'revoke', 'robot', '--all'), err.join('\n')).to.equal(0);

@@ -138,6 +138,11 @@ function expectSuccessShape(body: unknown, what: string) {
     'created_at,id,name,permissions,role',
     'organizations',
     'expires_at,invited_by,organization,role',
+    // API keys: the list, the scopes a key may have, a revocation of all, a creation (the key shown once).
+    'apiKeys',
+    'scopes',
+    'detail,revoked',
+    'apiKey,key',
   ];
   expect(shapes, what).to.include(keys);
   if (keys === 'detail') expect((body as { detail: unknown }).detail, what).to.be.a('string');

@@ -1,4 +1,4 @@
-/** The account routes (spec section 4, then sessions, email change, the second factor, passkeys and OpenID providers), with their body fields and whether they need a session. */
+/** The account routes (spec section 4, then sessions, email change, the second factor, passkeys, OpenID providers, organizations and API keys), with their body fields and whether they need a session. */
 export interface FuzzRoute {
   method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
@@ -93,4 +93,10 @@ export const ROUTES: readonly FuzzRoute[] = [
   { method: 'post', path: '/invitations/preview', fields: ['token'], bearer: false },
   { method: 'post', path: '/invitations/accept', fields: ['token'], bearer: true },
   { method: 'post', path: '/invitations/decline', fields: ['token'], bearer: true },
+  { method: 'get', path: '/api-keys', fields: [], bearer: true },
+  { method: 'get', path: '/api-keys/scopes', fields: [], bearer: true },
+  { method: 'post', path: '/api-keys', fields: ['name', 'scopes', 'expiresInDays'], bearer: true },
+  { method: 'delete', path: '/api-keys/00000000-0000-4000-8000-000000000000', fields: [], bearer: true },
+  { method: 'post', path: '/api-keys/revoke-all', fields: [], bearer: true },
+  { method: 'post', path: '/api-keys/revoke', fields: ['key'], bearer: false },
 ];

@@ -65,9 +65,10 @@ describe('admin routes: the list the guard tests walk', () => {
     const documented = Object.entries(document.paths)
       .filter(([path]) => path.startsWith('/admin'))
       .flatMap(([path, operations]) =>
-        Object.keys(operations)
-          .filter((method) => method !== 'head')
-          .map((method) => `${method} ${path}`),
+        Object.entries(operations)
+          // HEAD is GET's; an operation routed as another path's (`x-routed-as`) is that route, not one of its own.
+          .filter(([method, operation]) => method !== 'head' && !(operation as Record<string, unknown>)['x-routed-as'])
+          .map(([method]) => `${method} ${path}`),
       );
     expect(documented.sort()).to.deep.equal(ADMIN_ROUTES.map(([method, path]) => `${method} ${path}`).sort());
   });

@@ -104,6 +104,7 @@ for (const kind of TEST_STORES.filter((candidate) => candidate.name !== 'memory'
           orgId: '00000000-0000-4000-8000-000000000000',
           userId: rootId,
           invitationId: '00000000-0000-4000-8000-000000000000',
+          keyId: '00000000-0000-4000-8000-000000000000',
         };
         const operations = parameterisedOperations();
         const names = operations.flatMap((operation) => operation.parameters.map((p) => `${p.in}:${p.name}`));

@@ -1,4 +1,14 @@
-import { Authorized, Body, CurrentUser, Delete, Get, HttpCode, JsonController, Post, UseBefore } from 'routing-controllers';
+import {
+  Authorized,
+  Body,
+  CurrentUser,
+  Delete,
+  Get,
+  HttpCode,
+  JsonController,
+  Post,
+  UseBefore,
+} from 'routing-controllers';
 import { Service } from 'typedi';
 import { refuseApiKeys } from '../../http/refuse-api-keys';
 import { BearerToken } from '../../guards/bearer-token';
@@ -140,13 +150,7 @@ export class AdminApiKeysController {
       'is refused as a wrong password), no mailbox, no mail; only administrators manage its keys. Disable or ' +
       'delete it with the admin user routes. Audited.',
     response: 'ServiceAccount',
-    errors: [
-      'permission_denied',
-      'reauthentication_required',
-      'invalid_username',
-      'invalid_role',
-      'unknown_role',
-    ],
+    errors: ['permission_denied', 'reauthentication_required', 'invalid_username', 'invalid_role', 'unknown_role'],
     bearer: true,
   })
   @HttpCode(201)
@@ -164,7 +168,8 @@ export class AdminApiKeysController {
   @Get('/admin/service-accounts', PLAIN_ANSWER)
   @ApiDoc({
     summary: 'List the service accounts',
-    description: 'Needs `gatehouse.api_keys.manage`: each with its roles, creator and whether it is disabled, oldest first.',
+    description:
+      'Needs `gatehouse.api_keys.manage`: each with its roles, creator and whether it is disabled, oldest first.',
     response: 'ServiceAccountList',
     errors: ['permission_denied'],
     bearer: true,

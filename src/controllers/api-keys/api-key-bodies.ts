@@ -1,12 +1,4 @@
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsInt,
-  IsString,
-  Matches,
-  MaxLength,
-  MinLength,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { MAX_ACCESS_NAME, MAX_USERNAME } from '../dto/bounds';
 import { OptionalField } from '../dto/optional-field';
@@ -89,7 +81,9 @@ export class PossessedApiKeyBody {
 
 /** `POST /admin/service-accounts`. */
 export class ServiceAccountBody {
-  @JSONSchema({ description: 'The service account’s username, under the usernames’ rules (unique among all accounts).' })
+  @JSONSchema({
+    description: 'The service account’s username, under the usernames’ rules (unique among all accounts).',
+  })
   @MaxLength(MAX_USERNAME)
   @IsString()
   username!: string;

@@ -117,7 +117,8 @@ export class ApiKeysController {
   @Delete('/api-keys/:keyId', PLAIN_ANSWER)
   @ApiDoc({
     summary: 'Revoke one of your API keys',
-    description: 'The key stops working at once, on every instance; audited. Another account’s key is 404, as an unknown one.',
+    description:
+      'The key stops working at once, on every instance; audited. Another account’s key is 404, as an unknown one.',
     response: 'Detail',
     errors: ['api_key_not_found'],
     bearer: true,

@@ -48,7 +48,8 @@ export function apiKeySchemas(): Record<string, JsonObject> {
         lastUsedIp: { type: ['string', 'null'], description: 'The client address of that use.' },
         createdBy: {
           ...PERSON,
-          description: 'Who created it: the owner, or the administrator who made it for a service account; null once deleted.',
+          description:
+            'Who created it: the owner, or the administrator who made it for a service account; null once deleted.',
         },
       },
     },
@@ -92,14 +93,18 @@ export function apiKeySchemas(): Record<string, JsonObject> {
     },
     ServiceAccount: {
       type: 'object',
-      description: 'An account for a machine: no password, no mailbox, no sign-in; only administrators manage its keys.',
+      description:
+        'An account for a machine: no password, no mailbox, no sign-in; only administrators manage its keys.',
       required: ['id', 'username', 'roles', 'createdAt', 'createdBy', 'disabled'],
       properties: {
         id: { type: 'string', description: 'Its account id, for the admin user routes and its keys’ routes.' },
         username: { type: 'string' },
         roles: { type: 'array', items: { type: 'string' }, description: 'Its global roles, sorted.' },
         createdAt: ISO_INSTANT,
-        createdBy: { ...PERSON, description: 'The administrator who created it; null for the operator’s CLI or once deleted.' },
+        createdBy: {
+          ...PERSON,
+          description: 'The administrator who created it; null for the operator’s CLI or once deleted.',
+        },
         disabled: { type: 'boolean' },
       },
     },
