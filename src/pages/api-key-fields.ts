@@ -71,7 +71,7 @@ you no longer use, or one that may have leaked.</p>
 <p><strong>Copy this key now: it will not be shown again.</strong> Keep it as you would a password. If you lose it,
 create another and revoke this one.</p>
 <div class="field">
-<label for="api-key-created-value" id="api-key-created-label">The key</label>
+<label for="api-key-created-value">The key</label>
 <input id="api-key-created-value" class="key" type="text" readonly autocomplete="off" autocapitalize="none"
   spellcheck="false">
 </div>
@@ -105,7 +105,7 @@ only permissions you hold now, and if you lose one, every key loses it too.</p>
 <p class="hint" id="${daysId}-hint">From 1 to ${maxDays} days. The key stops working after that; create a new one
 then.</p>
 <p class="field-error" id="${daysId}-error" hidden></p>
-<input id="${daysId}" name="expiresInDays" type="number" inputmode="numeric" min="1" max="${maxDays}" step="1"
+<input id="${daysId}" name="expiresInDays" type="number" inputmode="numeric" autocomplete="off" min="1" max="${maxDays}" step="1"
   value="${defaultDays}" required aria-describedby="${daysId}-hint ${daysId}-error"
   data-missing="Enter how many days the key lives">
 </div>

@@ -252,7 +252,8 @@ export async function apiKeysSection(
         const field = byId('api-key-created-value');
         field.value = typeof created?.key === 'string' ? created.key : '';
         field.setAttribute('data-key-id', String(created?.apiKey?.id ?? ''));
-        byId('api-key-created-label').textContent = `The key “${String(created?.apiKey?.name ?? name.trim())}”`;
+        byId('api-key-created').querySelector('label')!.textContent =
+          `The key “${String(created?.apiKey?.name ?? name.trim())}”`;
         await loadKeys();
         show('api-key-created', 'api-key-created-title');
       },
