@@ -1,4 +1,6 @@
 import { AccountController } from '../controllers/account/account-controller';
+import { AdminApiKeysController } from '../controllers/api-keys/admin-api-keys-controller';
+import { ApiKeysController } from '../controllers/api-keys/api-keys-controller';
 import { AdminAuditController } from '../controllers/administration/admin-audit-controller';
 import { AdminRolesController } from '../controllers/administration/admin-roles-controller';
 import { AdminUsersController } from '../controllers/administration/admin-users-controller';
@@ -129,7 +131,7 @@ export const FEATURES: readonly Feature[] = [
   {
     name: 'api-keys',
     kinds: API_KEY_KINDS,
-    controllers: [],
+    controllers: [ApiKeysController, AdminApiKeysController],
     pages: {},
     tables: ['api_keys', 'service_accounts'],
     migrations: ['2026-12-06-api-keys'],

@@ -31,6 +31,8 @@ export const UserIdParam = (name = 'id') => PathValue(name, PATH_VALUES.userId);
 export const SessionIdParam = (name = 'id') => PathValue(name, PATH_VALUES.sessionId);
 /** `:id` of `/passkeys/:id`, `:passkeyId` of the admin routes: a passkey's public id (its credential row's id). */
 export const PasskeyIdParam = (name = 'id') => PathValue(name, PATH_VALUES.passkeyId);
+/** `:keyId` of `/api-keys/:keyId` and the admin routes: an API key's public id. */
+export const ApiKeyIdParam = (name = 'keyId') => PathValue(name, PATH_VALUES.apiKeyId);
 /** `:provider` of the `/oidc/:provider/...` routes: a configured provider's id. */
 export const ProviderParam = (name = 'provider') => PathValue(name, PATH_VALUES.providerId);
 /** `:id` of `DELETE /oidc/identities/:id`: a linked identity's public id (its credential row's id). */

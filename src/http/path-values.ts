@@ -69,6 +69,13 @@ export const PATH_VALUES = {
     isRecordId,
     () => new AccountError('passkey_not_found', 'No such passkey'),
   ),
+  // An API key's public id (never the key): malformed is answered as an id no key of the account has.
+  apiKeyId: rule(
+    RECORD_ID_PATTERN,
+    [RECORD_ID_LENGTH, RECORD_ID_LENGTH],
+    isRecordId,
+    () => new AccountError('api_key_not_found', 'No such API key'),
+  ),
   // A provider id as the deployer configures it (services/oidc/oidc-options.ts): anything else names no provider.
   providerId: rule(
     PROVIDER_ID_PATTERN,

@@ -34,6 +34,10 @@ export const IP_LIMITS = [
   'org-invite.ip',
   // Previewing, accepting and declining an invitation: each names a token, which is random; this stops floods.
   'org-accept.ip',
+  // Listing, creating and revoking one's API keys, and the scopes a key may have (one budget for the five routes).
+  'api-keys.ip',
+  // Revoking a key by holding it, without a session: each request is one keyed hash and one statement.
+  'api-key-revoke.ip',
   // Every admin route (one budget): an administrator's pages read a list and a user on each visit.
   'admin.ip',
 ] as const;
@@ -157,6 +161,10 @@ export const DEFAULT_LIMITS: Readonly<Record<LimitName, Limit>> = {
   'org-invite.ip': { points: 300, duration: HOUR },
   // Tokens are random and single use: this stops floods, not guesses. The invitation page previews on every visit.
   'org-accept.ip': { points: 300, duration: HOUR },
+  // As `passkeys.ip`: a security page lists the keys and the scopes on every visit; a creation is one request.
+  'api-keys.ip': { points: 120, duration: MINUTE },
+  // Keys are random (190 bits), so this stops floods, not guesses; room for someone revoking a batch of leaked keys.
+  'api-key-revoke.ip': { points: 300, duration: HOUR },
   // Room for an administrator paging through thousands of accounts and their events; the core checks each request.
   'admin.ip': { points: 600, duration: MINUTE },
   'login.account': { points: 50, duration: HOUR },

@@ -87,7 +87,10 @@ export function bearerErrorCases(): ErrorCase[] {
 
 /** What a hosted page, the document or an asset can answer instead of itself. */
 export function pageErrorCases(): ErrorCase[] {
-  return commonErrorCases().filter((item) => item.error.code === 'token_in_query' || item.error.httpCode === 500);
+  return commonErrorCases().filter(
+    (item) =>
+      item.error.code === 'token_in_query' || item.error.code === 'api_key_not_allowed' || item.error.httpCode === 500,
+  );
 }
 
 /**
@@ -116,7 +119,7 @@ export function routingResponses(): Record<string, JsonObject> {
   };
 }
 
-/** What any route can answer: a limit, an overload, or an unexpected failure. */
+/** What any route can answer: an API key refused, a limit, an overload, or an unexpected failure. */
 export function commonErrorCases(): ErrorCase[] {
   return [
     {
@@ -124,6 +127,8 @@ export function commonErrorCases(): ErrorCase[] {
       description: 'An `access_token` query parameter: the bearer token goes only in the Authorization header.',
       fixedBody: true,
     },
+    // Every route and page refuses an API key as its credential (`refuseApiKeys`), before reading anything else.
+    ...accountErrorCases('api_key_not_allowed'),
     ...accountErrorCases('rate_limited'),
     ...accountErrorCases('service_unavailable'),
     { error: internalError(), description: 'An unexpected failure: logged, and not explained.', fixedBody: true },

@@ -1,5 +1,6 @@
 import { NotAuthenticatedError } from '../http/http-errors';
 import { adminSchemas } from './administration/admin-schemas';
+import { apiKeySchemas } from './api-keys/api-key-schemas';
 import { oidcSchemas } from './oidc/oidc-schemas';
 import { organizationSchemas } from './organizations/organization-schemas';
 import { passkeySchemas } from './passkeys/passkey-schemas';
@@ -44,7 +45,14 @@ export type SuccessSchemaName =
   | 'InvitationPreview'
   | 'AdminOrganizationPage'
   | 'AdminOrganization'
-  | 'UserOrganizationList';
+  | 'UserOrganizationList'
+  | 'ApiKey'
+  | 'ApiKeyList'
+  | 'CreatedApiKey'
+  | 'ApiKeyScopes'
+  | 'ApiKeysRevoked'
+  | 'ServiceAccount'
+  | 'ServiceAccountList';
 
 /** The default public form of a user (`defaultUserSerializer`); `accountApiDocument({ userSchema })` replaces it. */
 export const DEFAULT_USER_SCHEMA: JsonObject = {
@@ -86,6 +94,7 @@ export function responseSchemas(userSchema: JsonObject): Record<string, JsonObje
     ...passkeySchemas(),
     ...oidcSchemas(),
     ...organizationSchemas(),
+    ...apiKeySchemas(),
     ...adminSchemas(),
     Error: errorBodySchema(ref('ErrorCode')),
     FieldError: {

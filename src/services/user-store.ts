@@ -53,8 +53,8 @@ export interface UserStoreTransaction {
 /** The cut-offs of `deleteExpired`: rows at or before them go. */
 export interface ExpiryCutoffs {
   /**
-   * Sessions, tokens, pending email changes, login challenges, passkey challenges, OpenID flows and handoffs whose
-   * `expiresAt` is at or before it.
+   * Sessions, tokens, pending email changes, login challenges, passkey challenges, OpenID flows and handoffs,
+   * invitations and API keys whose `expiresAt` is at or before it.
    */
   now: Date;
   /** Sessions last seen at or before it (the idle timeout). */

@@ -102,7 +102,7 @@ export class MemoryUserStore implements UserStore {
     this.loginChallenges = new MemoryLoginChallengeRecords(committed);
     this.passkeys = new MemoryPasskeyRecords(committed);
     this.oidc = new MemoryIdentityRecords(committed);
-    this.apiKeys = new MemoryApiKeyRecords(committed);
+    this.apiKeys = new MemoryApiKeyRecords(committed, this.state);
     this.organizations = new MemoryOrganizationRecords(committed);
     this.access = new MemoryAccessRecords(committed);
     this.admin = new MemoryAdminReads(committed);

@@ -129,6 +129,24 @@ const ROUTES: Record<IpLimit, (t: TestApp, i: number) => Promise<Response>> = {
     ];
     return routes[i % routes.length]();
   },
+  // One budget for listing, creating and revoking one's keys and reading the scopes (a dead session is refused after).
+  'api-keys.ip': (t, i) => {
+    const token = bearer('x'.repeat(43));
+    const routes = [
+      () => t.http.get(`${PREFIX}/api-keys`).set(token),
+      () => t.http.get(`${PREFIX}/api-keys/scopes`).set(token),
+      () =>
+        t.http
+          .post(`${PREFIX}/api-keys`)
+          .set(token)
+          .send({ name: `key ${i}`, scopes: ['posts.read'] }),
+      () => t.http.post(`${PREFIX}/api-keys/revoke-all`).set(token).send({}),
+      () => t.http.delete(`${PREFIX}/api-keys/00000000-0000-4000-8000-000000000000`).set(token),
+    ];
+    return routes[i % routes.length]();
+  },
+  // Revoking by possession: no session; any string is answered alike.
+  'api-key-revoke.ip': (t, i) => t.http.post(`${PREFIX}/api-keys/revoke`).send({ key: `gatehouse_not-a-key-${i}` }),
   // One budget for every admin route (a dead session is refused after the budget is spent).
   'admin.ip': (t, i) => {
     const token = bearer('x'.repeat(43));

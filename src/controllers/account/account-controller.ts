@@ -1,6 +1,7 @@
 import { Body, Delete, Get, HttpCode, JsonController, Post, UseBefore } from 'routing-controllers';
 import { instanceToPlain } from 'class-transformer';
 import { Service } from 'typedi';
+import { refuseApiKeys } from '../../http/refuse-api-keys';
 import { resolveAccountService, resolveSerializer } from '../../di/resolve';
 import { invalidSession } from '../../errors/account-error';
 import { BearerToken } from '../../guards/bearer-token';
@@ -36,6 +37,7 @@ function isPlain(value: unknown): boolean {
 @JsonController()
 @Service()
 @UseBefore(jsonObjectBody)
+@UseBefore(refuseApiKeys)
 export class AccountController {
   @Post('/register', PLAIN_ANSWER)
   @ApiDoc({

@@ -1,5 +1,6 @@
 import { Authorized, CurrentUser, Get, JsonController, QueryParams, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
+import { refuseApiKeys } from '../../http/refuse-api-keys';
 import { UserIdParam } from '../../guards/path-params';
 import { Administrator } from '../../guards/request-accounts';
 import type { Administration } from '../../services/administration/administration';
@@ -19,6 +20,7 @@ const PAGING =
 @JsonController()
 @Service()
 @Authorized()
+@UseBefore(refuseApiKeys)
 export class AdminAuditController {
   @Get('/admin/audit-events', PLAIN_ANSWER)
   @ApiDoc({

@@ -1,5 +1,6 @@
 import { Authorized, Body, CurrentUser, Delete, Get, JsonController, Post, Put, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
+import { refuseApiKeys } from '../../http/refuse-api-keys';
 import { BearerToken } from '../../guards/bearer-token';
 import { PermissionParam, RoleParam } from '../../guards/path-params';
 import { Administrator } from '../../guards/request-accounts';
@@ -24,6 +25,7 @@ const GRANT = {
 @Service()
 @Authorized()
 @UseBefore(jsonObjectBody)
+@UseBefore(refuseApiKeys)
 export class AdminRolesController {
   @Get('/admin/roles', PLAIN_ANSWER)
   @ApiDoc({

@@ -11,6 +11,7 @@ import {
   UseBefore,
 } from 'routing-controllers';
 import { Service } from 'typedi';
+import { refuseApiKeys } from '../../http/refuse-api-keys';
 import { BearerToken } from '../../guards/bearer-token';
 import { RoleParam, UserIdParam } from '../../guards/path-params';
 import { Administrator } from '../../guards/request-accounts';
@@ -36,6 +37,7 @@ const ROLE = { ...USER_ID, role: 'A role name.' };
 @Service()
 @Authorized()
 @UseBefore(jsonObjectBody)
+@UseBefore(refuseApiKeys)
 export class AdminUsersController {
   @Get('/admin/users', PLAIN_ANSWER)
   @ApiDoc({

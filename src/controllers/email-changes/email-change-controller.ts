@@ -1,5 +1,6 @@
 import { Body, JsonController, Post, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
+import { refuseApiKeys } from '../../http/refuse-api-keys';
 import { BearerToken } from '../../guards/bearer-token';
 import { Accounts } from '../../guards/request-accounts';
 import { rateLimit } from '../../http/rate-limit';
@@ -14,6 +15,7 @@ import { done, PLAIN_ANSWER } from '../plain-answer';
 @JsonController()
 @Service()
 @UseBefore(jsonObjectBody)
+@UseBefore(refuseApiKeys)
 export class EmailChangeController {
   @Post('/email-change', PLAIN_ANSWER)
   @ApiDoc({

@@ -12,6 +12,7 @@ import {
   createParamDecorator,
 } from 'routing-controllers';
 import { Service } from 'typedi';
+import { refuseApiKeys } from '../../http/refuse-api-keys';
 import { BearerToken } from '../../guards/bearer-token';
 import { IdentityIdParam, ProviderParam } from '../../guards/path-params';
 import { Accounts } from '../../guards/request-accounts';
@@ -76,6 +77,7 @@ function FlowCookie(): (object: object, method: string, index: number) => void {
 @JsonController()
 @Service()
 @UseBefore(jsonObjectBody)
+@UseBefore(refuseApiKeys)
 export class OidcController {
   // The routes of fixed paths first, so the document lists them before `/oidc/{provider}/...`.
   @Get('/oidc/providers', PLAIN_ANSWER)

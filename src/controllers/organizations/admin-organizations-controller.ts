@@ -1,5 +1,6 @@
 import { Authorized, Body, CurrentUser, Get, JsonController, Post, QueryParams, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
+import { refuseApiKeys } from '../../http/refuse-api-keys';
 import { BearerToken } from '../../guards/bearer-token';
 import { OrganizationIdParam, UserIdParam } from '../../guards/path-params';
 import { Accounts } from '../../guards/request-accounts';
@@ -29,6 +30,7 @@ const ORG_ID = { orgId: 'The organization’s `id`, as `GET /admin/organizations
 @Service()
 @Authorized()
 @UseBefore(jsonObjectBody)
+@UseBefore(refuseApiKeys)
 export class AdminOrganizationsController {
   @Get('/admin/organizations', PLAIN_ANSWER)
   @ApiDoc({

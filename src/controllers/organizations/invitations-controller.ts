@@ -10,6 +10,7 @@ import {
   UseBefore,
 } from 'routing-controllers';
 import { Service } from 'typedi';
+import { refuseApiKeys } from '../../http/refuse-api-keys';
 import { BearerToken } from '../../guards/bearer-token';
 import { InvitationIdParam, OrganizationIdParam } from '../../guards/path-params';
 import { Accounts } from '../../guards/request-accounts';
@@ -42,6 +43,7 @@ const INVITATION_ID = {
 @JsonController()
 @Service()
 @UseBefore(jsonObjectBody)
+@UseBefore(refuseApiKeys)
 export class InvitationsController {
   @Post('/organizations/:orgId/invitations', PLAIN_ANSWER)
   @ApiDoc({

@@ -11,6 +11,7 @@ import {
   UseBefore,
 } from 'routing-controllers';
 import { Service } from 'typedi';
+import { refuseApiKeys } from '../../http/refuse-api-keys';
 import { BearerToken } from '../../guards/bearer-token';
 import { MemberIdParam, OrganizationIdParam } from '../../guards/path-params';
 import { Accounts } from '../../guards/request-accounts';
@@ -45,6 +46,7 @@ const MEMBER_ID = {
 @Service()
 @Authorized()
 @UseBefore(jsonObjectBody)
+@UseBefore(refuseApiKeys)
 export class OrganizationsController {
   @Post('/organizations', PLAIN_ANSWER)
   @ApiDoc({

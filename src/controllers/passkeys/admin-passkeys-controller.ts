@@ -9,6 +9,7 @@ import {
   UseBefore,
 } from 'routing-controllers';
 import { Service } from 'typedi';
+import { refuseApiKeys } from '../../http/refuse-api-keys';
 import { BearerToken } from '../../guards/bearer-token';
 import { PasskeyIdParam, UserIdParam } from '../../guards/path-params';
 import { Accounts } from '../../guards/request-accounts';
@@ -32,6 +33,7 @@ const USER_ID = { id: 'The account’s `id`, as `GET /admin/users` lists it.' };
 @Service()
 @Authorized()
 @UseBefore(jsonObjectBody)
+@UseBefore(refuseApiKeys)
 export class AdminPasskeysController {
   @Get('/admin/users/:id/passkeys', PLAIN_ANSWER)
   @ApiDoc({

@@ -1,5 +1,6 @@
 import { Body, Delete, Get, HttpCode, JsonController, OnUndefined, Patch, Post, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
+import { refuseApiKeys } from '../../http/refuse-api-keys';
 import { BearerToken } from '../../guards/bearer-token';
 import { PasskeyIdParam } from '../../guards/path-params';
 import { Accounts } from '../../guards/request-accounts';
@@ -32,6 +33,7 @@ const PASSKEY_ID = { id: 'The passkey’s `id`, as `GET /passkeys` lists it.' };
 @JsonController()
 @Service()
 @UseBefore(jsonObjectBody)
+@UseBefore(refuseApiKeys)
 export class PasskeysController {
   // The routes of fixed paths come before `/passkeys/:id`, so the document lists them first and a reader matching
   // paths in order (as the contract check does) does not take `login` for an id.

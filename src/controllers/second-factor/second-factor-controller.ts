@@ -1,5 +1,6 @@
 import { Body, Get, JsonController, Post, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
+import { refuseApiKeys } from '../../http/refuse-api-keys';
 import { BearerToken } from '../../guards/bearer-token';
 import { Accounts } from '../../guards/request-accounts';
 import { qrCodeSvg } from '../../http/qr-code';
@@ -20,6 +21,7 @@ import { done, PLAIN_ANSWER } from '../plain-answer';
 @JsonController()
 @Service()
 @UseBefore(jsonObjectBody)
+@UseBefore(refuseApiKeys)
 export class SecondFactorController {
   @Post('/login/second-factor', PLAIN_ANSWER)
   @ApiDoc({

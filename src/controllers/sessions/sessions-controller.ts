@@ -1,5 +1,6 @@
 import { Body, Delete, Get, JsonController, Post, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
+import { refuseApiKeys } from '../../http/refuse-api-keys';
 import { SessionIdParam } from '../../guards/path-params';
 import { BearerToken } from '../../guards/bearer-token';
 import { Accounts } from '../../guards/request-accounts';
@@ -19,6 +20,7 @@ import { done, PLAIN_ANSWER } from '../plain-answer';
 @JsonController()
 @Service()
 @UseBefore(jsonObjectBody)
+@UseBefore(refuseApiKeys)
 export class SessionsController {
   @Get('/sessions', PLAIN_ANSWER)
   @ApiDoc({

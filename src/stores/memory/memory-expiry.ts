@@ -33,5 +33,6 @@ export function deleteExpired(data: MemoryData, cutoffs: ExpiryCutoffs): number 
   sweep(data.oidcFlows, (flow) => isAtOrBefore(flow.expiresAt, now));
   sweep(data.oidcHandoffs, (handoff) => isAtOrBefore(handoff.expiresAt, now));
   sweep(data.invitations, (invitation) => isAtOrBefore(invitation.expiresAt, now));
+  sweep(data.apiKeys, (key) => isAtOrBefore(key.expiresAt, now));
   return deleted;
 }

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { StoredApiKey, StoredServiceAccount } from '../../services/api-keys/api-key-records';
 import type { AuditEvent } from '../../services/audit-event';
 import type {
   StoredInvitation,
@@ -67,6 +68,13 @@ export interface MemoryData {
    * organization and canonical address). Not the inviter's: its `invitedBy` turns null when that user goes.
    */
   invitations: TableAccess<string, StoredInvitation>;
+  /**
+   * Key id -> API key: the owner's rows, gone with the owner. Unique indexes `keyHash` (the request path's lookup) and
+   * `name` (`apiKeyNameKey`: one per owner and name). Its `createdBy` turns null when that user goes.
+   */
+  apiKeys: TableAccess<string, StoredApiKey>;
+  /** User id -> the mark of a service account, gone with its user; its `createdBy` turns null when that user goes. */
+  serviceAccounts: TableAccess<string, StoredServiceAccount>;
   /** User id -> the creation of the user's latest session. */
   lastSignIns: TableAccess<string, Date>;
   /** Event id -> event, in insertion order (the trail; nothing changes an event). */
@@ -164,6 +172,14 @@ export class MemoryState {
             invitationAddressKey(invitation.organizationId, invitation.emailKey),
         },
       }),
+      apiKeys: table<string, StoredApiKey>('apiKeys', {
+        ...byUser,
+        unique: {
+          keyHash: (key: StoredApiKey) => key.keyHash,
+          name: (key: StoredApiKey) => apiKeyNameKey(key.userId, key.name),
+        },
+      }),
+      serviceAccounts: table<string, StoredServiceAccount>('serviceAccounts', byUser),
       lastSignIns: table<string, Date>('lastSignIns', byKey),
       auditEvents: table<string, AuditEvent>('auditEvents'),
     };
@@ -212,6 +228,11 @@ export class MemoryState {
   changeSession(tokenHash: string, change: (session: StoredSession) => StoredSession): void {
     this.tables.sessions.changeCommitted(tokenHash, change);
   }
+
+  /** As `changeSession`, for a key's last use (`lastUsedAt`, `lastUsedIp`: fields no transaction writes). */
+  changeApiKey(keyId: string, change: (key: StoredApiKey) => StoredApiKey): void {
+    this.tables.apiKeys.changeCommitted(keyId, change);
+  }
 }
 
 /** An identity's key in the unique index `identity`: as the SQL store's `identifier`, issuer then subject. */
@@ -229,10 +250,15 @@ export function invitationAddressKey(organizationId: string, emailKey: string): 
   return `${organizationId} ${emailKey}`;
 }
 
+/** An API key's key in the unique index `name`: the owner's id, then the name (a uuid never holds a space). */
+export function apiKeyNameKey(userId: string, name: string): string {
+  return `${userId} ${name}`;
+}
+
 /**
  * Removes the user and every row of the registry's tables that hangs off it; messages to the user stay. The rows
- * that only name the user (an organization's creator, an invitation's inviter) keep going without the name, as the
- * database's `ON DELETE SET NULL` does.
+ * that only name the user (an organization's creator, an invitation's inviter, a key's or service account's
+ * creator) keep going without the name, as the database's `ON DELETE SET NULL` does.
  */
 export function removeUser(data: MemoryData, user: StoredUser): void {
   for (const table of data.userOwned) table.deleteOwnedBy(user.id);
@@ -241,6 +267,13 @@ export function removeUser(data: MemoryData, user: StoredUser): void {
   }
   for (const [id, invitation] of [...data.invitations.entries()]) {
     if (invitation.invitedBy === user.id) data.invitations.set(id, { ...invitation, invitedBy: null });
+  }
+  // An administrator's keys for service accounts, and the accounts they made, stay without their creator.
+  for (const [id, key] of [...data.apiKeys.entries()]) {
+    if (key.createdBy === user.id) data.apiKeys.set(id, { ...key, createdBy: null });
+  }
+  for (const [id, account] of [...data.serviceAccounts.entries()]) {
+    if (account.createdBy === user.id) data.serviceAccounts.set(id, { ...account, createdBy: null });
   }
   data.users.delete(user.id);
 }
