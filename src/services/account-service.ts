@@ -15,6 +15,9 @@ import {
 } from './account-deletion-rules';
 import { Organizations } from './organizations/organizations';
 import { ApiKeys } from './api-keys/api-keys';
+import { revokingApiKeysWith, type PasswordChangeOptions } from './api-key-revocations';
+import { isServiceAccountAddress } from './service-account-address';
+import { requestPasswordReset } from './password-reset-requests';
 import { Passkeys } from './passkeys/passkeys';
 import { expiryCutoffs, expiryRulesOf, unverifiedCreatedBefore } from './expiry-rules';
 import { canonicalEmail, canonicalUsername, emailKeyOf, usernameKeyOf } from './identity';
@@ -188,7 +191,9 @@ export class AccountService {
 
     const passwordHash = await this.core.passwords.hash(password);
     // One budget for whatever registration mails an address (the link or the owner's notice), taken on every path.
-    const mayMail = await this.core.mayMail('register.email', address.emailKey);
+    // Never to a service account's address (no mailbox): its registration stays unconfirmable, unmailed.
+    const mayMail =
+      !isServiceAccountAddress(address.emailKey) && (await this.core.mayMail('register.email', address.emailKey));
     const now = this.core.clock.now();
     const id = randomUUID();
     const verificationToken = this.core.tokens.generate();
@@ -420,42 +425,15 @@ export class AccountService {
    * the delivery after that. Nothing changes until the token is used; the old password keeps working.
    */
   async requestPasswordReset(email: string): Promise<void> {
-    const emailKey = emailKeyOf(email);
-    if (emailKey === null) return;
-    this.core.background.run('request_password_reset', {}, async () => {
-      if (!(await this.core.mayMail('reset-request.email', emailKey))) return;
-      const user = await this.core.background.retryWhileUnavailable(async () => {
-        const found = await this.core.store.users.findVerifiedByEmailKey(emailKey);
-        // A disabled account gets no link: a reset must not be a way back in.
-        if (found && found.disabledAt === null) {
-          const audit = this.core.audit.event('password_reset_requested', 'sent', anonymous(found.id));
-          await this.core.replaceTokenAndQueueLink(found, 'reset_password', audit);
-        } else if (found) {
-          await this.core.audit.record('password_reset_requested', 'disabled', anonymous(found.id));
-        }
-        return found;
-      });
-      if (!user) {
-        await this.core.audit.record('password_reset_requested', 'unknown_email', anonymous(null));
-        this.core.logger.info(
-          { event: 'password_reset_requested', outcome: 'unknown_email' },
-          'password reset requested',
-        );
-        return;
-      }
-      this.core.logger.info(
-        { event: 'password_reset_requested', outcome: 'sent', userId: user.id },
-        'password reset requested',
-      );
-    });
+    requestPasswordReset(this.core, email);
   }
 
   /**
    * Sets a new password with a reset token. The password is judged before the token is spent, so a rejected
-   * password leaves the link usable; then token, password and every session change in one atomic store step.
-   * A reset does not log the user in.
+   * password leaves the link usable; then token, password and every session change in one atomic store step (with
+   * every API key when `revokeApiKeys`; kept by default). A reset does not log the user in.
    */
-  async confirmPasswordReset(token: string, newPassword: string): Promise<void> {
+  async confirmPasswordReset(token: string, newPassword: string, options?: PasswordChangeOptions): Promise<void> {
     if (!isRawToken(token)) throw invalidResetToken();
     const tokenHash = this.core.tokens.hash(token);
     const owner = await this.core.store.tokens.findUser(tokenHash, 'reset_password', this.core.clock.now());
@@ -467,21 +445,30 @@ export class AccountService {
     const password = this.core.policy.check(newPassword, { username: owner.username, email: owner.email });
     const passwordHash = await this.core.passwords.hash(password);
     const now = this.core.clock.now();
+    const keys = revokingApiKeysWith(this.core, options, anonymous, 'password_reset', (tx) =>
+      tx.passwords.reset(tokenHash, passwordHash, now),
+    );
     const user = await this.core.changeOfUser(
-      (tx) => tx.passwords.reset(tokenHash, passwordHash, now),
+      keys.work,
       this.core.messages.notice('passwordChanged', now),
       this.core.audit.event('password_reset', 'success', anonymous(owner.id)),
     );
     // Spent by a concurrent confirm between the two reads: exactly one of them wins.
     if (!user) throw invalidResetToken();
     this.core.logger.info({ event: 'password_reset', outcome: 'success', userId: user.id }, 'password reset');
+    keys.logged(user.id);
     this.core.delivery?.nudge();
     // The owner got back in through their mailbox: a guesser's failures no longer hold them back.
     await this.core.forgetPasswordGuesses(user.usernameKey);
   }
 
-  /** Replaces the password of the session's user after checking the current one; every session ends with it. */
-  async changePassword(token: string, oldPassword: string, newPassword: string): Promise<void> {
+  /** Replaces the password after checking the current one; every session (with `revokeApiKeys`, every key) ends. */
+  async changePassword(
+    token: string,
+    oldPassword: string,
+    newPassword: string,
+    options?: PasswordChangeOptions,
+  ): Promise<void> {
     const user = await this.core.requireSessionUser(token);
     const sessionTokenHash = this.core.tokens.hash(token);
     const oldHash = await this.core.checkPassword(
@@ -499,13 +486,17 @@ export class AccountService {
     const notice = this.core.messages.notice('passwordChanged', now);
     // Conditional on the hash we verified and on this session: a change, reset or logout-all that committed while
     // we hashed wins.
+    const keys = revokingApiKeysWith(this.core, options, self, 'password_change', (tx) =>
+      tx.passwords.change(user.id, oldHash, passwordHash, now, sessionTokenHash),
+    );
     const changed = await this.core.changeOfUser(
-      (tx) => tx.passwords.change(user.id, oldHash, passwordHash, now, sessionTokenHash),
+      keys.work,
       notice,
       this.core.audit.event('password_change', 'success', self(user.id)),
     );
     if (!changed) throw invalidSession();
     this.core.logger.info({ event: 'password_change', outcome: 'success', userId: user.id }, 'password changed');
+    keys.logged(user.id);
     this.core.delivery?.nudge();
   }
 

@@ -1,6 +1,8 @@
 import { AccountError } from '../../errors/account-error';
 import type { AccountContext } from '../account-context';
+import { expectGranted, grantorOf, lastAdministrator, userNotFound } from '../access-change-results';
 import { adminParties, authoriseAdmin, authoriseAdminChange } from '../admin-authorisation';
+import { logApiKeysRevoked, revokeAllApiKeys } from '../api-key-revocations';
 import { ADMIN_PERMISSIONS, ADMIN_ROLE, ALL_ADMIN_PERMISSIONS, type AdminPermission } from '../admin-permissions';
 import {
   DEFAULT_PAGE_SIZE,
@@ -25,21 +27,10 @@ import {
   refusedForLastOwner,
 } from '../account-deletion-rules';
 import type { StoredUser } from '../types';
-import type {
-  AccessChangeRefusal,
-  DeleteUserResult,
-  GrantResult,
-  ProtectedChangeResult,
-  RoleSummary,
-  UserDetails,
-} from '../user-store';
+import type { DeleteUserResult, ProtectedChangeResult, RoleSummary, UserDetails } from '../user-store';
 
 /** Longest prefix a user search takes: the longest address. */
 const MAX_PREFIX_LENGTH = 254;
-
-const userNotFound = () => new AccountError('user_not_found', 'No user has this id');
-const lastAdministrator = () =>
-  new AccountError('last_administrator', `This would leave no enabled user with the ${ADMIN_ROLE} role`);
 
 /**
  * Administration: what an administrator (or the operator at the CLI) may do to other accounts, each action checked
@@ -91,16 +82,24 @@ export class Administration {
   }
 
   /**
-   * `gatehouse.users.manage`: the account cannot sign in, and its sessions, links and login challenges end in the
-   * same transaction, so it is signed out on every instance at its next request. Idempotent. `last_administrator`
-   * when it is the last enabled holder of `ADMIN_ROLE`.
+   * `gatehouse.users.manage`: the account cannot sign in, and its sessions, links, login challenges and API keys end
+   * in the same transaction, so it is signed out on every instance at its next request and no key of it passes.
+   * Idempotent. `last_administrator` when it is the last enabled holder of `ADMIN_ROLE`.
    */
   async disableUser(actor: AdminActor, userId: string): Promise<AdminUserView> {
     await this.authoriseChange(actor, ADMIN_PERMISSIONS.manageUsers);
     const audit = this.event(actor, 'admin.user_disabled', userId);
     const now = this.core.clock.now();
-    this.expectChanged(await this.core.audited(audit, (tx) => tx.users.disable(userId, now, ADMIN_ROLE), isOk));
+    const parties = adminParties(actor, userId);
+    const { result, revoked } = await this.core.store.transaction(async (tx) => {
+      const result = await tx.users.disable(userId, now, ADMIN_ROLE);
+      if (result !== 'ok') return { result, revoked: [] };
+      await tx.audit.add(audit);
+      return { result, revoked: await revokeAllApiKeys(this.core, tx, userId, parties, 'account_disabled') };
+    });
+    this.expectChanged(result);
     this.log(audit, 'account disabled');
+    logApiKeysRevoked(this.core, userId, parties, 'account_disabled', revoked);
     return this.view(userId);
   }
 
@@ -475,27 +474,3 @@ function viewOf(details: UserDetails): AdminUserView {
 }
 
 const isOk = (result: string): boolean => result === 'ok';
-
-/** The administrator a store checks a change of access against; none for the operator, who holds everything. */
-function grantorOf(actor: AdminActor): string | undefined {
-  return actor.kind === 'admin' ? actor.user.id : undefined;
-}
-
-function expectGranted(result: GrantResult | AccessChangeRefusal | 'last_holder'): void {
-  switch (result) {
-    case 'ok':
-      return;
-    case 'own_access':
-      throw new AccountError('permission_denied', 'Nobody changes their own roles or permissions');
-    case 'not_held':
-      throw new AccountError('permission_denied', 'You can grant only permissions you hold yourself');
-    case 'unknown_role':
-      throw new AccountError('unknown_role', 'Unknown role');
-    case 'unknown_permission':
-      throw new AccountError('unknown_permission', 'Unknown permission');
-    case 'unknown_user':
-      throw userNotFound();
-    case 'last_holder':
-      throw lastAdministrator();
-  }
-}

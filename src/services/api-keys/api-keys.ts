@@ -1,11 +1,22 @@
+import { invalidSession } from '../../errors/account-error';
 import type { AccountContext } from '../account-context';
-import type { AdminActor } from '../admin-views';
-import type { ApiKeyInput, ApiKeyView, CreatedApiKey, ServiceAccountView } from './api-key-views';
+import {
+  apiKeyRevokedEvent,
+  logApiKeysRevoked,
+  queueApiKeyRevokedNotice,
+  revokeAllApiKeys,
+} from '../api-key-revocations';
+import { anonymous, self } from '../audit-trail';
+import { isRecordId } from '../record-id';
+import { ApiKeyAdministration } from './api-key-administration';
+import { createApiKey } from './api-key-creation';
+import { apiKeyNotFound } from './api-key-errors';
+import { isWellFormedApiKey } from './api-key-format';
+import { apiKeyView } from './api-key-listing';
+import { grantableScopes } from './api-key-rules';
+import type { ApiKeyInput, ApiKeyView, CreatedApiKey } from './api-key-views';
 
-// SKELETON: the service helper implements every method (see /work/briefs/api-keys-design.md).
-const todo = (): never => {
-  throw new Error('ApiKeys: not implemented yet');
-};
+export { ApiKeyAdministration } from './api-key-administration';
 
 /**
  * API keys (`AccountService.apiKeys`): a person's keys, created with a recently re-authenticated session (never with
@@ -23,15 +34,18 @@ export class ApiKeys {
 
   /** The caller's keys, expired ones included, newest first. */
   async list(sessionToken: string): Promise<ApiKeyView[]> {
-    void sessionToken;
-    void this.core;
-    return todo();
+    const user = await this.core.requireSessionUser(sessionToken);
+    const now = this.core.clock.now();
+    return (await this.core.store.apiKeys.list(user.id)).map((listing) => apiKeyView(listing, now));
   }
 
   /** The permissions the caller could give a key now: those they hold, without `gatehouse.*`, sorted. */
   async availableScopes(sessionToken: string): Promise<string[]> {
-    void sessionToken;
-    return todo();
+    const user = await this.core.requireSessionUser(sessionToken);
+    // Two committed reads, no transaction: an answer for a form, judged again when the key is created.
+    const roles = new Set(await this.core.store.access.listUserRoles(user.id));
+    const all = await this.core.store.access.listRoles();
+    return grantableScopes(all.filter((role) => roles.has(role.name)).flatMap((role) => role.permissions));
   }
 
   /**
@@ -40,22 +54,44 @@ export class ApiKeys {
    * (`invalid_api_key_expiry`), fewer than `apiKeyMaxPerUser` live keys (`api_key_limit_reached`).
    */
   async create(sessionToken: string, input: ApiKeyInput): Promise<CreatedApiKey> {
-    void sessionToken;
-    void input;
-    return todo();
+    const { user } = await this.core.requireRecentSession(sessionToken);
+    return createApiKey(
+      this.core,
+      {
+        ownerId: user.id,
+        parties: self(user.id),
+        creator: { id: user.id, username: user.username },
+        serviceAccountOnly: false,
+        ownerGone: () => invalidSession(),
+      },
+      input,
+    );
   }
 
   /** Revokes one of the caller's keys (`api_key_not_found` for an unknown id and another's key alike). */
   async revoke(sessionToken: string, keyId: string): Promise<void> {
-    void sessionToken;
-    void keyId;
-    return todo();
+    const user = await this.core.requireSessionUser(sessionToken);
+    if (!isRecordId(keyId)) throw apiKeyNotFound();
+    const parties = self(user.id);
+    const revoked = await this.core.store.transaction(async (tx) => {
+      if (!(await tx.apiKeys.lockOwner(user.id))) throw invalidSession();
+      const key = await tx.apiKeys.delete(user.id, keyId);
+      if (!key) throw apiKeyNotFound();
+      await tx.audit.add(apiKeyRevokedEvent(this.core, key, parties, 'owner'));
+      return key;
+    });
+    logApiKeysRevoked(this.core, user.id, parties, 'owner', [revoked]);
   }
 
   /** Revokes every key of the caller; how many went. */
   async revokeAll(sessionToken: string): Promise<number> {
-    void sessionToken;
-    return todo();
+    const user = await this.core.requireSessionUser(sessionToken);
+    const parties = self(user.id);
+    const revoked = await this.core.store.transaction((tx) =>
+      revokeAllApiKeys(this.core, tx, user.id, parties, 'owner_all'),
+    );
+    logApiKeysRevoked(this.core, user.id, parties, 'owner_all', revoked);
+    return revoked.length;
   }
 
   /**
@@ -63,67 +99,24 @@ export class ApiKeys {
    * key, so nothing is learnt; the owner is mailed when one went.
    */
   async revokeByPossession(key: string): Promise<void> {
-    void key;
-    return todo();
+    // A string that cannot be one of our keys names nothing: no read (anyone can tell its shape offline anyway).
+    if (!isWellFormedApiKey(key, this.prefix)) return;
+    const keyHash = this.core.tokens.hash(key);
+    const outcome = await this.core.store.transaction(async (tx) => {
+      const revoked = await tx.apiKeys.deleteByHash(keyHash);
+      if (!revoked) return null;
+      const parties = anonymous(revoked.userId);
+      await tx.audit.add(apiKeyRevokedEvent(this.core, revoked, parties, 'possession'));
+      const mailed = await queueApiKeyRevokedNotice(this.core, tx, revoked.userId);
+      return { revoked, parties, mailed };
+    });
+    if (!outcome) return;
+    logApiKeysRevoked(this.core, outcome.revoked.userId, outcome.parties, 'possession', [outcome.revoked]);
+    if (outcome.mailed) this.core.delivery?.nudge();
   }
 
   /** The administrators' part: any account's keys, service accounts and their keys. */
   get admin(): ApiKeyAdministration {
     return new ApiKeyAdministration(this.core);
-  }
-}
-
-/**
- * The administrators' part (`AccountService.apiKeys.admin`), each action checked against
- * `gatehouse.api_keys.manage` (changes with a recent session) and audited; the operator (CLI) is not asked.
- */
-export class ApiKeyAdministration {
-  constructor(private readonly core: AccountContext) {}
-
-  /** Any account's keys (`user_not_found` for an unknown id). */
-  async list(actor: AdminActor, userId: string): Promise<ApiKeyView[]> {
-    void actor;
-    void userId;
-    void this.core;
-    return todo();
-  }
-
-  /** Revokes one key of the account (`api_key_not_found`). */
-  async revoke(actor: AdminActor, userId: string, keyId: string): Promise<void> {
-    void actor;
-    void userId;
-    void keyId;
-    return todo();
-  }
-
-  /** Revokes every key of the account; how many went. */
-  async revokeAll(actor: AdminActor, userId: string): Promise<number> {
-    void actor;
-    void userId;
-    return todo();
-  }
-
-  /** Creates a service account with these global roles (granting them needs `gatehouse.roles.manage` too). */
-  async createServiceAccount(
-    actor: AdminActor,
-    input: { username: string; roles?: readonly string[] },
-  ): Promise<ServiceAccountView> {
-    void actor;
-    void input;
-    return todo();
-  }
-
-  /** Every service account, oldest first. */
-  async listServiceAccounts(actor: AdminActor): Promise<ServiceAccountView[]> {
-    void actor;
-    return todo();
-  }
-
-  /** Creates a key for a service account (`not_a_service_account` for a person), under the owner's rules. */
-  async createKey(actor: AdminActor, userId: string, input: ApiKeyInput): Promise<CreatedApiKey> {
-    void actor;
-    void userId;
-    void input;
-    return todo();
   }
 }

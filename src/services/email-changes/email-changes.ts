@@ -4,6 +4,7 @@ import { anonymous, self } from '../audit-trail';
 import { canonicalEmail } from '../identity';
 import { canSend } from '../sender-operations';
 import { isRawToken } from '../token-hasher';
+import { isServiceAccountAddress } from '../service-account-address';
 
 const invalidEmailChangeToken = () =>
   new AccountError('invalid_email_change_token', 'Email change link is invalid or expired');
@@ -45,7 +46,9 @@ export class EmailChanges {
       endOtherSessions: options.endOtherSessions ?? true,
       keepSessionId: session.id,
     };
-    const canNotifyOwner = canSend(this.core.sender, 'emailChangeAttempt');
+    // A service account's address is never mailed (it has no mailbox).
+    const canNotifyOwner =
+      canSend(this.core.sender, 'emailChangeAttempt') && !isServiceAccountAddress(address.emailKey);
     const canNotifyRequester = canSend(this.core.sender, 'emailChangeRequested');
     const link = mayMail ? this.core.messages.link('emailChange', now, changeToken, change.expiresAt) : undefined;
     const ownerNotice = mayMail && canNotifyOwner ? this.core.messages.notice('emailChangeAttempt', now) : undefined;
