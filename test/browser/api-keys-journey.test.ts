@@ -35,7 +35,8 @@ function checksumOf(text: string): string {
  * signs in, is given a role by the operator (CLI), creates a key (the page asks for the password first, the window
  * being past), sees it once with a Copy button, and never again after a reload, where the list shows its last four
  * characters. The key is refused by Gatehouse's own routes, a second key's name clash is told in the API's words,
- * and the keys are revoked one and all, each after a confirmation. Then a password reset that revokes every key.
+ * and the keys are revoked one and all, each after a confirmation. Then the password reset and change, which keep
+ * the keys unless the box is ticked.
  */
 describe('browser: API keys on the security page, end to end', function () {
   this.timeout(120_000);
@@ -234,17 +235,17 @@ describe('browser: API keys on the security page, end to end', function () {
     await page.close();
   });
 
-  it('a password reset keeps the keys by default, and revokes them all when the box is ticked', async () => {
-    const token = (
-      await request(server.url).post('/auth/login').send({ username: 'alice', password: PASSWORD }).expect(200)
-    ).body.access_token as string;
-    const created = await request(server.url)
-      .post('/auth/api-keys')
-      .set('Authorization', `Bearer ${token}`)
-      .send({ name: 'Kept', scopes: ['reports.read'] })
-      .expect(201);
-    expect(created.body.key).to.match(/^gatehouse_/);
-
+  it('a password reset keeps the keys unless ticked; a password change revokes them when ticked', async () => {
+    const signedIn = async (password: string) =>
+      (await request(server.url).post('/auth/login').send({ username: 'alice', password }).expect(200)).body
+        .access_token as string;
+    /** A key made over the API, with a session just signed in (so recent enough to create one). */
+    const createdOverApi = async (password: string, name: string) =>
+      request(server.url)
+        .post('/auth/api-keys')
+        .set('Authorization', `Bearer ${await signedIn(password)}`)
+        .send({ name, scopes: ['reports.read'] })
+        .expect(201);
     const page = await browser.newPage();
     const reset = async (password: string, revoke: boolean) => {
       const before = server.stdout.split('/password-reset?token=').length;
@@ -259,22 +260,33 @@ describe('browser: API keys on the security page, end to end', function () {
       await page.getByRole('button', { name: 'Set the new password' }).click();
       await page.getByRole('heading', { name: 'Your password has been changed' }).waitFor();
     };
-    const signedIn = async (password: string) =>
-      (await request(server.url).post('/auth/login').send({ username: 'alice', password }).expect(200)).body
-        .access_token as string;
 
-    // Unticked: the keys stay, and the page says so and where to revoke them.
+    // A reset, box unticked: the keys stay, and the page says so and where to revoke them.
+    expect((await createdOverApi(PASSWORD, 'Kept')).body.key).to.match(/^gatehouse_/);
     await reset(NEW_PASSWORD, false);
     await page.getByText('Your API keys keep working unless you revoke them.').waitFor();
     expect(await page.getByRole('link', { name: 'security page' }).getAttribute('href')).to.equal('/auth/security');
     expect((await listed(await signedIn(NEW_PASSWORD))).map((key) => key.name)).to.deep.equal(['Kept']);
     await page.screenshot({ path: join(SCREENSHOTS, 'api-keys-reset-kept.png'), fullPage: true });
 
-    // Ticked: every key goes with the old password.
-    await reset(THIRD_PASSWORD, true);
+    // A change of password on the account page, box ticked: every key goes with the old password.
+    await signIn(page, NEW_PASSWORD);
+    await page.getByLabel('Current password').fill(NEW_PASSWORD);
+    await page.getByLabel('New password', { exact: true }).fill(THIRD_PASSWORD);
+    await page.getByLabel('New password again').fill(THIRD_PASSWORD);
+    expect(await page.getByLabel('Also revoke all my API keys').isChecked()).to.equal(false);
+    await page.getByLabel('Also revoke all my API keys').check();
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.waitForURL(`${server.url}/auth/login`);
+    await notice(page, /every API key revoked/);
+    expect(await listed(await signedIn(THIRD_PASSWORD))).to.deep.equal([]);
+
+    // A reset, box ticked: the new key goes too, and the page says so.
+    await createdOverApi(THIRD_PASSWORD, 'Short-lived');
+    await reset(PASSWORD, true);
     await page.getByText('Your API keys are revoked').waitFor();
     expect(await page.getByText('Your API keys keep working unless you revoke them.').isHidden()).to.equal(true);
-    expect(await listed(await signedIn(THIRD_PASSWORD))).to.deep.equal([]);
+    expect(await listed(await signedIn(PASSWORD))).to.deep.equal([]);
     expect(consoleProblems).to.deep.equal([]);
     await page.close();
   });
