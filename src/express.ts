@@ -21,4 +21,7 @@ export type { ExpressErrorHandler, ExpressHandler, ExpressLikeApp, NextFunction 
 export { accountRoutes, type MountAccountRoutesOptions } from './app/account-routes';
 export { accountGuards, type AccountGuardOptions, type AccountGuards } from './guards/account-guards';
 export { CurrentOrganization } from './guards/current-organization';
+export { CurrentCredential } from './guards/current-credential';
+export type { ApiKeyCredential, RequestCredential, SessionCredential } from './http/request-auth';
+export { refuseApiKeys } from './http/refuse-api-keys';
 export { BearerToken } from './guards/bearer-token';

@@ -31,6 +31,9 @@ export type { KoaContextLike, KoaLikeApp, KoaMiddleware } from './koa/koa-types'
 export { accountRoutes, type MountAccountRoutesOptions } from './app/account-routes';
 export { accountGuards, type AccountGuardOptions, type AccountGuards } from './guards/account-guards';
 export { CurrentOrganization } from './guards/current-organization';
+export { CurrentCredential } from './guards/current-credential';
+export type { ApiKeyCredential, RequestCredential, SessionCredential } from './http/request-auth';
+export { refuseApiKeys } from './http/refuse-api-keys';
 export type { OrganizationRouting } from './guards/organization-routes';
 export type { Awaitable } from './services/awaitable';
 export { BearerToken } from './guards/bearer-token';

@@ -1,4 +1,5 @@
 import { ADMIN_COMMANDS } from './admin-commands';
+import { API_KEY_COMMANDS, SERVICE_ACCOUNT_COMMANDS } from './api-key-commands';
 import { AUDIT_COMMANDS } from './audit-commands';
 import type { CommandGroup } from './command-group';
 import { OIDC_COMMANDS } from './oidc-commands';
@@ -17,4 +18,6 @@ export const ADMIN_GROUPS: Record<string, CommandGroup<unknown>> = {
   passkeys: PASSKEY_COMMANDS as CommandGroup<unknown>,
   oidc: OIDC_COMMANDS as CommandGroup<unknown>,
   organizations: ORGANIZATION_COMMANDS as CommandGroup<unknown>,
+  'api-keys': API_KEY_COMMANDS as CommandGroup<unknown>,
+  'service-accounts': SERVICE_ACCOUNT_COMMANDS as CommandGroup<unknown>,
 };

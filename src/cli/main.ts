@@ -10,6 +10,7 @@ import { buildSender } from '../server/build-sender';
 import { openStore } from '../server/open-store';
 import { NullEmailSender } from '../email/null-email-sender';
 import { ADMIN_GROUPS } from './admin-groups';
+import { runApiKeyCheck } from './api-key-commands';
 import { COMMANDS, DATABASE_COMMANDS, usage } from './commands';
 import { UsageProblem } from './command-options';
 import { runOutboxCommand } from './outbox-commands';
@@ -36,6 +37,8 @@ export async function runCli(
     return name ? 0 : 2;
   }
   if (name === 'worker' || name === 'outbox') return runEmailCommand(name, args, env, out, err);
+  // Offline: it judges a string by its prefix, shape and checksum, and never opens the database.
+  if (name === 'api-keys' && args[0] === 'check') return runApiKeyCheck(args.slice(1), env, out, err);
   // Own properties only: `gatehouse toString` is an unknown command, not Object.prototype's.
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   const databaseCommand = Object.hasOwn(DATABASE_COMMANDS, name) ? DATABASE_COMMANDS[name] : undefined;
@@ -74,8 +77,10 @@ export async function runCli(
   }
   let config;
   try {
-    // No command hashes a token, so no development key is generated or kept for the CLI.
-    config = loadConfig(env, { warn: (message) => err(`gatehouse: ${message}`), ephemeralSecret: true });
+    // Only `api-keys create` hashes a token (the new key, as the server will hash it to find it), so it needs the
+    // server's secret key; for every other command no development key is generated or kept.
+    const hashes = name === 'api-keys' && args[0] === 'create';
+    config = loadConfig(env, { warn: (message) => err(`gatehouse: ${message}`), ephemeralSecret: !hashes });
   } catch (error) {
     if (error instanceof ConfigurationError) {
       err(`gatehouse: ${error.message}`);

@@ -2,6 +2,7 @@ import type { PageRoute } from '../pages/page-answer';
 import { PAGE_METHODS, pageRouteFinder } from '../pages/page-routes';
 import { pathOf, queryOf } from '../http/node-message';
 import { setSecurityHeaders } from '../http/security-headers';
+import { apiKeyRefusalPage, presentsApiKey } from '../http/refuse-api-keys';
 import { calledByExpress } from './driver-check';
 import type { ExpressHandler } from './express-types';
 import { pagePathRequests } from './request-marks';
@@ -23,6 +24,8 @@ export function pageMiddleware(name: string, prefix: string, routes: Record<stri
     }
     // As `gatehouseHttp()` sets them, for a host that installs the pages without it; a page then replaces the CSP.
     setSecurityHeaders(res);
+    // No page takes an API key as a credential: a key-shaped bearer is refused as on every Gatehouse route.
+    if (presentsApiKey(req)) return send(req, res, apiKeyRefusalPage());
     Promise.resolve()
       .then(() => route({ query: new URLSearchParams(queryOf(req)) }))
       .then((answer) => send(req, res, answer), next);

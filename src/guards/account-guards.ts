@@ -11,8 +11,10 @@ import {
   isOrganizationRequirement,
   type OrganizationRequirement,
   parseRequirement,
+  refusesApiKeys,
 } from './access-requirements';
-import { authError, type AuthOutcome, requestAuthentication } from '../http/request-auth';
+import { apiKeyNotAllowed } from '../http/api-key-refusals';
+import { type ApiKeyCredential, authError, type AuthOutcome, requestAuthentication } from '../http/request-auth';
 import { nodeMessagesOf } from '../http/node-message';
 import { checkedPathValue, PATH_VALUES } from '../http/path-values';
 import { isRecordId as isOrganizationId } from '../services/record-id';
@@ -24,7 +26,7 @@ import { checkOrganizationRoutes, organizationIdOf, type OrganizationRouting } f
 export interface AccountGuards {
   /** True, or a promise of it, when every requirement holds; else it throws or rejects with the HTTP error. */
   authorizationChecker: (action: Action, requirements: unknown[]) => Awaitable<boolean>;
-  /** The user, or a promise of it; undefined without a valid session. */
+  /** The user (a key's owner), or a promise of it; undefined without a valid session or key. */
   currentUserChecker: (action: Action) => Awaitable<AccountUser | undefined>;
 }
 
@@ -41,7 +43,8 @@ export interface AccountGuardOptions extends OrganizationRouting {
 /**
  * Guards for routing-controllers actions, backed by the account core:
  *
- * - `@Authorized()`: a valid bearer session is required.
+ * - `@Authorized()`: a valid bearer session or API key is required.
+ * - `@Authorized('session')`: a session, not an API key (403 `api_key_not_allowed` for a key).
  * - `@Authorized('role:editor')`: the user must hold the role (`'editor'` alone means the same).
  * - `@Authorized('perm:posts.write')`: the user must hold the permission through one of their roles.
  * - `@Authorized('mfa')`: the session must have been made with a second factor (a code after the password, or the
@@ -52,14 +55,23 @@ export interface AccountGuardOptions extends OrganizationRouting {
  *   parameter, or `organizationParam` / `organizationResolver`); `'org:role:admin'`: with exactly that role of the
  *   template; `'org:perm:projects.write'`: with a role whose template permissions include it. The id never comes
  *   from the session or the body. `@CurrentOrganization()` gives `{ id, role, permissions }`.
- * - `@CurrentUser()` gives the `AccountUser` (id, username, email, verified, created and updated: never the password
- *   hash or the normalised keys). routing-controllers makes it optional unless it says
+ * - API keys (`Authorization: Bearer {prefix}_...`, told from a session token by their shape; docs/api-keys.md):
+ *   only `@Authorized()` and `'perm:x'` accept one, and `'perm:x'` only when x is among the key's scopes AND its owner
+ *   holds x now (read with the key, so a role taken away counts at the key's next request). `'role:'`, `'mfa'`,
+ *   `'session'` and every organization requirement refuse keys (a key is global, never an organization's member):
+ *   403 `api_key_not_allowed`, before the key is read. A bad checksum, an unknown, revoked or expired key, or one of a
+ *   disabled owner: one 401 `invalid_api_key`. Each key has a budget (`api-key.key`, 600 a minute) and each address
+ *   one of invalid keys (`api-key-invalid.ip`): over either, 429 `rate_limited` with `Retry-After`. A key's last use
+ *   is recorded at most once per `sessionRefreshIntervalMs`. `@CurrentCredential()` tells a key
+ *   (`{ kind: 'api_key', keyId, scopes }`) from a session (`{ kind: 'session' }`).
+ * - `@CurrentUser()` gives the `AccountUser`, a key's owner for a key (id, username, email, verified, created and
+ *   updated: never the password hash or the normalised keys). routing-controllers makes it optional unless it says
  *   `{ required: true }` or the action is `@Authorized()`: then no valid session is a 401. Optional
  *   (`@CurrentUser()` alone, `@CurrentUser({ required: false })`) gives `undefined` instead of failing when the
  *   header is absent or the token is rejected.
  *
  * Answers: no bearer header 401 `{"detail": "Not authenticated"}`; rejected token 401 `invalid_session_token`
- * (both with `WWW-Authenticate: Bearer`); a session without a second factor on an `'mfa'` route 403
+ * (`invalid_api_key` for a key; all with `WWW-Authenticate: Bearer`); a session without a second factor on an `'mfa'` route 403
  * `second_factor_required`; role or permission not held 403 `permission_denied`; a role or permission
  * that does not exist 404 `unknown_role` / `unknown_permission`. On an organization's route, after authentication:
  * an unknown or malformed id, or an organization the user is not a member of, 404 `organization_not_found` (one
@@ -92,9 +104,8 @@ export function accountGuards(options: AccountGuardOptions = {}): AccountGuards 
         const { req, res } = nodeMessagesOf(action);
         const request: GuardRequest = { req, plan };
         if (plan.organization) request.organizationId = organizationIdOf(action, routing);
-        const verdict = whenReady(requestAuthentication(req, sessionQueryOf(request)), (outcome) =>
-          judge(outcome, request, res),
-        );
+        const outcome = requestAuthentication(req, sessionQueryOf(request), plan.refusesKeys);
+        const verdict = whenReady(outcome, (outcome) => judge(outcome, request, res));
         return isPromiseLike(verdict) ? verdict.catch(rethrowForHttp) : verdict;
       } catch (error) {
         return rethrowForHttp(error);
@@ -127,6 +138,8 @@ interface GuardPlan {
   organization: boolean;
   /** Whether the first step naming anything is the organization's: the session lookup then reads the membership. */
   membershipFirst: boolean;
+  /** Whether some step refuses API keys (all but `'perm:'`): a key is then refused before it is read. */
+  refusesKeys: boolean;
   steps: GuardStep[];
 }
 
@@ -163,11 +176,12 @@ function planOf(requirements: unknown[]): GuardPlan {
     }
   });
   // The first step naming a role, permission or organization, unless a misconfigured one comes before it.
-  const first = steps.find((step) => step.kind !== 'mfa');
+  const first = steps.find((step) => step.kind !== 'mfa' && step.kind !== 'session');
   const organization = steps.some((step) => step.kind !== 'misconfigured' && isOrganizationRequirement(step));
-  if (!first || first.kind === 'misconfigured') return { organization, membershipFirst: false, steps };
-  if (isOrganizationRequirement(first)) return { organization, membershipFirst: true, steps };
-  return { access: first as AccessQuery, organization, membershipFirst: false, steps };
+  const refusesKeys = steps.some((step) => step.kind !== 'misconfigured' && refusesApiKeys(step));
+  if (!first || first.kind === 'misconfigured') return { organization, membershipFirst: false, refusesKeys, steps };
+  if (isOrganizationRequirement(first)) return { organization, membershipFirst: true, refusesKeys, steps };
+  return { access: first as AccessQuery, organization, membershipFirst: false, refusesKeys, steps };
 }
 
 /**
@@ -183,10 +197,13 @@ function sessionQueryOf(request: GuardRequest): SessionQuery | undefined {
 /** True once every step holds, or the first failure; a promise only when a step must read the store again. */
 function judge(outcome: AuthOutcome, request: GuardRequest, res: ServerResponse): true | Promise<true> {
   if (outcome.kind !== 'authenticated') {
-    // Set here, not only by our error renderers, so a host keeping routing-controllers' handler sends it too.
-    res.setHeader('WWW-Authenticate', 'Bearer');
-    throw authError(outcome);
+    const error = authError(outcome)!;
+    // Set here, not only by our error renderers, so a host keeping routing-controllers' handler sends it too (on the
+    // 401s only: a key refused with 403 or 429 was read, and no other credential would be more welcome).
+    if (error.challenge) res.setHeader('WWW-Authenticate', 'Bearer');
+    throw error;
   }
+  if (outcome.credential.kind === 'api_key') return checkKeySteps(request.plan.steps, 0, outcome);
   return checkSteps(request.plan.steps, 0, outcome, request);
 }
 
@@ -214,6 +231,8 @@ function checkSteps(
       recordOrganization(request.req, request.membership!);
     } else if (step.kind === 'mfa') {
       if (!session.methods.includes('mfa')) throw secondFactorRequired();
+    } else if (step.kind === 'session') {
+      // A session's request: `'session'` asks nothing more.
     } else if (session.access && sameAccess(session.access.query, step)) {
       requireAccess(step, session.access.answer);
     } else {
@@ -229,6 +248,29 @@ function checkSteps(
 }
 
 type Authenticated = Extract<AuthOutcome, { kind: 'authenticated' }>;
+
+/**
+ * The steps for an API key's request: only `'perm:x'` can pass, when x is among the key's scopes (else 403
+ * `permission_denied`, nothing read) and the owner holds it now (the key's read answered the first permission; a
+ * later one is read on its own), so a role taken from the owner shrinks every key at its next request. Any other step
+ * is 403 `api_key_not_allowed` (the lookup refused those before reading, unless another check authenticated first).
+ */
+function checkKeySteps(steps: GuardStep[], from: number, key: Authenticated): true | Promise<true> {
+  const scopes = (key.credential as ApiKeyCredential).scopes;
+  for (let index = from; index < steps.length; index++) {
+    const step = steps[index];
+    if (step.kind === 'misconfigured') throw step.error;
+    if (step.kind !== 'permission') throw apiKeyNotAllowed();
+    if (!scopes.includes(step.name)) throw permissionDenied();
+    if (key.access && sameAccess(key.access.query, step)) {
+      requireAccess(step, key.access.answer);
+    } else {
+      const held = resolveAccountService().access.requirePermission(key.user, step.name);
+      return held.then(() => checkKeySteps(steps, index + 1, key));
+    }
+  }
+  return true;
+}
 
 /**
  * The caller's membership of the route's organization: from the session's read when it answered it, else read on
@@ -262,6 +304,10 @@ function requireOrganization(step: OrganizationRequirement, membership: CurrentO
   if (step.kind === 'org-permission' && !membership.permissions.includes(step.name)) {
     throw organizationPermissionDenied();
   }
+}
+
+function permissionDenied(): AccountError {
+  return new AccountError('permission_denied', 'Permission denied');
 }
 
 function secondFactorRequired(): AccountError {

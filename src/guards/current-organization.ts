@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { type Action, createParamDecorator } from 'routing-controllers';
 import { resolveAccountService } from '../di/resolve';
 import { AccountHttpError } from '../http/http-errors';
+import { apiKeyNotAllowed } from '../http/api-key-refusals';
 import { nodeMessagesOf } from '../http/node-message';
 import { checkedPathValue, PATH_VALUES } from '../http/path-values';
 import { isRecordId as isOrganizationId } from '../services/record-id';
@@ -82,9 +83,12 @@ async function readOrganization(action: Action, routing: OrganizationRouting): P
     : undefined;
   const outcome = await authenticateRequest(req, query);
   if (outcome.kind !== 'authenticated') {
-    res.setHeader('WWW-Authenticate', 'Bearer');
-    throw authError(outcome);
+    const error = authError(outcome)!;
+    if (error.challenge) res.setHeader('WWW-Authenticate', 'Bearer');
+    throw error;
   }
+  // A key is global, never an organization's member (as `@Authorized('org')` refuses it).
+  if (outcome.credential.kind === 'api_key') throw new AccountHttpError(apiKeyNotAllowed());
   if (!query) checkedPathValue(PATH_VALUES.organizationId, organizationId);
   if (!query || !resolveAccountService().organizations.settings) throw new AccountHttpError(organizationNotFound());
   // The lookup answered the membership when it was this request's first (and asked for this organization).

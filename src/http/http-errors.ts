@@ -59,7 +59,7 @@ export class GatehouseHttpError extends HttpError {
 export class AccountHttpError extends GatehouseHttpError {
   constructor(readonly accountError: AccountError) {
     super(statusForAccountError(accountError), accountError.code, accountError.message, {
-      challenge: accountError.code === 'invalid_session_token',
+      challenge: accountError.code === 'invalid_session_token' || accountError.code === 'invalid_api_key',
       retryAfterSeconds:
         accountError.retryAfterSeconds ??
         (accountError.code === 'provider_unavailable' ? PROVIDER_RETRY_AFTER_SECONDS : undefined),

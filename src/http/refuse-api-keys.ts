@@ -1,21 +1,60 @@
+import type { IncomingMessage } from 'node:http';
+import { Container } from 'typedi';
 import { resolveAccountService } from '../di/resolve';
-import { AccountError } from '../errors/account-error';
-import { isApiKeyShaped } from '../services/api-keys/api-key-format';
+import { ACCOUNT_OPTIONS } from '../di/tokens';
+import type { PageAnswer } from '../pages/page-answer';
+import { DEFAULT_API_KEY_PREFIX, isApiKeyShaped } from '../services/api-keys/api-key-format';
+import { apiKeyNotAllowed } from './api-key-refusals';
 import { readBearerToken } from './bearer-header';
 import { AccountHttpError } from './http-errors';
-import { routeMiddleware } from './route-middleware';
+import { routeMiddleware, type RouteMiddleware } from './route-middleware';
 
 /**
- * Gatehouse's own routes never take an API key as a credential: a key is for the host's routes, and a stolen one
- * must not change the password or the address, mint keys or administer. A bearer token of a key's shape for the
- * configured prefix (checksum good or bad) is refused with 403 `api_key_not_allowed`, before any parameter, guard
- * or store is read. Every controller of `src/controllers` carries it at class level (test/architecture proves it).
+ * Whether the request's bearer has the shape of one of this deployment's API keys, whatever its checksum: nothing is
+ * read, so a forged key costs what a missing one does. Session tokens (43 base64url characters) fail the length.
  */
-export const refuseApiKeys = routeMiddleware(({ req }) => {
-  const token = readBearerToken(req.headers.authorization || undefined);
-  if (token !== null && isApiKeyShaped(token, resolveAccountService().apiKeys.prefix)) {
-    throw new AccountHttpError(
-      new AccountError('api_key_not_allowed', 'An API key is not accepted here; sign in to manage the account'),
-    );
+export function presentsApiKey(req: IncomingMessage): boolean {
+  const header = req.headers.authorization;
+  if (!header) return false;
+  const token = readBearerToken(header);
+  return token !== null && isApiKeyShaped(token, apiKeyPrefix());
+}
+
+/**
+ * The configured prefix. The API's pages (`accountApiDocs()`) may be served by a host that has no account service
+ * set up; a bearer on them is then judged by the options as given, or the default prefix.
+ */
+function apiKeyPrefix(): string {
+  try {
+    return resolveAccountService().apiKeys.prefix;
+  } catch {
+    const options = Container.has(ACCOUNT_OPTIONS) ? Container.get(ACCOUNT_OPTIONS) : undefined;
+    return options?.apiKeyPrefix ?? DEFAULT_API_KEY_PREFIX;
   }
+}
+
+/** The hosted pages' answer to a key-shaped bearer: 403 `api_key_not_allowed`, in the API's JSON error shape. */
+export function apiKeyRefusalPage(): PageAnswer {
+  const error = new AccountHttpError(apiKeyNotAllowed());
+  return {
+    status: error.httpCode,
+    type: 'application/json; charset=utf-8',
+    body: JSON.stringify(error.toJSON()),
+    headers: {},
+  };
+}
+
+/**
+ * Route middleware refusing API keys: 403 `api_key_not_allowed` for any key-shaped bearer, before anything is read.
+ * Gatehouse's own controllers all carry it (`@UseBefore(refuseApiKeys)` on the class; an architecture test holds
+ * them to it), and the hosted pages check the same: a leaked key cannot change the password or the address, mint
+ * keys or administer. A host may put it on its own routes that take sessions only (or use `@Authorized('session')`).
+ *
+ * @example
+ * @JsonController('/account')
+ * @UseBefore(refuseApiKeys)
+ * export class AccountSettingsController { ... }
+ */
+export const refuseApiKeys: RouteMiddleware = routeMiddleware(({ req }) => {
+  if (presentsApiKey(req)) throw apiKeyNotAllowed();
 });

@@ -12,16 +12,38 @@ import type {
   SessionQuery,
 } from '../services/types';
 import { readBearerToken } from './bearer-header';
+import { isApiKeyShaped } from '../services/api-keys/api-key-format';
+import { lookUpApiKey } from './api-key-auth';
+
+/** The request's credential was a session token (`@CurrentCredential()`). */
+export interface SessionCredential {
+  kind: 'session';
+}
+
+/** The request's credential was an API key: its id (never the key) and the permissions it may use. */
+export interface ApiKeyCredential {
+  kind: 'api_key';
+  keyId: string;
+  scopes: readonly string[];
+}
+
+/** What authenticated the request: a session, or an API key (`@CurrentCredential()`). */
+export type RequestCredential = SessionCredential | ApiKeyCredential;
+
+/** Every session outcome shares it: the session path allocates nothing for it. */
+const SESSION_CREDENTIAL: SessionCredential = Object.freeze({ kind: 'session' });
 
 /**
  * What authenticating one request found; `methods` says how its session was authenticated (`@Authorized('mfa')`
- * asks for `mfa` among them).
+ * asks for `mfa` among them; none for a key); `credential`, whether a session or an API key did. A key's `user` is
+ * its owner.
  */
 export type AuthOutcome =
   | {
       kind: 'authenticated';
       user: AccountUser;
       methods: readonly AuthMethod[];
+      credential: RequestCredential;
       access?: CheckedAccess;
       membership?: CheckedMembership;
     }
@@ -71,14 +93,21 @@ export function authenticateRequest(req: IncomingMessage, access?: SessionQuery)
  * `authenticateRequest` for the guards: the outcome itself when it is known at once (the store read synchronously,
  * or an earlier call of the request finished the lookup), so that routing-controllers goes on without a promise.
  * Never throws: a failure is a rejected promise, the same one for every call of the request.
+ *
+ * `refuseKeys` (a guard with a step no key may pass): an API key is then refused with 403 `api_key_not_allowed`
+ * before anything is read (after its address's budget and its checksum, whose answers come first).
  */
-export function requestAuthentication(req: IncomingMessage, access?: SessionQuery): Awaitable<AuthOutcome> {
+export function requestAuthentication(
+  req: IncomingMessage,
+  access?: SessionQuery,
+  refuseKeys = false,
+): Awaitable<AuthOutcome> {
   const known = (req as WithLookup)[LOOKUP];
   if (known) return known.settled ?? known.pending!;
   const lookup: Lookup = {};
   (req as WithLookup)[LOOKUP] = lookup;
   try {
-    const outcome = lookUp(req, access);
+    const outcome = lookUp(req, access, refuseKeys);
     if (!isPromiseLike(outcome)) return (lookup.settled = outcome);
     lookup.pending = outcome;
   } catch (error) {
@@ -91,20 +120,30 @@ export function requestAuthentication(req: IncomingMessage, access?: SessionQuer
   return lookup.pending;
 }
 
-function lookUp(req: IncomingMessage, access: SessionQuery | undefined): Awaitable<AuthOutcome> {
+function lookUp(req: IncomingMessage, access: SessionQuery | undefined, refuseKeys: boolean): Awaitable<AuthOutcome> {
   const token = readBearerToken(req.headers.authorization || undefined);
   if (token === null) return { kind: 'missing' };
-  return whenReady(resolveAccountService().checkSession(token, access), (session): AuthOutcome => {
+  const accounts = resolveAccountService();
+  // A length comparison first: a session token (43 characters) never gets further.
+  if (isApiKeyShaped(token, accounts.apiKeys.prefix)) return lookUpApiKey(req, accounts, token, access, refuseKeys);
+  return whenReady(accounts.checkSession(token, access), (session): AuthOutcome => {
     if (!session) return { kind: 'rejected', error: new AccountHttpError(invalidSession()) };
     const { user, methods } = session;
+    const credential = SESSION_CREDENTIAL;
     if (access?.kind === 'membership') {
       // A store that did not answer the membership in the check leaves it unread: the guard reads it on its own.
-      if (session.membership === undefined) return { kind: 'authenticated', user, methods };
-      return { kind: 'authenticated', user, methods, membership: { query: access, role: session.membership } };
+      if (session.membership === undefined) return { kind: 'authenticated', user, methods, credential };
+      return {
+        kind: 'authenticated',
+        user,
+        methods,
+        credential,
+        membership: { query: access, role: session.membership },
+      };
     }
     if (access && session.access)
-      return { kind: 'authenticated', user, methods, access: { query: access, answer: session.access } };
-    return { kind: 'authenticated', user, methods };
+      return { kind: 'authenticated', user, methods, credential, access: { query: access, answer: session.access } };
+    return { kind: 'authenticated', user, methods, credential };
   });
 }
 

@@ -1,5 +1,6 @@
 import type { Context, Middleware, Next } from 'koa';
 import { SECURITY_HEADERS } from '../http/security-headers';
+import { apiKeyRefusalPage, presentsApiKey } from '../http/refuse-api-keys';
 import type { PageAnswer, PageRoute } from '../pages/page-answer';
 import { PAGE_METHODS, pageRouteFinder, withPageMethods } from '../pages/page-routes';
 
@@ -22,6 +23,8 @@ async function answerPage(ctx: Context, next: Next, route: PageRoute): Promise<v
   if (PAGE_METHODS.includes(ctx.method)) {
     // As `gatehouseHttp()` sets them, for a host that installs the pages without it; a page then replaces the CSP.
     ctx.set(SECURITY_HEADERS);
+    // No page takes an API key as a credential: a key-shaped bearer is refused as on every Gatehouse route.
+    if (presentsApiKey(ctx.req)) return send(ctx, apiKeyRefusalPage());
     send(ctx, await route({ query: new URLSearchParams(ctx.querystring) }));
     return;
   }

@@ -59,8 +59,17 @@ export const ACCOUNT_LIMITS = [
 export const USER_LIMITS = ['org-invite.user'] as const;
 export type UserLimit = (typeof USER_LIMITS)[number];
 
-export type LimitName = IpLimit | AccountLimit | UserLimit;
-export const LIMIT_NAMES: readonly LimitName[] = [...IP_LIMITS, ...ACCOUNT_LIMITS, ...USER_LIMITS];
+/**
+ * The host-route guards' budgets of API keys (`accountGuards`): each key's requests, keyed by the key's id, and the
+ * invalid keys one address presents (bad checksum, unknown, revoked, expired), keyed by the address; once that one is
+ * spent, the address's keys are refused before any read. Counted synchronously when they live in this process's
+ * memory (`RateLimits.consumeNow`), so that a key's check on SQLite stays within the call.
+ */
+export const API_KEY_LIMITS = ['api-key.key', 'api-key-invalid.ip'] as const;
+export type ApiKeyLimit = (typeof API_KEY_LIMITS)[number];
+
+export type LimitName = IpLimit | AccountLimit | UserLimit | ApiKeyLimit;
+export const LIMIT_NAMES: readonly LimitName[] = [...IP_LIMITS, ...ACCOUNT_LIMITS, ...USER_LIMITS, ...API_KEY_LIMITS];
 
 /** At most `points` attempts per key in a fixed window of `duration` seconds (starting at the key's first one). */
 export interface Limit {
@@ -175,6 +184,12 @@ export const DEFAULT_LIMITS: Readonly<Record<LimitName, Limit>> = {
   // One account's invitations and resends: past the default pending-invitation limit (100), so that the limit, not
   // the budget, is what a manager inviting a whole team meets.
   'org-invite.user': { points: 200, duration: HOUR },
+  // A machine client's loop: ten requests a second per key, sustained, before 429 (ASVS V2.4.1); several keys of one
+  // owner each have their own.
+  'api-key.key': { points: 600, duration: MINUTE },
+  // Keys are 190 random bits, so this stops floods of forged or stale keys (each a read), not guesses; room for a
+  // client retrying with a revoked key and for tests walking the refusals from one address.
+  'api-key-invalid.ip': { points: 60, duration: MINUTE },
 };
 
 export const DEFAULT_LOGIN_BACKOFF: Readonly<LoginBackoff> = {

@@ -2,7 +2,11 @@ import { RateLimiterMemory, rateLimiterRedis, RateLimiterRes } from './rate-limi
 import type { AttemptLimiter, LimitDecision } from '../services/attempt-limiter';
 import { Logger, silentLogger } from '../services/logger';
 import { FailoverLimiter, StoreHealth } from './failover-limiter';
+import { MemoryWindows } from './memory-windows';
+import type { Awaitable } from '../services/awaitable';
 import {
+  API_KEY_LIMITS,
+  type ApiKeyLimit,
   Limit,
   LIMIT_NAMES,
   LimitName,
@@ -34,6 +38,8 @@ export class RateLimits implements AttemptLimiter {
   readonly options: ResolvedRateLimitOptions;
   private readonly budgets = new Map<LimitName, FailoverLimiter>();
   private readonly backoff: FailoverLimiter;
+  /** The API-key budgets when they live in this process's memory (no Redis): counted without a promise. */
+  private readonly windows = new Map<LimitName, MemoryWindows>();
 
   constructor(
     options: RateLimitOptions = {},
@@ -43,6 +49,9 @@ export class RateLimits implements AttemptLimiter {
     const health = new StoreHealth(logger, this.options.redisRetryAfterMs);
     for (const name of LIMIT_NAMES) this.budgets.set(name, this.limiter(name, this.options.limits[name], health));
     // A key backs off while it holds a block; with one point, `block` is what takes it over its budget.
+    if (!this.options.redis) {
+      for (const name of API_KEY_LIMITS) this.windows.set(name, new MemoryWindows(this.options.limits[name]));
+    }
     this.backoff = this.limiter('login.backoff', { points: 1, duration: this.options.loginBackoff.maxDelay }, health);
     if (!this.options.enabled) {
       logger.warn({ event: 'config' }, 'rate limits are OFF (RATE_LIMITS.enabled = false): benchmarks and tests only');
@@ -52,6 +61,8 @@ export class RateLimits implements AttemptLimiter {
   /** Counts one attempt of `key` against the budget `name`; refused when over it (or, for logins, backing off). */
   async consume(name: LimitName, key: string): Promise<LimitDecision> {
     if (!this.options.enabled) return ALLOWED;
+    const windows = this.windows.get(name);
+    if (windows) return windows.consume(key);
     try {
       if (name === 'login.account') {
         const blocked = await this.backoff.get(key);
@@ -68,9 +79,42 @@ export class RateLimits implements AttemptLimiter {
     }
   }
 
+  /**
+   * `consume` for the API-key budgets, answered in the call when they live in this process's memory (a promise only
+   * with Redis): the guard counts every request of a key, and on SQLite the rest of its check needs no promise.
+   */
+  consumeNow(name: ApiKeyLimit, key: string): Awaitable<LimitDecision> {
+    if (!this.options.enabled) return ALLOWED;
+    return this.windows.get(name)?.consume(key) ?? this.consume(name, key);
+  }
+
+  /**
+   * Refused when `key` has spent its whole budget `name` in the current window, without counting an attempt: the
+   * guard asks before reading a key whether its address has presented too many invalid ones. In the call with memory.
+   */
+  exhaustedNow(name: ApiKeyLimit, key: string): Awaitable<LimitDecision> {
+    if (!this.options.enabled) return ALLOWED;
+    const windows = this.windows.get(name);
+    return windows ? windows.peek(key) : this.spent(name, key);
+  }
+
+  private async spent(name: LimitName, key: string): Promise<LimitDecision> {
+    try {
+      const counted = await this.budget(name).get(key);
+      const { points } = this.options.limits[name];
+      return counted && counted.consumedPoints >= points && counted.msBeforeNext > 0
+        ? refused(counted.msBeforeNext)
+        : ALLOWED;
+    } catch {
+      this.logger.error({ event: 'rate_limit_store', outcome: 'error', limit: name }, 'rate limit check failed');
+      return ALLOWED;
+    }
+  }
+
   /** Forgets the key's attempts in the budget (and, for `login.account`, its backoff). */
   async reset(name: LimitName, key: string): Promise<void> {
     if (!this.options.enabled) return;
+    this.windows.get(name)?.delete(key);
     try {
       await this.budget(name).delete(key);
       if (name === 'login.account') await this.backoff.delete(key);

@@ -9,6 +9,7 @@ import { DEFAULT_OUTBOX_OPTIONS, type OutboxOptions } from '../services/outbox-o
 import { DEFAULT_ACCOUNT_OPTIONS, MIN_SECRET_KEY_BYTES, type AccountOptions } from '../services/account-options';
 import type { PasskeyOptions } from '../services/passkeys/relying-party';
 import type { OidcOptions } from '../services/oidc/oidc-options';
+import { parseApiKeys, type ApiKeyConfig } from './api-key-config';
 import { parseOidc } from './oidc-config';
 import { parseOrganizations } from './organization-config';
 import type { OrganizationOptions } from '../services/organizations/organization-options';
@@ -73,6 +74,8 @@ export interface ServerConfig {
   oidc?: OidcOptions;
   /** `GATEHOUSE_ORGANIZATIONS` and `GATEHOUSE_ORG_*`: organizations, or false when off. */
   organizations: OrganizationOptions | false;
+  /** `GATEHOUSE_API_KEY_*`: the keys' prefix, lifetimes and count per account; unset ones keep the core's defaults. */
+  apiKeys: ApiKeyConfig;
 }
 
 /** The outbox options the environment sets; the rest keep their defaults. */
@@ -95,6 +98,7 @@ export function accountOptionsOf(config: ServerConfig): AccountOptions {
     passkeys: config.passkeys,
     oidc: config.oidc,
     organizations: config.organizations,
+    ...config.apiKeys,
   };
 }
 
@@ -201,12 +205,13 @@ export function loadConfig(env: Env, options: LoadConfigOptions = {}): ServerCon
         ? undefined
         : parseDuration('GATEHOUSE_ORG_INVITATION_TTL', env.GATEHOUSE_ORG_INVITATION_TTL, 0, MINUTE, 30 * DAY),
   });
+  const apiKeys = parseApiKeys(env);
   // Last, so that a configuration refused for another reason writes no key file and prints no warning.
   const { secretKey, generated } =
     options.ephemeralSecret && env.GATEHOUSE_SECRET_KEY === undefined
       ? { secretKey: randomBytes(48).toString('base64url'), generated: true }
       : loadSecretKey(env.GATEHOUSE_SECRET_KEY, production, cwd, options.warn);
-  return { ...checked, passkeys, oidc, organizations, secretKey, secretKeyGenerated: generated };
+  return { ...checked, passkeys, oidc, organizations, apiKeys, secretKey, secretKeyGenerated: generated };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -78,6 +78,8 @@ export class AccountContext {
   readonly messages: MessageComposer;
   readonly delivery: MailDelivery | null;
   readonly audit: AuditTrail;
+  /** The request this view serves (`forOrigin`); undefined on the service's own context. */
+  readonly origin?: RequestOrigin;
 
   constructor(deps: AccountServiceDeps) {
     this.store = deps.store;
@@ -102,6 +104,7 @@ export class AccountContext {
   forOrigin(origin: RequestOrigin): AccountContext {
     const logger = withRequest(this.logger, origin);
     return Object.create(this, {
+      origin: { value: origin },
       logger: { value: logger },
       audit: { value: this.audit.from(origin) },
       background: { value: this.background.withLogger(logger) },

@@ -15,6 +15,8 @@ import {
 } from './account-deletion-rules';
 import { Organizations } from './organizations/organizations';
 import { ApiKeys } from './api-keys/api-keys';
+import { checkApiKey } from './api-keys/api-key-check';
+import type { ApiKeyCheck } from './api-keys/api-key-records';
 import { revokingApiKeysWith, type PasswordChangeOptions } from './api-key-revocations';
 import { isServiceAccountAddress } from './service-account-address';
 import { requestPasswordReset } from './password-reset-requests';
@@ -387,6 +389,18 @@ export class AccountService {
    */
   checkSession(token: string, access?: SessionQuery): Awaitable<AuthenticatedSession | null> {
     return whenReady(this.core.checkSession(token, access), authenticatedSession);
+  }
+
+  /**
+   * The API key behind a bearer (`docs/api-keys.md`): its id, scopes and owner, and with `permission` whether the
+   * owner holds it now, all in one read; null for anything that is not a live key (bad shape or checksum, both
+   * judged before any read; unknown, revoked, expired, owner disabled). The value itself, not a promise, when the
+   * store reads synchronously (SQLite). Its last use is recorded in the background with `ip` (default: the address
+   * of the request this view serves, `forRequest`), at most once per `sessionRefreshIntervalMs`. The guards judge
+   * whether the key's scopes hold a route's permission; this does not.
+   */
+  checkApiKey(key: string, permission?: string, ip?: string | null): Awaitable<ApiKeyCheck | null> {
+    return checkApiKey(this.core, key, permission, ip === undefined ? (this.core.origin?.ip ?? null) : ip);
   }
 
   /**

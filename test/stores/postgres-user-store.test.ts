@@ -28,6 +28,8 @@ const TABLES = [
   'organization_invitations',
   'organization_members',
   'organizations',
+  'api_keys',
+  'service_accounts',
   'users',
   'roles',
   'permissions',

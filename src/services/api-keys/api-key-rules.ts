@@ -92,8 +92,15 @@ function invalidName(): AccountError {
   );
 }
 
-/** Names the scope, cut short and quoted: the detail is the client's own input, never anything stored. */
+/** A run of characters as long as a key's random part: a key (or another secret) pasted where a scope goes. */
+const SECRET_LIKE = /[0-9A-Za-z]{32}/;
+
+/**
+ * Names the scope, cut short and quoted: the detail is the client's own input, never anything stored. A scope that
+ * looks like a secret is not repeated: an error may be logged, and no key may ever land in a log line.
+ */
 function invalidScope(scope: string, why: string): AccountError {
+  if (SECRET_LIKE.test(scope)) return new AccountError('invalid_scope', `A scope that looks like a key: ${why}`);
   const shown = scope.length > 80 ? `${scope.slice(0, 80)}…` : scope;
   return new AccountError('invalid_scope', `Scope ${JSON.stringify(shown)}: ${why}`);
 }

@@ -13,6 +13,7 @@ import * as credentials from './migrations/2026-12-02-credentials';
 import * as passkeys from './migrations/2026-12-03-passkeys';
 import * as oidc from './migrations/2026-12-04-oidc';
 import * as organizations from './migrations/2026-12-05-organizations';
+import * as apiKeys from './migrations/2026-12-06-api-keys';
 import { SqlCapabilities } from './sql-capabilities';
 
 /**
@@ -34,6 +35,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026-12-03-passkeys': passkeys,
   '2026-12-04-oidc': oidc,
   '2026-12-05-organizations': organizations,
+  '2026-12-06-api-keys': apiKeys,
 };
 
 const staticProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -6,6 +6,7 @@ export type { DirectRead } from './precompiled-query';
 export { migrateToLatest, migrations } from './migrate';
 // The tables of the schema, for a host that reads them with Kysely (reports, its own joins).
 export type {
+  ApiKeysTable,
   AuditEventsTable,
   CredentialsTable,
   Database,
@@ -24,6 +25,7 @@ export type {
   PermissionsTable,
   RolePermissionsTable,
   RolesTable,
+  ServiceAccountsTable,
   SessionsTable,
   TokensTable,
   UserRolesTable,

@@ -8,8 +8,9 @@ import { SECOND_FACTOR_COLUMNS, USER_COLUMNS, type Database } from './schema';
 
 /**
  * The reads that run on every request of their kind, compiled once per store (see `precompile`): session validation
- * (every protected request), role and permission checks (every guarded host route), and the user lookups of login
- * (with its second factor) and the token flows. Each is one statement that an index answers.
+ * (every protected request), API key validation (every host request with a key), role and permission checks (every
+ * guarded host route), and the user lookups of login (with its second factor) and the token flows. Each is one
+ * statement that an index answers.
  */
 export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabilities) {
   // Every column named, never `*`: on PostgreSQL these run as prepared statements, and a prepared `select *` fails
@@ -45,6 +46,24 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
       .where('s.token_hash', '=', tokenHash)
       // A session of an earlier credential state is not found: the compare costs nothing, both rows are read anyway.
       .whereRef('s.credential_epoch', '=', 'u.credential_epoch');
+  const apiKeyCheck = (keyHash: string) =>
+    db
+      .selectFrom('api_keys as k')
+      .innerJoin('users as u', 'u.id', 'k.user_id')
+      .select([
+        'u.id',
+        'u.username',
+        'u.email',
+        'u.verified',
+        'u.created_at',
+        'u.updated_at',
+        'u.disabled_at',
+        'k.id as key_id',
+        'k.expires_at',
+        'k.scopes',
+        'k.last_used_at',
+      ])
+      .where('k.key_hash', '=', keyHash);
   // The guards answer for global grants only. The scope is a literal of the SQL text, not a parameter: nothing more to
   // bind per request, and the primary key (user_id, scope, role) is still probed with every column given.
   const globalScope = sql.lit(GLOBAL_SCOPE);
@@ -105,6 +124,35 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
     /** `sessionCheckWithRole` for a permission: granted when a global role of the user carries it. */
     sessionCheckWithPermission: compiled(3, (tokenHash: string, permission: string, permissionAgain: string) =>
       sessionCheck(tokenHash).select((eb) =>
+        accessCode(
+          eb.exists(
+            eb
+              .selectFrom('role_permissions as rp')
+              .innerJoin('user_roles as ur', 'ur.role', 'rp.role')
+              .select('rp.role')
+              .where('rp.permission', '=', permission)
+              .where('ur.scope', '=', globalScope)
+              .whereRef('ur.user_id', '=', 'u.id'),
+          ),
+          eb.exists(eb.selectFrom('permissions as p').select('p.name').where('p.name', '=', permissionAgain)),
+        ),
+      ),
+    ),
+
+    /**
+     * What checking a request's API key needs (`ApiKeyCheck`), by the key's hash (the unique index), joined on its
+     * owner's primary key: the key's id, scopes, deadline and last use, the owner's public fields and disabled mark.
+     * Expiry and the mark are judged by the caller, so one statement answers every key the guard may refuse.
+     */
+    apiKeyCheck: compiled(1, (keyHash: string) => apiKeyCheck(keyHash)),
+
+    /**
+     * `apiKeyCheck` and, in the same statement, the owner's answer for a permission now (`access`, as
+     * `sessionCheckWithPermission`): a role revoked on any instance shrinks every key of its holder at the next
+     * request. The caller passes the permission twice.
+     */
+    apiKeyCheckWithPermission: compiled(3, (keyHash: string, permission: string, permissionAgain: string) =>
+      apiKeyCheck(keyHash).select((eb) =>
         accessCode(
           eb.exists(
             eb

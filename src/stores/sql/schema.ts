@@ -287,6 +287,33 @@ export interface OrganizationInvitationsTable {
   expires_at: EpochMs;
 }
 
+/** An API key, by its id; the key only as a keyed hash (migrations/2026-12-06-api-keys). */
+export interface ApiKeysTable {
+  id: string;
+  /** HMAC-SHA256 of the key under the secret key, base64url (unique): the request path's lookup. */
+  key_hash: string;
+  user_id: string;
+  /** Unique per owner. */
+  name: string;
+  last_four: string;
+  /** The permission names the key may use: a JSON array of strings, sorted. */
+  scopes: string;
+  created_at: EpochMs;
+  expires_at: EpochMs;
+  last_used_at: NullableEpochMs;
+  last_used_ip: string | null;
+  /** Its creator; null once that account is gone (ON DELETE SET NULL, and explicitly where foreign keys are off). */
+  created_by: string | null;
+}
+
+/** The mark of a service account, by its user (migrations/2026-12-06-api-keys). */
+export interface ServiceAccountsTable {
+  user_id: string;
+  created_at: EpochMs;
+  /** The administrator who created it (null: the operator's CLI, or that account is gone). */
+  created_by: string | null;
+}
+
 /** One security event; append-only (see migrations/2026-11-28-administration-and-audit). */
 export interface AuditEventsTable {
   id: string;
@@ -322,5 +349,7 @@ export interface Database {
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
   organization_invitations: OrganizationInvitationsTable;
+  api_keys: ApiKeysTable;
+  service_accounts: ServiceAccountsTable;
   audit_events: AuditEventsTable;
 }

@@ -1,5 +1,5 @@
 import type { ApiKeyReads } from '../../services/api-keys/api-key-records';
-import { SqlApiKeyRecords } from './records/api-keys/sql-api-key-records';
+import { SqlApiKeyReads, SqlApiKeyRecords } from './records/api-keys/sql-api-key-records';
 import { Kysely } from 'kysely';
 import type { AccessReads } from '../../services/store/access-records';
 import type { AdminReads } from '../../services/administration/admin-reads';
@@ -85,7 +85,7 @@ export class SqlUserStore implements UserStore {
     this.passkeys = new SqlPasskeyReads(db);
     this.oidc = new SqlIdentityReads(db);
     this.organizations = new SqlOrganizationReads(db);
-    this.apiKeys = new SqlApiKeyRecords(db);
+    this.apiKeys = new SqlApiKeyReads(db, capabilities, queries);
     this.access = new SqlAccessReads(db, queries);
     this.admin = new SqlAdminReads(db, capabilities);
     this.audit = new SqlAuditReads(db);

@@ -1,6 +1,7 @@
 import type { ConformanceSuite } from '../support';
 import { describeAddresses } from './addresses';
 import { describeAdministration } from './administration';
+import { describeApiKeys } from './api-keys';
 import { describeAudit } from './audit';
 import { describeAccountAudit } from './audit-account';
 import { describeCouplings } from './couplings';
@@ -24,7 +25,7 @@ import { describeUsers } from './users';
 
 /**
  * Every area of the account store contract: the unit of work itself (transactions), users, tokens, addresses,
- * passwords, deletion, sessions (and what a person sees and ends of them), email changes, the second factor (its recovery codes and login challenges), passkeys (and their ceremonies' challenges), provider identities (their flows and handoffs), organizations (their members and invitations), roles (and the scopes of grants), and
+ * passwords, deletion, sessions (and what a person sees and ends of them), email changes, the second factor (its recovery codes and login challenges), passkeys (and their ceremonies' challenges), provider identities (their flows and handoffs), organizations (their members and invitations), API keys (and service accounts), roles (and the scopes of grants), and
  * administration (disabled accounts, the user list, protected roles) with the audit trail.
  */
 export function describeAccountStoreAreas(suite: ConformanceSuite): void {
@@ -43,6 +44,7 @@ export function describeAccountStoreAreas(suite: ConformanceSuite): void {
   describePasskeys(suite);
   describeOidc(suite);
   describeOrganizations(suite);
+  describeApiKeys(suite);
   describeRoles(suite);
   describeScopedGrants(suite);
   describeCouplings(suite);

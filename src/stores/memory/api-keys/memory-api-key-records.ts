@@ -111,6 +111,7 @@ export class MemoryApiKeyRecords implements ApiKeyReads, ApiKeyRecords {
     if (data.apiKeys.lookup('name', apiKeyNameKey(key.userId, key.name))) return 'name_taken';
     // As the foreign key and the primary key would: never a key of a user that is not there, never two of one id.
     if (!data.users.has(key.userId)) throw new Error('MemoryUserStore: API key of an unknown user');
+    if (key.createdBy !== null && !data.users.has(key.createdBy)) throw new Error('MemoryUserStore: unknown creator');
     if (data.apiKeys.has(key.id)) throw new Error('MemoryUserStore: duplicate API key id');
     // The unique index `keyHash` throws for a hash already stored.
     data.apiKeys.set(key.id, copyApiKey(key));
@@ -143,6 +144,9 @@ export class MemoryApiKeyRecords implements ApiKeyReads, ApiKeyRecords {
   async createServiceAccount(account: StoredServiceAccount): Promise<void> {
     const { data } = this;
     if (!data.users.has(account.userId)) throw new Error('MemoryUserStore: service account of an unknown user');
+    if (account.createdBy !== null && !data.users.has(account.createdBy)) {
+      throw new Error('MemoryUserStore: unknown creator');
+    }
     if (data.serviceAccounts.has(account.userId)) throw new Error('MemoryUserStore: duplicate service account');
     data.serviceAccounts.set(account.userId, copyServiceAccount(account));
   }

@@ -127,6 +127,16 @@ export async function deleteExpired(
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   });
+  // API keys past their expiry (revoked ones are deleted at once); `api_keys_expires_at_index` finds each batch.
+  deleted += await deleteInBatches(async (trx) => {
+    const result = await trx
+      .deleteFrom('api_keys')
+      .where('id', 'in', (eb) =>
+        eb.selectFrom('api_keys').select('id').where('expires_at', '<=', now.getTime()).$call(batch),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  });
   if (outboxChangedBefore) {
     deleted += await deleteInBatches(async (trx) => {
       const result = await trx

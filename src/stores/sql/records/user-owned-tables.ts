@@ -19,6 +19,7 @@ export const USER_OWNED_TABLES = {
   passkeys: ['passkey_challenges'],
   oidc: ['oidc_flows', 'oidc_handoffs'],
   organizations: ['organization_members'],
+  apiKeys: ['api_keys', 'service_accounts'],
   access: ['user_roles'],
 } as const satisfies Record<string, readonly (keyof Database)[]>;
 
@@ -49,6 +50,9 @@ export async function deleteUsersWithDependents(trx: Kysely<Database>, userIds: 
     .set({ invited_by: null })
     .where('invited_by', 'in', userIds)
     .execute();
+  // An administrator's keys for service accounts, and the accounts they made, stay without their creator.
+  await trx.updateTable('api_keys').set({ created_by: null }).where('created_by', 'in', userIds).execute();
+  await trx.updateTable('service_accounts').set({ created_by: null }).where('created_by', 'in', userIds).execute();
   return Number(result.numDeletedRows);
 }
 
