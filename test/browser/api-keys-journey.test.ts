@@ -6,6 +6,11 @@ import { crc32 } from 'node:zlib';
 import type { BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 import { runCli } from '../../src/cli/main';
+import { createAccountService } from '../../src/di/create-account-service';
+import type { AccountService } from '../../src/services/account-service';
+import { silentLogger } from '../../src/services/logger';
+import { SqliteUserStore } from '../../src/stores/sqlite-user-store';
+import { RecordingEmailSender } from '../support/recording-email-sender';
 import { StandaloneServer } from '../server/standalone-server';
 import { freePort } from '../support/free-port';
 import { collectConsoleProblems, launchChromium, requireChromium } from './chromium';
@@ -45,6 +50,8 @@ describe('browser: API keys on the security page, end to end', function () {
   let server: StandaloneServer;
   let browser: BrowserContext;
   let closeBrowser: () => Promise<void>;
+  /** The core on the server's database file, as a host app beside it checks a key on its own routes. */
+  let host: { store: SqliteUserStore; accounts: AccountService };
   const consoleProblems: string[] = [];
 
   const cli = (...argv: string[]) =>
@@ -71,6 +78,12 @@ describe('browser: API keys on the security page, end to end', function () {
       PORT: String(await freePort()),
       GATEHOUSE_REAUTH_WINDOW: `${REAUTH_WINDOW_MS}ms`,
     });
+    const store = await SqliteUserStore.open({ filename: join(cwd, 'accounts.db') });
+    const options = { secretKey: SECRET };
+    host = {
+      store,
+      accounts: createAccountService({ store, sender: new RecordingEmailSender(), options, logger: silentLogger }),
+    };
     ({ browser, close: closeBrowser } = await launchChromium());
     await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
     collectConsoleProblems(browser, consoleProblems);
@@ -79,6 +92,7 @@ describe('browser: API keys on the security page, end to end', function () {
   after(async () => {
     await closeBrowser?.();
     await server?.stop('SIGKILL');
+    await host?.store.close();
     if (cwd) rmSync(cwd, { recursive: true, force: true });
   });
 
@@ -178,6 +192,12 @@ describe('browser: API keys on the security page, end to end', function () {
     // Never kept anywhere the next page could read it.
     expect(await webStorage(page)).to.not.include(key);
 
+    // A host app's check: the key is live, carries its scope and not the other, and its use is recorded.
+    const checked = await host.accounts.checkApiKey(key, 'reports.read', '203.0.113.7');
+    expect(checked?.user.username).to.equal('alice');
+    expect(checked?.scopes).to.deep.equal(['reports.read']);
+    await host.accounts.drain();
+
     // A key is no credential for Gatehouse itself.
     const refused = await request(server.url).get('/auth/api-keys').set('Authorization', `Bearer ${key}`).expect(403);
     expect(refused.body.detail.code).to.equal('api_key_not_allowed');
@@ -192,6 +212,8 @@ describe('browser: API keys on the security page, end to end', function () {
     expect(await keyField(page).inputValue()).to.equal('');
     expect(await page.content()).to.not.include(key);
     expect(await keyRows(page).first().innerText()).to.include(`…${key.slice(-4)}`);
+    expect(await keyRows(page).first().innerText()).to.include('from 203.0.113.7');
+    expect(await keyRows(page).first().innerText()).to.not.include('Never');
 
     // A second key, within the window now: no prompt. Then the same name again: the API's words, and no key shown.
     await createKey(page, 'Build server', ['reports.read', 'reports.write'], 7);
@@ -220,6 +242,8 @@ describe('browser: API keys on the security page, end to end', function () {
     await notice(page, 'The API key “Nightly report” is revoked.');
     expect(await keyRows(page).count()).to.equal(1);
     expect((await listed(token)).map((listedKey) => listedKey.name)).to.deep.equal(['Build server']);
+    expect(await host.accounts.checkApiKey(key, 'reports.read'), 'revoked: refused at once').to.equal(null);
+    expect(await host.accounts.checkApiKey(second, 'reports.write')).to.not.equal(null);
 
     // And all.
     await page.getByRole('button', { name: 'Revoke all API keys' }).click();
@@ -230,6 +254,7 @@ describe('browser: API keys on the security page, end to end', function () {
     await page.getByText('You have no API keys.').waitFor();
     expect(await page.getByRole('button', { name: 'Revoke all API keys' }).isHidden()).to.equal(true);
     expect(await listed(token)).to.deep.equal([]);
+    expect(await host.accounts.checkApiKey(second, 'reports.write')).to.equal(null);
     expect(await webStorage(page)).to.not.include(second);
     expect(consoleProblems).to.deep.equal([]);
     await page.close();
