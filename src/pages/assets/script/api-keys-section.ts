@@ -189,7 +189,7 @@ export async function apiKeysSection(
     );
   }
 
-  if (!(await loadKeys()) || !(await loadScopes())) return;
+  if (!(await loadKeys())) return;
 
   onClick('api-keys-revoke-all', async () =>
     confirm(
@@ -228,6 +228,8 @@ export async function apiKeysSection(
     byId(back).focus();
   });
 
+  // The keys can be revoked even when the scopes could not be read; only the creation waits for them.
+  if (!(await loadScopes())) return;
   onSubmit('api-key-create-form', async ({ name, expiresInDays }, form) => {
     // A key shown before goes as soon as another is asked for: one key on screen at most, and never for long.
     forgetShownKey();
