@@ -224,7 +224,17 @@ describe('browser: API keys on the security page, end to end', function () {
     expect(await keyRows(page).count()).to.equal(2);
     await createKey(page, 'Build server', ['reports.read']);
     const clash = await alertText(page);
-    expect(clash.length).to.be.greaterThan(0);
+    // The API's own words: what it answers a fresh session for the same name.
+    const fresh = (
+      await request(server.url).post('/auth/login').send({ username: 'alice', password: PASSWORD }).expect(200)
+    ).body.access_token as string;
+    const refusal = await request(server.url)
+      .post('/auth/api-keys')
+      .set('Authorization', `Bearer ${fresh}`)
+      .send({ name: 'Build server', scopes: ['reports.read'] })
+      .expect(409);
+    expect(refusal.body.detail.code).to.equal('api_key_name_taken');
+    expect(clash.trim()).to.equal(refusal.body.detail.detail);
     expect(await keyField(page).inputValue(), 'the shown key is wiped by the next creation').to.equal('');
     expect(await page.locator('#api-key-created').isHidden()).to.equal(true);
     expect(await page.getByLabel('Name of the key').getAttribute('aria-invalid')).to.equal('true');
