@@ -68,12 +68,12 @@ you no longer use, or one that may have leaked.</p>
 </section>
 <section id="api-key-created" hidden aria-labelledby="api-key-created-title">
 <h3 id="api-key-created-title" tabindex="-1">Your new API key</h3>
-<p><strong>Copy this key now: it will not be shown again.</strong> Keep it as you would a password. If you lose it,
+<p id="api-key-created-warning"><strong>Copy this key now: it will not be shown again.</strong> Keep it as you would a password. If you lose it,
 create another and revoke this one.</p>
 <div class="field">
 <label for="api-key-created-value">The key</label>
 <input id="api-key-created-value" class="key" type="text" readonly autocomplete="off" autocapitalize="none"
-  spellcheck="false">
+  spellcheck="false" aria-describedby="api-key-created-warning">
 </div>
 <div class="actions">
 <button type="button" id="api-key-copy">Copy</button>
