@@ -2,16 +2,19 @@ import type { JsonObject } from '../openapi/schemas';
 import type { Paths } from './account-api-doc-pages';
 
 /**
- * A literal path that a templated one also matches (`/sessions/end-others` and `/sessions/{id}`) is routed by both
- * drivers to the templated path's actions for the methods it has none of its own: `DELETE /sessions/end-others` is
+ * A path that a more templated one also matches (`/sessions/end-others` and `/sessions/{id}`;
+ * `/admin/users/{id}/api-keys/revoke-all` and `/admin/users/{id}/api-keys/{keyId}`) is routed by both drivers to
+ * the templated path's actions for the methods it has none of its own: `DELETE /sessions/end-others` is
  * `DELETE /sessions/{id}` with the id `end-others`, and its OPTIONS and 405 answers list DELETE. The document says
- * so, so that it and the routers agree: each such operation is copied onto the literal path, without the path
+ * so, so that it and the routers agree: each such operation is copied onto the other path, without the path
  * parameter it fills, under an operationId of its own, and marked `x-routed-as` with the path it belongs to.
  */
 export function addShadowedOperations(paths: Paths): void {
   const templated = Object.keys(paths).filter((path) => path.includes('{'));
-  for (const literal of Object.keys(paths).filter((path) => !path.includes('{'))) {
+  for (const literal of Object.keys(paths)) {
     for (const template of templated) {
+      // Only a path with fewer parameters is shadowed: a literal segment where the template has a parameter.
+      if (template === literal || parameterCount(literal) >= parameterCount(template)) continue;
       const pattern = template
         .split(/\{[^}]+\}/)
         .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
@@ -25,8 +28,15 @@ export function addShadowedOperations(paths: Paths): void {
   }
 }
 
+function parameterCount(path: string): number {
+  return path.split('{').length - 1;
+}
+
 function shadowOf(operation: JsonObject, template: string, literal: string): JsonObject {
-  const parameters = ((operation.parameters as JsonObject[] | undefined) ?? []).filter((p) => p.in !== 'path');
+  // The parameters the shadowing path still has keep their description; the one it fills is gone.
+  const parameters = ((operation.parameters as JsonObject[] | undefined) ?? []).filter(
+    (p) => p.in !== 'path' || literal.includes(`{${String(p.name)}}`),
+  );
   const shadow: JsonObject = {
     ...operation,
     // Marks the copy for readers (and the tests comparing the document with the mounted routes).

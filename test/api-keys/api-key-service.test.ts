@@ -468,7 +468,11 @@ for (const kind of TEST_STORES) {
         expect(await w.store.passwords.hashOf(account.id)).to.equal(null);
         await expectAccountError(w.accounts.login('bot', STRONG_PASSWORD), 'invalid_credentials');
         await expectAccountError(w.accounts.login('bot', ''), 'invalid_credentials');
+        // Nothing is ever mailed to its address: a reset request, a registration or an email change naming it.
         await w.accounts.requestPasswordReset(user!.email);
+        await w.accounts.register({ username: 'mallory', email: user!.email, password: STRONG_PASSWORD });
+        const person = await w.person('erin');
+        await w.accounts.emailChanges.request(person.token, user!.email);
         await w.accounts.drain();
         expect(w.sender.sent.filter((m) => m.email === user!.email)).to.deep.equal([]);
         expect(await w.accounts.apiKeys.admin.listServiceAccounts(root)).to.deep.equal([account]);
@@ -566,6 +570,12 @@ for (const kind of TEST_STORES) {
           w.accounts.apiKeys.admin.createServiceAccount(root, { username: 'bot', roles: ['no-such-role'] }),
           'unknown_role',
         );
+        for (const roles of ['reporter', [''], [42]]) {
+          await expectAccountError(
+            w.accounts.apiKeys.admin.createServiceAccount(root, { username: 'bot', roles: roles as string[] }),
+            'invalid_role',
+          );
+        }
         expect(await w.store.users.findByUsernameKey('bot')).to.equal(null);
         expect(await w.accounts.apiKeys.admin.listServiceAccounts(root)).to.deep.equal([]);
         // An administrator with gatehouse.api_keys.manage only makes service accounts, without roles.
@@ -595,6 +605,46 @@ for (const kind of TEST_STORES) {
         const granted = (await w.events('admin.role_granted')).at(-1);
         expect(granted).to.deep.include({ actorType: 'admin', actorId: root.user.id, subjectId: reader.id });
         expect(granted?.details).to.deep.equal({ role: 'reader' });
+      });
+    });
+
+    describe('races', () => {
+      it('lets concurrent creations past the limit and the name only as far as the rules allow', async () => {
+        options = { apiKeyMaxPerUser: 3 };
+        const w = world();
+        const a = await alice(w);
+        const create = (name: string) =>
+          w.accounts.apiKeys.create(a.token, { ...READ, name }).then(
+            () => 'created',
+            (error: { code?: string }) => error.code,
+          );
+        const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => create(`k${i}`)));
+        expect(outcomes.filter((o) => o === 'created')).to.have.length(3);
+        expect(outcomes.filter((o) => o === 'api_key_limit_reached')).to.have.length(5);
+        await w.accounts.apiKeys.revokeAll(a.token);
+        const same = await Promise.all(Array.from({ length: 4 }, () => create('same')));
+        expect(same.sort()).to.deep.equal([
+          'api_key_name_taken',
+          'api_key_name_taken',
+          'api_key_name_taken',
+          'created',
+        ]);
+        expect(await w.store.apiKeys.list(a.id)).to.have.length(1);
+        expect(await w.events('api_key_created')).to.have.length(4);
+      });
+
+      it('leaves no usable key of an account disabled while a key was being created', async () => {
+        const w = world();
+        const a = await alice(w);
+        const root = await w.administrator('root');
+        const [created] = await Promise.allSettled([
+          w.accounts.apiKeys.create(a.token, READ),
+          w.accounts.admin.disableUser(root, a.id),
+        ]);
+        expect(await w.store.apiKeys.list(a.id)).to.deep.equal([]);
+        if (created.status === 'fulfilled') {
+          expect(await w.store.apiKeys.check(hashOf(created.value.key))).to.equal(null);
+        }
       });
     });
 

@@ -70,6 +70,14 @@ describe('errors: the one code → status table', () => {
       organization_limit_reached: 409,
       member_limit_reached: 409,
       invitation_limit_reached: 409,
+      invalid_api_key: 401,
+      api_key_not_allowed: 403,
+      invalid_scope: 400,
+      invalid_api_key_expiry: 400,
+      api_key_not_found: 404,
+      api_key_name_taken: 409,
+      api_key_limit_reached: 409,
+      not_a_service_account: 409,
     });
   });
 

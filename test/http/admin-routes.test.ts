@@ -37,6 +37,12 @@ const ADMIN_ROUTES: [Method, string, object?][] = [
   ['get', '/admin/organizations/{orgId}'],
   ['get', '/admin/users/{id}/organizations'],
   ['post', '/admin/organizations/{orgId}/owner', { user_id: UNKNOWN_ID }],
+  ['get', '/admin/users/{id}/api-keys'],
+  ['post', '/admin/users/{id}/api-keys', { name: 'deploy', scopes: ['posts.read'] }],
+  ['post', '/admin/users/{id}/api-keys/revoke-all'],
+  ['delete', '/admin/users/{id}/api-keys/{keyId}'],
+  ['post', '/admin/service-accounts', { username: 'robot' }],
+  ['get', '/admin/service-accounts'],
 ];
 
 function send(t: TestApp, [method, path, body]: [Method, string, object?], id: string, headers = {}) {
@@ -47,7 +53,8 @@ function send(t: TestApp, [method, path, body]: [Method, string, object?], id: s
       .replace('{role}', 'gatehouse-admin')
       .replace('{permission}', ADMIN_PERMISSIONS.readUsers)
       .replace('{passkeyId}', UNKNOWN_ID)
-      .replace('{orgId}', UNKNOWN_ID);
+      .replace('{orgId}', UNKNOWN_ID)
+      .replace('{keyId}', UNKNOWN_ID);
   const request = t.http[method](url).set(headers);
   return method === 'get' ? request : request.send(body ?? {});
 }

@@ -70,6 +70,14 @@ const SPEC_STATUS: Record<string, number> = {
   organization_limit_reached: 409,
   member_limit_reached: 409,
   invitation_limit_reached: 409,
+  invalid_api_key: 401,
+  api_key_not_allowed: 403,
+  invalid_scope: 400,
+  invalid_api_key_expiry: 400,
+  api_key_not_found: 404,
+  api_key_name_taken: 409,
+  api_key_limit_reached: 409,
+  not_a_service_account: 409,
 };
 
 const SECURITY_HEADERS = {
@@ -123,7 +131,8 @@ for (const driver of DRIVERS)
           expect(response.status).to.equal(SPEC_STATUS[code]);
           expect(response.body).to.deep.equal({ detail: { detail: `message of ${code}`, code } });
           expect(response.headers['www-authenticate']).to.equal(
-            code === 'invalid_session_token' ? 'Bearer' : undefined,
+            // RFC 6750: a refused bearer credential, a session's or an API key's, says which scheme to use.
+            code === 'invalid_session_token' || code === 'invalid_api_key' ? 'Bearer' : undefined,
           );
         });
       }

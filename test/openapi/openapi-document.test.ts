@@ -56,7 +56,7 @@ describe('OpenAPI: the document', () => {
   it('describes exactly the routes that are mounted, method for method', () => {
     const { app } = buildPagesApp({ pages: false, apiDocs: false });
     const mounted = mountedRoutes(app);
-    expect(mounted).to.have.length(104);
+    expect(mounted).to.have.length(120);
     expect(documentedRoutes(document())).to.deep.equal(mounted);
 
     const other = buildPagesApp({ prefix: '/accounts', pages: false, apiDocs: false });
@@ -144,6 +144,7 @@ describe('OpenAPI: the document', () => {
     // Only the account routes' own DTOs, whatever else class-validator knows of in the process.
     const dtos = Object.keys(doc.components.schemas).filter((name) => name.endsWith('Body'));
     expect(dtos.sort()).to.deep.equal([
+      'ApiKeyCreateBody',
       'EmailBody',
       'EmailChangeBody',
       'EmailChangeConfirmBody',
@@ -163,10 +164,12 @@ describe('OpenAPI: the document', () => {
       'PasswordBody',
       'PasswordChangeBody',
       'PasswordResetConfirmBody',
+      'PossessedApiKeyBody',
       'ReauthenticateBody',
       'RegisterBody',
       'SecondFactorCodeBody',
       'SecondFactorLoginBody',
+      'ServiceAccountBody',
       'TokenBody',
       'TotpCodeBody',
       'UserIdBody',

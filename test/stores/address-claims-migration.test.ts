@@ -163,6 +163,9 @@ describe('migration 2026-11-25-address-claims (SQLite)', () => {
       assert.deepEqual(
         indexes.rows.map((row) => row.name),
         [
+          // API keys and service accounts since 2026-12-06-api-keys.
+          'api_keys_created_by_index',
+          'api_keys_expires_at_index',
           'audit_events_actor_index',
           'audit_events_at_id_index',
           'audit_events_subject_index',
@@ -191,6 +194,7 @@ describe('migration 2026-11-25-address-claims (SQLite)', () => {
           'passkey_challenges_expires_at_index',
           'passkey_challenges_user_id_index',
           'role_permissions_permission_index',
+          'service_accounts_created_by_index',
           'sessions_expires_at_index',
           'sessions_id_unique',
           'sessions_last_seen_at_index',

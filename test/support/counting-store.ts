@@ -12,6 +12,7 @@ const AGGREGATES = [
   'passkeys',
   'oidc',
   'organizations',
+  'apiKeys',
   'access',
   'outbox',
   'audit',

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { usernameTakenError } from '../../errors/account-error';
+import { AccountError, usernameTakenError } from '../../errors/account-error';
 import type { AccountContext } from '../account-context';
 import { expectGranted, grantorOf } from '../access-change-results';
 import { adminParties } from '../admin-authorisation';
@@ -23,7 +23,9 @@ export async function createServiceAccount(
   input: { username: string; roles?: readonly string[] },
 ): Promise<ServiceAccountView> {
   const name = canonicalUsername(typeof input?.username === 'string' ? input.username : '');
-  const roles = [...new Set((input?.roles ?? []).map((role) => checkRoleName(role)))].sort();
+  const asked: unknown = input?.roles ?? [];
+  if (!Array.isArray(asked)) throw new AccountError('invalid_role', 'roles must be a list of role names');
+  const roles = [...new Set(asked.map((role: string) => checkRoleName(role)))].sort();
   const now = core.clock.now();
   const id = randomUUID();
   const address = canonicalEmail(serviceAccountAddress(id));

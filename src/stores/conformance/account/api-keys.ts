@@ -147,6 +147,16 @@ export function describeApiKeys(suite: ConformanceSuite): void {
       assert.equal((await reads().check(expired.keyHash))?.disabled, false);
     });
 
+    it("outlives a password reset: a key is not tied to its owner's credential state, as a session is", async () => {
+      const alice = await userId('alice');
+      const key = await created(keyOf(alice, 'ci'));
+      const session = await suite.sessionFor(alice, 'alice');
+      const resetHash = await suite.resetTokenFor(alice, 'alice');
+      assert.ok(await transaction((tx) => tx.passwords.reset(resetHash, 'new-hash', new Date(T0))));
+      assert.equal(await suite.store.sessions.check(session.tokenHash), null, 'the session ended');
+      assert.equal((await reads().check(key.keyHash))?.keyId, key.id, 'the key stays');
+    });
+
     it('records the last use of a key that still exists, off any transaction', async () => {
       const alice = await userId('alice');
       const key = await created(keyOf(alice, 'ci'));
