@@ -145,11 +145,16 @@ describe('browser: API keys on the security page, end to end', function () {
     await page.goto(`${server.url}/auth/verify-email?token=${server.lastLinkToken('verify-email')}`);
     await page.getByRole('button', { name: 'Confirm for alice' }).click();
     await page.getByRole('heading', { name: 'Your email address is confirmed' }).waitFor();
-    expect(await cli('grant-role', 'alice', 'reporter')).to.equal(0);
 
+    // Holding no permission, there is nothing a key could carry: no form, and the page says why.
     await signIn(page);
     await page.goto(`${server.url}/auth/security`);
+    await page.getByText('You hold no permission a key could carry').waitFor();
+    expect(await page.locator('#api-key-create-form').isHidden()).to.equal(true);
+    expect(await cli('grant-role', 'alice', 'reporter')).to.equal(0);
+    await page.reload();
     await page.getByText('You have no API keys.').waitFor();
+    await page.getByRole('button', { name: 'Create the API key' }).waitFor();
     // The boxes are the permissions alice holds, and nothing of Gatehouse's own.
     const scopeLabels = await page.locator('#api-key-scopes-list label').allInnerTexts();
     expect(scopeLabels).to.deep.equal(['reports.read', 'reports.write']);
