@@ -22,12 +22,12 @@ const CREATE_ID = 'api-key-create-form';
 /**
  * "Also revoke all my API keys", for the forms that set a new password (the reset, the change): keys are kept by
  * default, since a program using one is not the person who forgot the password; ticked, the form sends
- * `revokeApiKeys: true`.
+ * `revoke_api_keys: true`.
  */
 export function revokeApiKeysCheckbox(formId: string): SafeHtml {
   return checkbox({
     form: formId,
-    name: 'revokeApiKeys',
+    name: 'revoke_api_keys',
     label: 'Also revoke all my API keys',
     hint: 'API keys keep working after a new password unless you revoke them. Tick this if one may have leaked.',
     checked: false,
@@ -42,7 +42,7 @@ export function revokeApiKeysCheckbox(formId: string): SafeHtml {
  * the page's "confirm it is you" prompt asks for it when the API says so.
  */
 export function apiKeysSection(prefix: string, { defaultDays, maxDays }: ApiKeyLifetimes): SafeHtml {
-  const daysId = `${CREATE_ID}-expiresInDays`;
+  const daysId = `${CREATE_ID}-expires_in_days`;
   return html`<section id="api-keys" aria-labelledby="api-keys-title">
 <h2 id="api-keys-title" tabindex="-1">API keys</h2>
 <p>An API key lets a program of yours call the services that use this account, with only the permissions you give
@@ -105,7 +105,7 @@ only permissions you hold now, and if you lose one, every key loses it too.</p>
 <p class="hint" id="${daysId}-hint">From 1 to ${maxDays} days. The key stops working after that; create a new one
 then.</p>
 <p class="field-error" id="${daysId}-error" hidden></p>
-<input id="${daysId}" name="expiresInDays" type="number" inputmode="numeric" autocomplete="off" min="1" max="${maxDays}" step="1"
+<input id="${daysId}" name="expires_in_days" type="number" inputmode="numeric" autocomplete="off" min="1" max="${maxDays}" step="1"
   value="${defaultDays}" required aria-describedby="${daysId}-hint ${daysId}-error"
   data-missing="Enter how many days the key lives">
 </div>

@@ -113,7 +113,7 @@ describe('browser: API keys on the security page, end to end', function () {
     page.evaluate<string>('JSON.stringify([Object.entries(sessionStorage), Object.entries(localStorage)])');
   const listed = async (token: string) =>
     (await request(server.url).get('/auth/api-keys').set('Authorization', `Bearer ${token}`).expect(200)).body
-      .apiKeys as { name: string; lastFour: string; scopes: string[] }[];
+      .api_keys as { name: string; last_four: string; scopes: string[] }[];
 
   async function signIn(page: Page, password = PASSWORD): Promise<void> {
     await page.goto(`${server.url}/auth/login`);
@@ -208,7 +208,7 @@ describe('browser: API keys on the security page, end to end', function () {
     expect(refused.body.detail.code).to.equal('api_key_not_allowed');
     const token = (await sessionToken(page))!;
     const [only] = await listed(token);
-    expect(only).to.deep.include({ name: 'Nightly report', lastFour: key.slice(-4), scopes: ['reports.read'] });
+    expect(only).to.deep.include({ name: 'Nightly report', last_four: key.slice(-4), scopes: ['reports.read'] });
 
     // After a reload the key is gone for good: only its last four remain.
     await page.reload();

@@ -73,8 +73,8 @@ for (const driver of DRIVERS)
       expect(page).to.include('<legend>Scopes</legend>');
       // The first scope box the script writes is `api-key-scope-0`: a refused scope is told above the boxes.
       expect(page).to.include('<p class="field-error" id="api-key-scope-0-error" hidden></p>');
-      const days = tagOf(page, 'api-key-create-form-expiresInDays');
-      expect(days).to.include('name="expiresInDays" type="number"');
+      const days = tagOf(page, 'api-key-create-form-expires_in_days');
+      expect(days).to.include('name="expires_in_days" type="number"');
       expect(days).to.include('min="1" max="90"');
       expect(days).to.include('value="14"');
       expect(page).to.include('From 1 to 90 days.');
@@ -82,7 +82,7 @@ for (const driver of DRIVERS)
 
     it('the defaults when the options say nothing: 30 days, at most 366', async () => {
       const { http } = buildPagesAppOn(driver);
-      const days = tagOf((await http.get('/auth/security').expect(200)).text, 'api-key-create-form-expiresInDays');
+      const days = tagOf((await http.get('/auth/security').expect(200)).text, 'api-key-create-form-expires_in_days');
       expect(days).to.include('min="1" max="366"');
       expect(days).to.include('value="30"');
     });
@@ -90,15 +90,15 @@ for (const driver of DRIVERS)
     it('the password reset offers to revoke the API keys, unticked, and its success text says keys stay', async () => {
       const { http } = buildPagesAppOn(driver);
       const page = (await http.get('/auth/password-reset').expect(200)).text;
-      const box = tagOf(page, 'reset-confirm-form-revokeApiKeys');
+      const box = tagOf(page, 'reset-confirm-form-revoke_api_keys');
       expect(box).to.equal(
-        '<input id="reset-confirm-form-revokeApiKeys" name="revokeApiKeys" type="checkbox"' +
-          ' aria-describedby="reset-confirm-form-revokeApiKeys-hint">',
+        '<input id="reset-confirm-form-revoke_api_keys" name="revoke_api_keys" type="checkbox"' +
+          ' aria-describedby="reset-confirm-form-revoke_api_keys-hint">',
       );
-      expect(page).to.include('<label for="reset-confirm-form-revokeApiKeys">Also revoke all my API keys</label>');
+      expect(page).to.include('<label for="reset-confirm-form-revoke_api_keys">Also revoke all my API keys</label>');
       // The box is inside the form that sets the new password.
       const form = elementOf(page, 'reset-confirm-form', 'form');
-      expect(form).to.include('id="reset-confirm-form-revokeApiKeys"');
+      expect(form).to.include('id="reset-confirm-form-revoke_api_keys"');
       const done = elementOf(page, 'reset-done', 'section');
       expect(done).to.include('Your API keys keep working unless you revoke them.');
       expect(done).to.include('<a href="/auth/security">security page</a>');
@@ -110,9 +110,9 @@ for (const driver of DRIVERS)
       const page = (await http.get('/auth/account').expect(200)).text;
       const form = elementOf(page, 'change-form', 'form');
       expect(form).to.include(
-        '<input id="change-form-revokeApiKeys" name="revokeApiKeys" type="checkbox" aria-describedby=',
+        '<input id="change-form-revoke_api_keys" name="revoke_api_keys" type="checkbox" aria-describedby=',
       );
-      expect(form).to.include('<label for="change-form-revokeApiKeys">Also revoke all my API keys</label>');
+      expect(form).to.include('<label for="change-form-revoke_api_keys">Also revoke all my API keys</label>');
     });
 
     it('the script keeps the new key out of web storage, and shows names and scopes as text only', () => {

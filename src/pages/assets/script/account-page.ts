@@ -54,16 +54,18 @@ export async function accountPage({
     endSession();
     leave('/login', 'You are logged out on every device.');
   });
-  onSubmit('change-form', async ({ old_password, new_password, revokeApiKeys }, form) => {
+  onSubmit('change-form', async ({ old_password, new_password, revoke_api_keys }, form) => {
     // The API keys go only when the box is ticked: kept, the field is left out, as the API's default.
     const body =
-      revokeApiKeys === 'true' ? { old_password, new_password, revokeApiKeys: true } : { old_password, new_password };
+      revoke_api_keys === 'true'
+        ? { old_password, new_password, revoke_api_keys: true }
+        : { old_password, new_password };
     const result = await callApi('POST', '/password/change', body, token);
     if (result.status === 200) {
       endSession();
       return leave(
         '/login',
-        revokeApiKeys === 'true'
+        revoke_api_keys === 'true'
           ? 'Your password has been changed, every session ended and every API key revoked. Sign in with the new one.'
           : 'Your password has been changed and every session ended. Sign in with the new one.',
       );

@@ -11,14 +11,14 @@ declare const window: BrowserWindow;
 interface ApiKeyRow {
   id: string;
   name: string;
-  lastFour: string;
+  last_four: string;
   scopes: string[];
-  createdAt: string;
-  expiresAt: string;
+  created_at: string;
+  expires_at: string;
   expired: boolean;
-  lastUsedAt: string | null;
-  lastUsedIp: string | null;
-  createdBy: { id: string; username: string } | null;
+  last_used_at: string | null;
+  last_used_ip: string | null;
+  created_by: { id: string; username: string } | null;
 }
 
 /**
@@ -51,7 +51,7 @@ export async function apiKeysSection(
 ): Promise<void> {
   // The API's own words (`detail`) say what is wrong; these only put them beside the input they are about.
   const wording: Wording = {
-    fields: { api_key_name_taken: 'name', invalid_scope: 'scopes', invalid_api_key_expiry: 'expiresInDays' },
+    fields: { api_key_name_taken: 'name', invalid_scope: 'scopes', invalid_api_key_expiry: 'expires_in_days' },
   };
   /** The revocation the confirmation step is about; null while it is closed. */
   let confirming: { send: () => Promise<void>; back: string } | null = null;
@@ -66,7 +66,7 @@ export async function apiKeysSection(
 
   async function loadKeys(): Promise<boolean> {
     const result = await callApi('GET', '/api-keys', undefined, token);
-    const list = (result.body as { apiKeys?: unknown } | null)?.apiKeys;
+    const list = (result.body as { api_keys?: unknown } | null)?.api_keys;
     if (result.status !== 200 || !Array.isArray(list)) {
       afterFailure(problemOf(result));
       return false;
@@ -123,9 +123,9 @@ export async function apiKeysSection(
   function keyRow(key: ApiKeyRow): PageElement {
     const row = document.createElement('tr');
     const lastFour = document.createElement('code');
-    lastFour.textContent = `…${key.lastFour}`;
-    lastFour.setAttribute('aria-label', `ends with ${key.lastFour}`);
-    const expires = cellOf(timeOf(key.expiresAt));
+    lastFour.textContent = `…${key.last_four}`;
+    lastFour.setAttribute('aria-label', `ends with ${key.last_four}`);
+    const expires = cellOf(timeOf(key.expires_at));
     if (key.expired) {
       const mark = document.createElement('strong');
       mark.setAttribute('class', 'tag expired');
@@ -133,9 +133,9 @@ export async function apiKeysSection(
       expires.append(' ', mark);
     }
     const lastUsed =
-      key.lastUsedAt === null
+      key.last_used_at === null
         ? textCell('Never')
-        : cellOf(timeOf(key.lastUsedAt), key.lastUsedIp ? ` from ${key.lastUsedIp}` : '');
+        : cellOf(timeOf(key.last_used_at), key.last_used_ip ? ` from ${key.last_used_ip}` : '');
     const revoke = document.createElement('button');
     revoke.setAttribute('type', 'button');
     revoke.setAttribute('class', 'danger');
@@ -147,10 +147,10 @@ export async function apiKeysSection(
       textCell(key.name),
       cellOf(lastFour),
       textCell(key.scopes.join(', ')),
-      timeCell(key.createdAt),
+      timeCell(key.created_at),
       expires,
       lastUsed,
-      textCell(key.createdBy?.username ?? 'A deleted account'),
+      textCell(key.created_by?.username ?? 'A deleted account'),
       cellOf(revoke),
     );
     return row;
@@ -230,16 +230,16 @@ export async function apiKeysSection(
 
   // The keys can be revoked even when the scopes could not be read; only the creation waits for them.
   if (!(await loadScopes())) return;
-  onSubmit('api-key-create-form', async ({ name, expiresInDays }, form) => {
+  onSubmit('api-key-create-form', async ({ name, expires_in_days }, form) => {
     // A key shown before goes as soon as another is asked for: one key on screen at most, and never for long.
     forgetShownKey();
     const scopes = chosenScopes();
-    const days = Number(expiresInDays);
-    const maxDays = Number(byId('api-key-create-form-expiresInDays').getAttribute('max'));
+    const days = Number(expires_in_days);
+    const maxDays = Number(byId('api-key-create-form-expires_in_days').getAttribute('max'));
     const fields: Record<string, string> = {};
     if (scopes.length === 0) fields.scopes = 'Choose at least one scope';
     if (!Number.isInteger(days) || days < 1 || days > maxDays) {
-      fields.expiresInDays = `Enter a whole number of days from 1 to ${maxDays}`;
+      fields.expires_in_days = `Enter a whole number of days from 1 to ${maxDays}`;
     }
     const names = Object.keys(fields);
     if (names.length > 0) {
@@ -247,15 +247,15 @@ export async function apiKeysSection(
       return showProblem({ code: 'input', message, fields }, form);
     }
     await guarded(
-      () => callApi('POST', '/api-keys', { name: name.trim(), scopes, expiresInDays: days }, token),
+      () => callApi('POST', '/api-keys', { name: name.trim(), scopes, expires_in_days: days }, token),
       async (result) => {
-        const created = result.body as { key?: unknown; apiKey?: { id?: unknown; name?: unknown } } | null;
+        const created = result.body as { key?: unknown; api_key?: { id?: unknown; name?: unknown } } | null;
         form.reset();
         const field = byId('api-key-created-value');
         field.value = typeof created?.key === 'string' ? created.key : '';
-        field.setAttribute('data-key-id', String(created?.apiKey?.id ?? ''));
+        field.setAttribute('data-key-id', String(created?.api_key?.id ?? ''));
         byId('api-key-created').querySelector('label')!.textContent =
-          `The key “${String(created?.apiKey?.name ?? name.trim())}”`;
+          `The key “${String(created?.api_key?.name ?? name.trim())}”`;
         await loadKeys();
         show('api-key-created', 'api-key-created-title');
       },

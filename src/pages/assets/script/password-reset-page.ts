@@ -19,9 +19,11 @@ export function passwordResetPage({
     hide('reset-request');
     show('reset-confirm');
   }
-  onSubmit('reset-confirm-form', async ({ new_password, revokeApiKeys }, form) => {
-    const revoke = revokeApiKeys === 'true';
-    const body = revoke ? { token: linkToken, new_password, revokeApiKeys: true } : { token: linkToken, new_password };
+  onSubmit('reset-confirm-form', async ({ new_password, revoke_api_keys }, form) => {
+    const revoke = revoke_api_keys === 'true';
+    const body = revoke
+      ? { token: linkToken, new_password, revoke_api_keys: true }
+      : { token: linkToken, new_password };
     const result = await callApi('POST', '/password-reset/confirm', body);
     if (result.status === 200) {
       form.reset();
