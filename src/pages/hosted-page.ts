@@ -110,5 +110,6 @@ function pageContext(prefix: string): PageContext {
       })),
       invitationTtlMs: options.organizations.invitationTtlMs,
     },
+    apiKeys: { defaultDays: options.apiKeyDefaultLifetimeDays, maxDays: options.apiKeyMaxLifetimeDays },
   };
 }

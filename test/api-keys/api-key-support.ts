@@ -22,10 +22,10 @@ export async function createKey(
   t: TestApp,
   token: string,
   body: object = { name: 'ci', scopes: ['posts.read'] },
-): Promise<{ key: string; apiKey: Record<string, unknown> }> {
+): Promise<{ key: string; api_key: Record<string, unknown> }> {
   const response = await t.http.post(keys()).set(bearer(token)).send(body);
   expect(response.status, response.text).to.equal(201);
-  return response.body as { key: string; apiKey: Record<string, unknown> };
+  return response.body as { key: string; api_key: Record<string, unknown> };
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -42,8 +42,8 @@ for (const driver of DRIVERS)
       const { t, admin, rootId } = await buildAdminApp(driver);
       await grantPermissions(t, 'root', 'reporter', ['posts.read']);
       const session = admin.Authorization.slice('Bearer '.length);
-      const { key, apiKey } = await createKey(t, session);
-      const keyId = apiKey.id as string;
+      const { key, api_key } = await createKey(t, session);
+      const keyId = api_key.id as string;
       const values: Record<string, string> = {
         id: rootId,
         userId: rootId,

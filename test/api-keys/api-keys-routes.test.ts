@@ -53,7 +53,7 @@ function expectValidation(response: Response, field: string): void {
 async function listOf(t: TestApp, token: string): Promise<Record<string, unknown>[]> {
   const response = await t.http.get(keys()).set(bearer(token));
   expect(response.status, response.text).to.equal(200);
-  return response.body.apiKeys as Record<string, unknown>[];
+  return response.body.api_keys as Record<string, unknown>[];
 }
 
 for (const kind of TEST_STORES)
@@ -68,26 +68,42 @@ for (const kind of TEST_STORES)
 
       it('creates a key: 201, shown once with its prefix, length and CRC32; the list never shows it', async () => {
         const { t, alice, clock } = app;
-        const { key, apiKey } = await createKey(t, alice, { name: ' deploy ', scopes: ['posts.write', 'posts.read'] });
+        const created = await createKey(t, alice, { name: ' deploy ', scopes: ['posts.write', 'posts.read'] });
+        const { key, api_key } = created;
+        expect(Object.keys(created)).to.have.members(['key', 'api_key']);
         expectKeyOfFormat(key, 'gatehouse');
         const now = clock.now();
-        expect(apiKey).to.deep.include({
+        // snake_case like every other answer of the API.
+        expect(Object.keys(api_key)).to.have.members([
+          'id',
+          'name',
+          'last_four',
+          'scopes',
+          'created_at',
+          'expires_at',
+          'expired',
+          'last_used_at',
+          'last_used_ip',
+          'created_by',
+        ]);
+        expect(api_key).to.deep.include({
           name: 'deploy',
-          lastFour: key.slice(-4),
+          last_four: key.slice(-4),
           scopes: ['posts.read', 'posts.write'],
-          createdAt: now.toISOString(),
-          expiresAt: new Date(now.getTime() + 30 * DAY).toISOString(),
+          created_at: now.toISOString(),
+          expires_at: new Date(now.getTime() + 30 * DAY).toISOString(),
           expired: false,
-          lastUsedAt: null,
-          lastUsedIp: null,
+          last_used_at: null,
+          last_used_ip: null,
         });
-        expect((apiKey.createdBy as { username: string }).username).to.equal('alice');
+        expect((api_key.created_by as { username: string }).username).to.equal('alice');
 
         const listing = await t.http.get(keys()).set(bearer(alice));
         expect(listing.status).to.equal(200);
-        expect(listing.body.apiKeys).to.deep.equal([apiKey]);
+        expect(Object.keys(listing.body)).to.deep.equal(['api_keys']);
+        expect(listing.body.api_keys).to.deep.equal([api_key]);
         expect(listing.text, 'no part of the key but its last four').to.not.include(key.slice(0, -4));
-        expect(Object.keys(listing.body.apiKeys[0])).to.not.include.members(['key', 'keyHash', 'hash']);
+        expect(Object.keys(listing.body.api_keys[0])).to.not.include.members(['key', 'keyHash', 'key_hash', 'hash']);
 
         await t.accounts.drain();
         expect(t.sender.of('apiKeyCreated' as never, 'alice@example.com')).to.have.length(1);
@@ -141,17 +157,25 @@ for (const kind of TEST_STORES)
         for (const name of ['', '   ', 'x'.repeat(65), 'tab\there', 'line\nbreak']) {
           expectValidation(await send({ name, scopes: ['posts.read'] }), 'name');
         }
-        for (const expiresInDays of [0, -1, 367, 100_000]) {
-          expectCode(await send({ name: 'ci', scopes: ['posts.read'], expiresInDays }), 400, 'invalid_api_key_expiry');
+        for (const expires_in_days of [0, -1, 367, 100_000]) {
+          expectCode(
+            await send({ name: 'ci', scopes: ['posts.read'], expires_in_days }),
+            400,
+            'invalid_api_key_expiry',
+          );
         }
-        for (const expiresInDays of [1.5, '30', null, true]) {
-          expectValidation(await send({ name: 'ci', scopes: ['posts.read'], expiresInDays }), 'expiresInDays');
+        for (const expires_in_days of [1.5, '30', null, true]) {
+          expectValidation(await send({ name: 'ci', scopes: ['posts.read'], expires_in_days }), 'expires_in_days');
         }
         expect(await listOf(t, alice)).to.deep.equal([]);
-        const longest = await createKey(t, alice, { name: 'x'.repeat(64), scopes: ['posts.read'], expiresInDays: 366 });
-        expect(longest.apiKey.expiresAt).to.equal(new Date(clock.now().getTime() + 366 * DAY).toISOString());
-        const shortest = await createKey(t, alice, { name: 'short', scopes: ['posts.read'], expiresInDays: 1 });
-        expect(shortest.apiKey.expiresAt).to.equal(new Date(clock.now().getTime() + DAY).toISOString());
+        const longest = await createKey(t, alice, {
+          name: 'x'.repeat(64),
+          scopes: ['posts.read'],
+          expires_in_days: 366,
+        });
+        expect(longest.api_key.expires_at).to.equal(new Date(clock.now().getTime() + 366 * DAY).toISOString());
+        const shortest = await createKey(t, alice, { name: 'short', scopes: ['posts.read'], expires_in_days: 1 });
+        expect(shortest.api_key.expires_at).to.equal(new Date(clock.now().getTime() + DAY).toISOString());
         expectCode(await send({ name: 'short', scopes: ['posts.read'] }), 409, 'api_key_name_taken');
         // An expired key is listed as such, and its name is free again.
         clock.advance(DAY + MINUTE);
@@ -173,7 +197,7 @@ for (const kind of TEST_STORES)
         expectCode(refused, 409, 'api_key_limit_reached');
         expect(await listOf(t, alice)).to.have.length(3);
         await t.http
-          .delete(keys(`/${made[0].apiKey.id as string}`))
+          .delete(keys(`/${made[0].api_key.id as string}`))
           .set(bearer(alice))
           .expect(200);
         await createKey(t, alice, { name: 'four', scopes: ['posts.read'] });
@@ -185,7 +209,7 @@ for (const kind of TEST_STORES)
         await createKey(t, alice, { name: 'two', scopes: ['posts.read'] });
         await createKey(t, alice, { name: 'three', scopes: ['posts.read'] });
         const bob = await t.loginNewUser('bob');
-        const id = one.apiKey.id as string;
+        const id = one.api_key.id as string;
         expectCode(await t.http.delete(keys(`/${id}`)).set(bearer(bob)), 404, 'api_key_not_found');
         for (const other of [NOBODY, 'not-a-key-id']) {
           expectCode(await t.http.delete(keys(`/${other}`)).set(bearer(alice)), 404, 'api_key_not_found');
@@ -226,7 +250,7 @@ for (const kind of TEST_STORES)
         expect(await listOf(t, alice)).to.have.length(1);
       });
 
-      it('keeps keys on a password change unless revokeApiKeys is true', async () => {
+      it('keeps keys on a password change unless revoke_api_keys is true', async () => {
         const { t, alice } = app;
         await createKey(t, alice, { name: 'kept', scopes: ['posts.read'] });
         const change = (token: string, from: string, to: string, extra = {}) =>
@@ -235,17 +259,17 @@ for (const kind of TEST_STORES)
             .set(bearer(token))
             .send({ old_password: from, new_password: to, ...extra });
         expectValidation(
-          await change(alice, PASSWORD, 'quiet lantern over 7 rivers', { revokeApiKeys: 'yes' }),
-          'revokeApiKeys',
+          await change(alice, PASSWORD, 'quiet lantern over 7 rivers', { revoke_api_keys: 'yes' }),
+          'revoke_api_keys',
         );
         await change(alice, PASSWORD, 'quiet lantern over 7 rivers').expect(200);
         const again = await t.login('alice', 'quiet lantern over 7 rivers');
         expect(await listOf(t, again)).to.have.length(1);
-        await change(again, 'quiet lantern over 7 rivers', PASSWORD, { revokeApiKeys: true }).expect(200);
+        await change(again, 'quiet lantern over 7 rivers', PASSWORD, { revoke_api_keys: true }).expect(200);
         expect(await listOf(t, await t.login('alice'))).to.deep.equal([]);
       });
 
-      it('keeps keys on a password reset unless revokeApiKeys is true', async () => {
+      it('keeps keys on a password reset unless revoke_api_keys is true', async () => {
         const { t, alice } = app;
         await createKey(t, alice, { name: 'kept', scopes: ['posts.read'] });
         const reset = async (password: string, extra = {}) => {
@@ -254,11 +278,11 @@ for (const kind of TEST_STORES)
           const token = t.sender.lastToken('sendPasswordReset', 'alice@example.com');
           return t.http.post(`${PREFIX}/password-reset/confirm`).send({ token, new_password: password, ...extra });
         };
-        expectValidation(await reset('quiet lantern over 7 rivers', { revokeApiKeys: 1 }), 'revokeApiKeys');
+        expectValidation(await reset('quiet lantern over 7 rivers', { revoke_api_keys: 1 }), 'revoke_api_keys');
         expect((await reset('quiet lantern over 7 rivers')).status).to.equal(200);
         const after = await t.login('alice', 'quiet lantern over 7 rivers');
         expect(await listOf(t, after)).to.have.length(1);
-        expect((await reset(PASSWORD, { revokeApiKeys: true })).status).to.equal(200);
+        expect((await reset(PASSWORD, { revoke_api_keys: true })).status).to.equal(200);
         expect(await listOf(t, await t.login('alice'))).to.deep.equal([]);
       });
 
@@ -305,15 +329,15 @@ for (const kind of TEST_STORES)
 
         const listed = await t.http.get(adminKeys(aliceId)).set(bearer(root));
         expect(listed.status, listed.text).to.equal(200);
-        expect(listed.body.apiKeys.map((view: { name: string }) => view.name)).to.have.members(['one', 'two']);
+        expect(listed.body.api_keys.map((view: { name: string }) => view.name)).to.have.members(['one', 'two']);
         expect(listed.text).to.not.include(mine.key.slice(0, -4));
         expectCode(await t.http.get(adminKeys(NOBODY)).set(bearer(root)), 404, 'user_not_found');
         expectCode(await t.http.get(adminKeys(aliceId)).set(bearer(alice)), 403, 'permission_denied');
 
-        const one = await t.http.delete(adminKeys(aliceId, `/${mine.apiKey.id as string}`)).set(bearer(root));
+        const one = await t.http.delete(adminKeys(aliceId, `/${mine.api_key.id as string}`)).set(bearer(root));
         expect(one.status, one.text).to.equal(200);
         expectCode(
-          await t.http.delete(adminKeys(aliceId, `/${mine.apiKey.id as string}`)).set(bearer(root)),
+          await t.http.delete(adminKeys(aliceId, `/${mine.api_key.id as string}`)).set(bearer(root)),
           404,
           'api_key_not_found',
         );
@@ -335,23 +359,32 @@ for (const kind of TEST_STORES)
           .send({ username: 'robot', roles: ['reader'] });
         expect(created.status, created.text).to.equal(201);
         expect(created.body).to.deep.include({ username: 'robot', roles: ['reader'], disabled: false });
+        expect(Object.keys(created.body)).to.have.members([
+          'id',
+          'username',
+          'roles',
+          'created_at',
+          'created_by',
+          'disabled',
+        ]);
         // Under the usual grant rules: root cannot give a role carrying a permission root lacks.
         const tooStrong = await t.http
           .post(`${PREFIX}/admin/service-accounts`)
           .set(bearer(root))
           .send({ username: 'robot2', roles: ['writer'] });
         expectCode(tooStrong, 403, 'permission_denied');
-        expect(created.body.createdBy).to.deep.include({ username: 'root' });
+        expect(created.body.created_by).to.deep.include({ username: 'root' });
         const robotId = created.body.id as string;
         const robots = await t.http.get(`${PREFIX}/admin/service-accounts`).set(bearer(root));
-        expect(robots.body.serviceAccounts.map((view: { id: string }) => view.id)).to.deep.equal([robotId]);
+        expect(robots.body.service_accounts.map((view: { id: string }) => view.id)).to.deep.equal([robotId]);
 
         const robotKey = await t.http
           .post(adminKeys(robotId))
           .set(bearer(root))
-          .send({ name: 'deploy', scopes: ['posts.read'], expiresInDays: 7 });
+          .send({ name: 'deploy', scopes: ['posts.read'], expires_in_days: 7 });
         expect(robotKey.status, robotKey.text).to.equal(201);
         expectKeyOfFormat(robotKey.body.key);
+        expect(robotKey.body.api_key.expires_at).to.equal(new Date(app.clock.now().getTime() + 7 * DAY).toISOString());
         // The operator gives the robot posts.write, which root lacks: no administrator mints a key stronger than
         // themselves.
         await t.accounts.access.grantRole('robot', 'writer');
@@ -361,7 +394,7 @@ for (const kind of TEST_STORES)
           .send({ name: 'stronger', scopes: ['posts.write'] });
         expectCode(stronger, 400, 'invalid_scope');
         const robotKeys = await t.http.get(adminKeys(robotId)).set(bearer(root));
-        expect(robotKeys.body.apiKeys.map((view: { name: string }) => view.name)).to.deep.equal(['deploy']);
+        expect(robotKeys.body.api_keys.map((view: { name: string }) => view.name)).to.deep.equal(['deploy']);
 
         // A service account signs in with nothing.
         expectCode(

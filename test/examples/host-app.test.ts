@@ -157,7 +157,7 @@ describe('the README host apps', () => {
           .send({ name: 'feed reader', scopes: ['posts.read'] })
           .expect(201);
         const key: string = created.body.key;
-        const keyId: string = created.body.apiKey.id;
+        const keyId: string = created.body.api_key.id;
         expect(key).to.match(/^gatehouse_[0-9A-Za-z]{38}$/);
         const asKey = `Bearer ${key}`;
 

@@ -139,10 +139,10 @@ function expectSuccessShape(body: unknown, what: string) {
     'organizations',
     'expires_at,invited_by,organization,role',
     // API keys: the list, the scopes a key may have, a revocation of all, a creation (the key shown once).
-    'apiKeys',
+    'api_keys',
     'scopes',
     'detail,revoked',
-    'apiKey,key',
+    'api_key,key',
   ];
   expect(shapes, what).to.include(keys);
   if (keys === 'detail') expect((body as { detail: unknown }).detail, what).to.be.a('string');

@@ -95,7 +95,7 @@ export const ROUTES: readonly FuzzRoute[] = [
   { method: 'post', path: '/invitations/decline', fields: ['token'], bearer: true },
   { method: 'get', path: '/api-keys', fields: [], bearer: true },
   { method: 'get', path: '/api-keys/scopes', fields: [], bearer: true },
-  { method: 'post', path: '/api-keys', fields: ['name', 'scopes', 'expiresInDays'], bearer: true },
+  { method: 'post', path: '/api-keys', fields: ['name', 'scopes', 'expires_in_days'], bearer: true },
   { method: 'delete', path: '/api-keys/00000000-0000-4000-8000-000000000000', fields: [], bearer: true },
   { method: 'post', path: '/api-keys/revoke-all', fields: [], bearer: true },
   { method: 'post', path: '/api-keys/revoke', fields: ['key'], bearer: false },

@@ -86,9 +86,10 @@ describe('OpenAPI: the API keys’ routes', () => {
     const doc = document();
     const create = resolveSchema(doc, doc.paths['/api-keys'].post.requestBody!.content['application/json'].schema);
     expect(create.required).to.have.members(['name', 'scopes']);
+    expect(Object.keys(create.properties)).to.have.members(['name', 'scopes', 'expires_in_days']);
     expect(create.properties.name).to.include({ type: 'string', maxLength: MAX_API_KEY_NAME });
     expect(create.properties.scopes).to.include({ type: 'array', maxItems: MAX_API_KEY_SCOPES });
-    expect(create.properties.expiresInDays).to.include({ type: 'integer', minimum: 1 });
+    expect(create.properties.expires_in_days).to.include({ type: 'integer', minimum: 1 });
     const revoke = resolveSchema(
       doc,
       doc.paths['/api-keys/revoke'].post.requestBody!.content['application/json'].schema,
@@ -96,13 +97,40 @@ describe('OpenAPI: the API keys’ routes', () => {
     expect(revoke.properties.key).to.include({ type: 'string', maxLength: MAX_POSSESSED_KEY });
     for (const body of ['/password/change', '/password-reset/confirm']) {
       const schema = resolveSchema(doc, doc.paths[body].post.requestBody!.content['application/json'].schema);
-      expect(schema.properties.revokeApiKeys, body).to.include({ type: 'boolean' });
-      expect(schema.required, body).to.not.include('revokeApiKeys');
+      expect(schema.properties.revoke_api_keys, body).to.include({ type: 'boolean' });
+      expect(schema.required, body).to.not.include('revoke_api_keys');
     }
     const created = doc.components.schemas.CreatedApiKey;
     expect(new RegExp(created.properties.key.pattern).test(mintApiKey('gatehouse'))).to.equal(true);
     expect(new RegExp(created.properties.key.pattern).test('x'.repeat(43))).to.equal(false);
     const listed = doc.components.schemas.ApiKey;
-    expect(Object.keys(listed.properties)).to.not.include.members(['key', 'keyHash', 'hash']);
+    expect(Object.keys(listed.properties)).to.not.include.members(['key', 'keyHash', 'key_hash', 'hash']);
+  });
+
+  it('names the answers’ fields in snake_case, as every other answer of the API', () => {
+    const { schemas } = document().components;
+    const fields = [
+      'id',
+      'name',
+      'last_four',
+      'scopes',
+      'created_at',
+      'expires_at',
+      'expired',
+      'last_used_at',
+      'last_used_ip',
+      'created_by',
+    ];
+    expect(Object.keys(schemas.ApiKey.properties)).to.have.members(fields);
+    expect(schemas.ApiKey.required).to.have.members(fields);
+    expect(schemas.ApiKeyList.required).to.deep.equal(['api_keys']);
+    expect(Object.keys(schemas.ApiKeyList.properties)).to.deep.equal(['api_keys']);
+    expect(schemas.CreatedApiKey.required).to.have.members(['key', 'api_key']);
+    expect(Object.keys(schemas.CreatedApiKey.properties)).to.have.members(['key', 'api_key']);
+    expect(Object.keys(schemas.ApiKeysRevoked.properties)).to.have.members(['detail', 'revoked']);
+    const serviceAccount = ['id', 'username', 'roles', 'created_at', 'created_by', 'disabled'];
+    expect(Object.keys(schemas.ServiceAccount.properties)).to.have.members(serviceAccount);
+    expect(schemas.ServiceAccount.required).to.have.members(serviceAccount);
+    expect(Object.keys(schemas.ServiceAccountList.properties)).to.deep.equal(['service_accounts']);
   });
 });

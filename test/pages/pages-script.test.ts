@@ -16,6 +16,9 @@ const BROWSER_GLOBALS = new Set([
   'history',
   'sessionStorage',
   'btoa',
+  // The clipboard (the new API key's Copy button), and `pagehide`, which forgets that key.
+  'navigator',
+  'window',
   // Read with `typeof` first: the WebAuthn library (assets/webauthn.js) and WebAuthn itself may be absent.
   'SimpleWebAuthnBrowser',
   'PublicKeyCredential',

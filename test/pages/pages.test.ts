@@ -64,12 +64,13 @@ for (const driver of DRIVERS)
         expect(inputs, path).to.not.be.empty;
         for (const [tag, id] of inputs) {
           expect(page, `${path} label of ${id}`).to.include(`<label for="${id}">`);
-          // A box to tick has nothing to fill in, nothing to autocomplete and nothing to get wrong.
-          if (/type="checkbox"/.test(tag)) continue;
+          // A box to tick, and the field that shows a new API key, have nothing to fill in, nothing to autocomplete
+          // and nothing to get wrong.
+          if (/type="checkbox"|readonly/.test(tag)) continue;
           // The administration page asks for nothing of the person's own (a search and a role name) but the password
-          // and code that confirm a change.
+          // and code that confirm a change; nor does the API key form (a key's name and lifetime).
           const token =
-            path === '/admin' && !id.startsWith('reauth-form-')
+            (path === '/admin' && !id.startsWith('reauth-form-')) || id.startsWith('api-key-')
               ? /autocomplete="off"/
               : /autocomplete="(username|email|new-password|current-password|one-time-code)"/;
           expect(tag, `${path} ${id}`).to.match(token);

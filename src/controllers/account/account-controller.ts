@@ -164,14 +164,14 @@ export class AccountController {
     summary: 'Set a new password with a reset link',
     description:
       'Spends the token of the reset link and ends every session of the user; it does not log in. A refused ' +
-      'password leaves the token usable. API keys are kept unless `revokeApiKeys` is true (then each is revoked ' +
+      'password leaves the token usable. API keys are kept unless `revoke_api_keys` is true (then each is revoked ' +
       'and audited in the same transaction).',
     response: 'Detail',
     errors: ['invalid_password_reset_token', 'weak_password'],
   })
   @UseBefore(rateLimit('reset-confirm.ip'), hashingCapacity)
   async confirmPasswordReset(@Body() body: PasswordResetConfirmBody, @Accounts() accounts: AccountService) {
-    await accounts.confirmPasswordReset(body.token, body.new_password, { revokeApiKeys: body.revokeApiKeys });
+    await accounts.confirmPasswordReset(body.token, body.new_password, { revokeApiKeys: body.revoke_api_keys });
     return done('Password reset; sign in with the new password');
   }
 
@@ -180,7 +180,7 @@ export class AccountController {
     summary: 'Change the password',
     description:
       'Needs the current password; ends every session of the user, this one included. API keys are kept unless ' +
-      '`revokeApiKeys` is true.',
+      '`revoke_api_keys` is true.',
     response: 'Detail',
     errors: ['invalid_credentials', 'weak_password'],
     bearer: true,
@@ -192,7 +192,7 @@ export class AccountController {
     @Accounts() accounts: AccountService,
   ) {
     await accounts.changePassword(token, body.old_password, body.new_password, {
-      revokeApiKeys: body.revokeApiKeys,
+      revokeApiKeys: body.revoke_api_keys,
     });
     return done('Password changed; sign in again');
   }

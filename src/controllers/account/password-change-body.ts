@@ -22,5 +22,5 @@ export class PasswordChangeBody {
   })
   @IsBoolean()
   @OptionalField()
-  revokeApiKeys?: boolean;
+  revoke_api_keys?: boolean;
 }

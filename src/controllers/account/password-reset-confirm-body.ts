@@ -22,5 +22,5 @@ export class PasswordResetConfirmBody {
   })
   @IsBoolean()
   @OptionalField()
-  revokeApiKeys?: boolean;
+  revoke_api_keys?: boolean;
 }

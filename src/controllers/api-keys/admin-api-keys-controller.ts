@@ -114,7 +114,7 @@ export class AdminApiKeysController {
     @Body() body: ApiKeyCreateBody,
     @Accounts() accounts: AccountService,
   ) {
-    const input = { name: body.name, scopes: body.scopes, expiresInDays: body.expiresInDays };
+    const input = { name: body.name, scopes: body.scopes, expiresInDays: body.expires_in_days };
     return createdApiKeyAnswer(await accounts.apiKeys.admin.createKey(asAdmin(user, token), id, input));
   }
 

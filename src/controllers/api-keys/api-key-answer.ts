@@ -1,19 +1,20 @@
 import type { ApiKeyView, CreatedApiKey, ServiceAccountView } from '../../services/api-keys/api-key-views';
 
-// The API keys' answers: instants as ISO strings; never a key's hash, and the key itself only in a creation's answer.
-// Field names are the design's (docs/api-keys.md), the same the security page's script reads.
+// The API keys' answers: snake_case like the rest of the API, instants as ISO strings; never a key's hash, and the key
+// itself only in a creation's answer. Field names are the design's (docs/api-keys.md), the same the security page's
+// script reads.
 
 export interface ApiKeyAnswer {
   id: string;
   name: string;
-  lastFour: string;
+  last_four: string;
   scopes: string[];
-  createdAt: string;
-  expiresAt: string;
+  created_at: string;
+  expires_at: string;
   expired: boolean;
-  lastUsedAt: string | null;
-  lastUsedIp: string | null;
-  createdBy: { id: string; username: string } | null;
+  last_used_at: string | null;
+  last_used_ip: string | null;
+  created_by: { id: string; username: string } | null;
 }
 
 const iso = (value: Date | string): string => (value instanceof Date ? value.toISOString() : value);
@@ -25,33 +26,33 @@ export function apiKeyAnswer(view: ApiKeyView): ApiKeyAnswer {
   return {
     id: view.id,
     name: view.name,
-    lastFour: view.lastFour,
+    last_four: view.lastFour,
     scopes: [...view.scopes],
-    createdAt: iso(view.createdAt),
-    expiresAt: iso(view.expiresAt),
+    created_at: iso(view.createdAt),
+    expires_at: iso(view.expiresAt),
     expired: view.expired,
-    lastUsedAt: isoOrNull(view.lastUsedAt),
-    lastUsedIp: view.lastUsedIp,
-    createdBy: person(view.createdBy),
+    last_used_at: isoOrNull(view.lastUsedAt),
+    last_used_ip: view.lastUsedIp,
+    created_by: person(view.createdBy),
   };
 }
 
 /** `GET /api-keys`, `GET /admin/users/:id/api-keys`. */
-export function apiKeyListAnswer(views: readonly ApiKeyView[]): { apiKeys: ApiKeyAnswer[] } {
-  return { apiKeys: views.map(apiKeyAnswer) };
+export function apiKeyListAnswer(views: readonly ApiKeyView[]): { api_keys: ApiKeyAnswer[] } {
+  return { api_keys: views.map(apiKeyAnswer) };
 }
 
 /** A creation's answer: the key, shown this once, and its listing. */
-export function createdApiKeyAnswer(created: CreatedApiKey): { key: string; apiKey: ApiKeyAnswer } {
-  return { key: created.key, apiKey: apiKeyAnswer(created.apiKey) };
+export function createdApiKeyAnswer(created: CreatedApiKey): { key: string; api_key: ApiKeyAnswer } {
+  return { key: created.key, api_key: apiKeyAnswer(created.apiKey) };
 }
 
 export interface ServiceAccountAnswer {
   id: string;
   username: string;
   roles: string[];
-  createdAt: string;
-  createdBy: { id: string; username: string } | null;
+  created_at: string;
+  created_by: { id: string; username: string } | null;
   disabled: boolean;
 }
 
@@ -60,16 +61,16 @@ export function serviceAccountAnswer(view: ServiceAccountView): ServiceAccountAn
     id: view.id,
     username: view.username,
     roles: [...view.roles],
-    createdAt: iso(view.createdAt),
-    createdBy: person(view.createdBy),
+    created_at: iso(view.createdAt),
+    created_by: person(view.createdBy),
     disabled: view.disabled,
   };
 }
 
 export function serviceAccountListAnswer(views: readonly ServiceAccountView[]): {
-  serviceAccounts: ServiceAccountAnswer[];
+  service_accounts: ServiceAccountAnswer[];
 } {
-  return { serviceAccounts: views.map(serviceAccountAnswer) };
+  return { service_accounts: views.map(serviceAccountAnswer) };
 }
 
 /** A revocation of every key: how many went. */

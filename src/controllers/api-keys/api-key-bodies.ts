@@ -60,9 +60,9 @@ export class ApiKeyCreateBody {
       'Days until the key is refused: 1 to the deployer’s maximum (`apiKeyMaxLifetimeDays`, 366 by default; else ' +
       '400 `invalid_api_key_expiry`). Left out: the deployer’s default (`apiKeyDefaultLifetimeDays`, 30).',
   })
-  @IsInt({ message: 'expiresInDays must be a whole number of days' })
+  @IsInt({ message: 'expires_in_days must be a whole number of days' })
   @OptionalField()
-  expiresInDays?: number;
+  expires_in_days?: number;
 }
 
 /** `POST /api-keys/revoke`: revocation by whoever holds the key (a finder of a leaked one). */

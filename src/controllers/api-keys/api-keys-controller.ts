@@ -81,7 +81,7 @@ export class ApiKeysController {
     @Body() body: ApiKeyCreateBody,
     @Accounts() accounts: AccountService,
   ) {
-    const input = { name: body.name, scopes: body.scopes, expiresInDays: body.expiresInDays };
+    const input = { name: body.name, scopes: body.scopes, expiresInDays: body.expires_in_days };
     return createdApiKeyAnswer(await accounts.apiKeys.create(token, input));
   }
 

@@ -19,34 +19,34 @@ export function apiKeySchemas(): Record<string, JsonObject> {
       required: [
         'id',
         'name',
-        'lastFour',
+        'last_four',
         'scopes',
-        'createdAt',
-        'expiresAt',
+        'created_at',
+        'expires_at',
         'expired',
-        'lastUsedAt',
-        'lastUsedIp',
-        'createdBy',
+        'last_used_at',
+        'last_used_ip',
+        'created_by',
       ],
       properties: {
         id: { type: 'string', description: 'Its id, for `DELETE /api-keys/{keyId}`.' },
         name: { type: 'string' },
-        lastFour: { type: 'string', minLength: 4, maxLength: 4, description: 'The key’s last four characters.' },
+        last_four: { type: 'string', minLength: 4, maxLength: 4, description: 'The key’s last four characters.' },
         scopes: {
           type: 'array',
           items: { type: 'string' },
           description: 'The permissions it may use, sorted; a host route still needs the owner to hold them.',
         },
-        createdAt: ISO_INSTANT,
-        expiresAt: { ...ISO_INSTANT, description: 'It is refused from this instant on.' },
-        expired: { type: 'boolean', description: 'True once `expiresAt` has passed; the clean-up removes it.' },
-        lastUsedAt: {
+        created_at: ISO_INSTANT,
+        expires_at: { ...ISO_INSTANT, description: 'It is refused from this instant on.' },
+        expired: { type: 'boolean', description: 'True once `expires_at` has passed; the clean-up removes it.' },
+        last_used_at: {
           type: ['string', 'null'],
           format: 'date-time',
           description: 'Its last accepted use, written at most once per refresh interval; null until then.',
         },
-        lastUsedIp: { type: ['string', 'null'], description: 'The client address of that use.' },
-        createdBy: {
+        last_used_ip: { type: ['string', 'null'], description: 'The client address of that use.' },
+        created_by: {
           ...PERSON,
           description:
             'Who created it: the owner, or the administrator who made it for a service account; null once deleted.',
@@ -55,12 +55,12 @@ export function apiKeySchemas(): Record<string, JsonObject> {
     },
     ApiKeyList: {
       type: 'object',
-      required: ['apiKeys'],
-      properties: { apiKeys: { type: 'array', items: ref('ApiKey') } },
+      required: ['api_keys'],
+      properties: { api_keys: { type: 'array', items: ref('ApiKey') } },
     },
     CreatedApiKey: {
       type: 'object',
-      required: ['key', 'apiKey'],
+      required: ['key', 'api_key'],
       properties: {
         key: {
           type: 'string',
@@ -69,7 +69,7 @@ export function apiKeySchemas(): Record<string, JsonObject> {
             'The key, shown this once: `{prefix}_`, 32 random base62 characters and 6 of checksum (docs/api-keys.md). ' +
             'Send it as `Authorization: Bearer <key>` to the host’s routes.',
         },
-        apiKey: ref('ApiKey'),
+        api_key: ref('ApiKey'),
       },
     },
     ApiKeyScopes: {
@@ -95,13 +95,13 @@ export function apiKeySchemas(): Record<string, JsonObject> {
       type: 'object',
       description:
         'An account for a machine: no password, no mailbox, no sign-in; only administrators manage its keys.',
-      required: ['id', 'username', 'roles', 'createdAt', 'createdBy', 'disabled'],
+      required: ['id', 'username', 'roles', 'created_at', 'created_by', 'disabled'],
       properties: {
         id: { type: 'string', description: 'Its account id, for the admin user routes and its keys’ routes.' },
         username: { type: 'string' },
         roles: { type: 'array', items: { type: 'string' }, description: 'Its global roles, sorted.' },
-        createdAt: ISO_INSTANT,
-        createdBy: {
+        created_at: ISO_INSTANT,
+        created_by: {
           ...PERSON,
           description: 'The administrator who created it; null for the operator’s CLI or once deleted.',
         },
@@ -110,8 +110,8 @@ export function apiKeySchemas(): Record<string, JsonObject> {
     },
     ServiceAccountList: {
       type: 'object',
-      required: ['serviceAccounts'],
-      properties: { serviceAccounts: { type: 'array', items: ref('ServiceAccount') } },
+      required: ['service_accounts'],
+      properties: { service_accounts: { type: 'array', items: ref('ServiceAccount') } },
     },
   };
 }

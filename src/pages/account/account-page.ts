@@ -1,4 +1,5 @@
 import { MAX_PASSWORD } from '../../controllers/dto/bounds';
+import { revokeApiKeysCheckbox } from '../api-key-fields';
 import { field, form } from '../fields';
 import { html } from '../html';
 import { layout } from '../layout';
@@ -44,7 +45,8 @@ ${
 }
 <section aria-labelledby="change-title">
 <h2 id="change-title">Change your password</h2>
-<p>Changing your password signs you out everywhere, this browser included.</p>
+<p>Changing your password signs you out everywhere, this browser included. Your API keys keep working unless you
+revoke them too.</p>
 ${form({
   id: changeId,
   action: `${prefix}/password/change`,
@@ -79,6 +81,7 @@ ${form({
       sameAs: { name: 'new_password', message: 'The two new passwords are not the same' },
       maxLength: MAX_PASSWORD,
     }),
+    revokeApiKeysCheckbox(changeId),
   ],
 })}
 </section>

@@ -1,4 +1,5 @@
 import { MAX_PASSWORD } from '../../controllers/dto/bounds';
+import { revokeApiKeysCheckbox } from '../api-key-fields';
 import { emailField, field, form } from '../fields';
 import { html } from '../html';
 import { layout } from '../layout';
@@ -7,7 +8,8 @@ import type { PageContext } from '../views/page-context';
 
 /**
  * GET {prefix}/password-reset[?token=...]: without a token, the form that asks for a reset link; with the token of
- * the emailed link, the form that sets the new password (typed twice). Opening the link changes nothing.
+ * the emailed link, the form that sets the new password (typed twice), and may revoke every API key with it (kept by
+ * default: the success text says so and points to the security page). Opening the link changes nothing.
  */
 export function passwordResetPage({ prefix, passwordPolicy, resetTokenTtlMs }: PageContext): string {
   const requestId = 'reset-request-form';
@@ -39,6 +41,7 @@ ${form({
       sameAs: { name: 'new_password', message: 'The two passwords are not the same' },
       maxLength: MAX_PASSWORD,
     }),
+    revokeApiKeysCheckbox(confirmId),
   ],
 })}
 <p class="aside">Setting a new password signs you out everywhere.</p>
@@ -46,6 +49,10 @@ ${form({
 <section id="reset-done" hidden aria-labelledby="reset-done-title">
 <h2 id="reset-done-title" tabindex="-1">Your password has been changed</h2>
 <p><a href="${prefix}/login">Sign in</a> with the new password.</p>
+<p id="reset-done-keys-kept">Your API keys keep working unless you revoke them. If one may have leaked, revoke it
+on the <a href="${prefix}/security">security page</a> once you are signed in.</p>
+<p id="reset-done-keys-revoked" hidden>Your API keys are revoked: programs using them are refused from now on. You
+can create new ones on the <a href="${prefix}/security">security page</a>.</p>
 </section>
 <section id="reset-request" aria-labelledby="reset-request-title">
 <h2 id="reset-request-title">Get a password reset link</h2>

@@ -13,6 +13,7 @@ import { accountPage } from './script/account-page';
 import { adminPage } from './script/admin-page';
 import { adminRows } from './script/admin-rows';
 import { apiCalls } from './script/api-calls';
+import { apiKeysSection } from './script/api-keys-section';
 import { emailChangeConfirmPage } from './script/email-change-page';
 import { formHelpers } from './script/form-helpers';
 import { invitationPage } from './script/invitation-page';
@@ -55,6 +56,7 @@ export const SCRIPT_PARTS: ScriptParts = {
   passkeysSection,
   passkeyLogin,
   oidcIdentitiesSection,
+  apiKeysSection,
   emailChangeConfirmPage,
   adminPage,
   adminRows,

@@ -45,6 +45,11 @@ td button.link:hover { background: none; color: #073763; }
 .check label { margin: 0; }
 .check .hint { grid-column: 2; }
 .tag { display: inline-block; margin-left: 0.25rem; padding: 0 0.4rem; border: 1px solid #2e7d32; border-radius: 3px; color: #1e5b22; font-size: 0.85rem; }
+.tag.expired { border-color: #a4161a; color: #a4161a; }
+fieldset { border: 0; padding: 0; margin: 0 0 1.25rem; min-width: 0; }
+legend { font-weight: 600; padding: 0; margin-bottom: 0.25rem; }
+fieldset .check { margin-bottom: 0.4rem; }
+input.key { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 .actions { display: flex; flex-wrap: wrap; gap: 0.75rem; }
 .notice, .error-summary { padding: 0.75rem 1rem; margin: 0 0 1.25rem; border-left: 6px solid; background: #fff; }

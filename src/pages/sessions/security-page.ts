@@ -1,4 +1,5 @@
 import { MAX_EMAIL } from '../../controllers/dto/bounds';
+import { apiKeysSection } from '../api-key-fields';
 import { checkbox, field, form } from '../fields';
 import { html } from '../html';
 import { layout } from '../layout';
@@ -18,7 +19,8 @@ import type { PageContext } from '../views/page-context';
  * script, as text. Two-factor sign-in is set up, renewed and turned off here too (`secondFactorSection`), and, when
  * passkeys are configured, passkeys are listed, added, renamed and removed (`passkeysSection`, shared markup),
  * and, when OpenID providers are configured, the linked providers are listed, linked and unlinked
- * (`linkedProvidersSection`).
+ * (`linkedProvidersSection`). API keys are listed, created (the key shown this once), and revoked one or all
+ * (`apiKeysSection`, shared markup).
  */
 export function securityPage({
   prefix,
@@ -26,6 +28,7 @@ export function securityPage({
   reauthenticationWindowMs,
   passkeys,
   oidcProviders = [],
+  apiKeys = { defaultDays: 30, maxDays: 366 },
 }: PageContext): string {
   const emailId = 'email-form';
   const body = html`<section id="signed-out" hidden>
@@ -51,6 +54,7 @@ password.</p>
 ${passkeys ? passkeysSection(prefix) : ''}
 ${oidcProviders.length > 0 ? linkedProvidersSection(oidcProviders) : ''}
 ${secondFactorSection(prefix)}
+${apiKeysSection(prefix, apiKeys)}
 <section aria-labelledby="email-title">
 <h2 id="email-title">Change your email address</h2>
 <p>We send a link to the new address; nothing changes until you open it and confirm, within

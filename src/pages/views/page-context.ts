@@ -16,6 +16,8 @@ export interface PageContext {
   oidcProviders?: readonly OidcProviderName[];
   /** The organizations' rules in force (`AccountOptions.organizations`); null when organizations are off. */
   organizations?: OrganizationRules | null;
+  /** The API keys' lifetimes in days (`apiKeyDefaultLifetimeDays`, `apiKeyMaxLifetimeDays`): 30 and 366 if absent. */
+  apiKeys?: { defaultDays: number; maxDays: number };
 }
 
 /** What the organization pages explain and offer. */

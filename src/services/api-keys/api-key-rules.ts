@@ -79,7 +79,7 @@ export function apiKeyExpiry(
   if (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > options.apiKeyMaxLifetimeDays) {
     throw new AccountError(
       'invalid_api_key_expiry',
-      `expiresInDays must be a whole number of days from 1 to ${options.apiKeyMaxLifetimeDays}`,
+      `The lifetime must be a whole number of days from 1 to ${options.apiKeyMaxLifetimeDays}`,
     );
   }
   return new Date(now.getTime() + days * DAY_MS);

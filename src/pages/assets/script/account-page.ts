@@ -54,11 +54,21 @@ export async function accountPage({
     endSession();
     leave('/login', 'You are logged out on every device.');
   });
-  onSubmit('change-form', async ({ old_password, new_password }, form) => {
-    const result = await callApi('POST', '/password/change', { old_password, new_password }, token);
+  onSubmit('change-form', async ({ old_password, new_password, revoke_api_keys }, form) => {
+    // The API keys go only when the box is ticked: kept, the field is left out, as the API's default.
+    const body =
+      revoke_api_keys === 'true'
+        ? { old_password, new_password, revoke_api_keys: true }
+        : { old_password, new_password };
+    const result = await callApi('POST', '/password/change', body, token);
     if (result.status === 200) {
       endSession();
-      return leave('/login', 'Your password has been changed and every session ended. Sign in with the new one.');
+      return leave(
+        '/login',
+        revoke_api_keys === 'true'
+          ? 'Your password has been changed, every session ended and every API key revoked. Sign in with the new one.'
+          : 'Your password has been changed and every session ended. Sign in with the new one.',
+      );
     }
     afterFailure(
       problemOf(result, {

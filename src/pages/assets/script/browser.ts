@@ -23,12 +23,26 @@ export interface PageElement {
   append(...children: (PageElement | string)[]): void;
   replaceChildren(...children: (PageElement | string)[]): void;
   reset(): void;
+  /** Of a text input: selects its whole value. */
+  select(): void;
 }
 
 export interface BrowserDocument {
   readonly body: PageElement;
   getElementById(id: string): PageElement | null;
   createElement(tag: string): PageElement;
+  /** Only for `copy`, where the asynchronous clipboard is missing (a page not served from a secure context). */
+  execCommand(command: 'copy'): boolean;
+}
+
+/** `navigator`, for its clipboard alone: missing outside a secure context (an http:// page not on localhost). */
+export interface BrowserNavigator {
+  readonly clipboard?: { writeText(text: string): Promise<void> };
+}
+
+/** `window`, for the events of the page as a whole (`pagehide`). */
+export interface BrowserWindow {
+  addEventListener(type: string, listener: () => void): void;
 }
 
 export interface BrowserLocation {

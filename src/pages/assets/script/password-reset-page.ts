@@ -1,7 +1,11 @@
 import type { PageKit } from './page-kit';
 
-/** The password reset (`/password-reset`): ask for a link, or, opened from one, set the new password. */
+/**
+ * The password reset (`/password-reset`): ask for a link, or, opened from one, set the new password, revoking every
+ * API key too when the box is ticked. The success text says whether the keys were kept or revoked.
+ */
 export function passwordResetPage({
+  byId,
   callApi,
   hide,
   linkToken,
@@ -15,10 +19,16 @@ export function passwordResetPage({
     hide('reset-request');
     show('reset-confirm');
   }
-  onSubmit('reset-confirm-form', async ({ new_password }, form) => {
-    const result = await callApi('POST', '/password-reset/confirm', { token: linkToken, new_password });
+  onSubmit('reset-confirm-form', async ({ new_password, revoke_api_keys }, form) => {
+    const revoke = revoke_api_keys === 'true';
+    const body = revoke
+      ? { token: linkToken, new_password, revoke_api_keys: true }
+      : { token: linkToken, new_password };
+    const result = await callApi('POST', '/password-reset/confirm', body);
     if (result.status === 200) {
       form.reset();
+      byId('reset-done-keys-kept').hidden = revoke;
+      byId('reset-done-keys-revoked').hidden = !revoke;
       hide('reset-confirm');
       show('reset-done', 'reset-done-title');
       return;

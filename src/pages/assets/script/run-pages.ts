@@ -2,6 +2,7 @@ import type { accountPage } from './account-page';
 import type { adminPage } from './admin-page';
 import type { adminRows } from './admin-rows';
 import type { apiCalls } from './api-calls';
+import type { apiKeysSection } from './api-keys-section';
 import type { BrowserDocument, BrowserHistory, BrowserLocation } from './browser';
 import type { emailChangeConfirmPage } from './email-change-page';
 import type { formHelpers } from './form-helpers';
@@ -52,6 +53,7 @@ export interface ScriptParts {
   passkeysSection: typeof passkeysSection;
   passkeyLogin: typeof passkeyLogin;
   oidcIdentitiesSection: typeof oidcIdentitiesSection;
+  apiKeysSection: typeof apiKeysSection;
   emailChangeConfirmPage: typeof emailChangeConfirmPage;
   adminPage: typeof adminPage;
   adminRows: typeof adminRows;

@@ -1,5 +1,6 @@
 import type { ApiResult, Problem, Wording } from './api-calls';
 import type { BrowserDocument, PageElement } from './browser';
+import type { apiKeysSection } from './api-keys-section';
 import type { PageKit } from './page-kit';
 import type { oidcIdentitiesSection } from './oidc-identities-section';
 import type { passkeysSection } from './passkeys-section';
@@ -22,7 +23,8 @@ interface SessionRow {
 /**
  * The security page (`/security`): the sessions of the account, the passkeys where they are configured
  * (passkeys-section.ts), the linked providers where OpenID providers are (oidc-identities-section.ts), the
- * two-factor sign-in (second-factor-section.ts) and the email change, each change behind the "confirm it is you"
+ * two-factor sign-in (second-factor-section.ts), the API keys (api-keys-section.ts) and the email change, each
+ * change behind the "confirm it is you"
  * prompt when the API asks for a recent proof.
  */
 export async function securityPage(
@@ -31,6 +33,7 @@ export async function securityPage(
     secondFactorSection: typeof secondFactorSection;
     passkeysSection: typeof passkeysSection;
     oidcIdentitiesSection: typeof oidcIdentitiesSection;
+    apiKeysSection: typeof apiKeysSection;
   },
 ): Promise<void> {
   const {
@@ -163,6 +166,7 @@ export async function securityPage(
   // And the linked providers only where OpenID providers are configured.
   if (document.getElementById('oidc-identities')) await sections.oidcIdentitiesSection(kit, parts);
   await sections.secondFactorSection(kit, parts);
+  await sections.apiKeysSection(kit, parts);
 
   onClick('end-others-button', () =>
     guarded(
