@@ -42,6 +42,9 @@ describe('rate limits: options, GATEHOUSE_RATE_LIMITS and the other variables', 
       'org-invite.ip': { points: 300, duration: 3600 },
       'org-accept.ip': { points: 300, duration: 3600 },
       'admin.ip': { points: 600, duration: 60 },
+      // The API keys' routes (the owner's, and revocation by possession).
+      'api-keys.ip': { points: 120, duration: 60 },
+      'api-key-revoke.ip': { points: 300, duration: 3600 },
       // The guards' API-key budgets (accountGuards).
       'api-key.key': { points: 600, duration: 60 },
       'api-key-invalid.ip': { points: 60, duration: 60 },
