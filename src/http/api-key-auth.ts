@@ -12,7 +12,7 @@ import type { AccessQuery, AuthMethod, SessionQuery } from '../services/types';
 import { apiKeyNotAllowed, apiKeyRateLimited, invalidApiKey } from './api-key-refusals';
 import { clientIp } from './client-ip';
 import { AccountHttpError } from './http-errors';
-import type { ApiKeyCredential, AuthOutcome } from './request-auth';
+import type { ApiKeyCredential, AuthOutcome } from './auth-outcome';
 
 /** A key's request was made with no sign-in method: `'mfa'` refuses keys before asking. */
 const NO_METHODS: readonly AuthMethod[] = Object.freeze([]);

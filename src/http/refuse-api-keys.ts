@@ -2,11 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import { Container } from 'typedi';
 import { resolveAccountService } from '../di/resolve';
 import { ACCOUNT_OPTIONS } from '../di/tokens';
-import type { PageAnswer } from '../pages/page-answer';
 import { API_KEY_BODY_LENGTH, DEFAULT_API_KEY_PREFIX, isApiKeyShaped } from '../services/api-keys/api-key-format';
 import { apiKeyNotAllowed } from './api-key-refusals';
 import { readBearerToken } from './bearer-header';
-import { AccountHttpError } from './http-errors';
 import { routeMiddleware, type RouteMiddleware } from './route-middleware';
 
 /** Where a key's `_` is, counted from its end (the header's end too: the token ends it). */
@@ -38,17 +36,6 @@ function apiKeyPrefix(): string {
     const options = Container.has(ACCOUNT_OPTIONS) ? Container.get(ACCOUNT_OPTIONS) : undefined;
     return options?.apiKeyPrefix ?? DEFAULT_API_KEY_PREFIX;
   }
-}
-
-/** The hosted pages' answer to a key-shaped bearer: 403 `api_key_not_allowed`, in the API's JSON error shape. */
-export function apiKeyRefusalPage(): PageAnswer {
-  const error = new AccountHttpError(apiKeyNotAllowed());
-  return {
-    status: error.httpCode,
-    type: 'application/json; charset=utf-8',
-    body: JSON.stringify(error.toJSON()),
-    headers: {},
-  };
 }
 
 /**

@@ -3,64 +3,23 @@ import { resolveAccountService } from '../di/resolve';
 import { type Awaitable, isPromiseLike, whenReady } from '../services/awaitable';
 import { invalidSession } from '../errors/account-error';
 import { AccountHttpError, GatehouseHttpError, NotAuthenticatedError } from './http-errors';
-import type {
-  AccessAnswer,
-  AccessQuery,
-  AccountUser,
-  AuthMethod,
-  MembershipQuery,
-  SessionQuery,
-} from '../services/types';
+import type { SessionQuery } from '../services/types';
 import { readBearerToken } from './bearer-header';
 import { isApiKeyShaped } from '../services/api-keys/api-key-format';
 import { lookUpApiKey } from './api-key-auth';
+import type { AuthOutcome, SessionCredential } from './auth-outcome';
 
-/** The request's credential was a session token (`@CurrentCredential()`). */
-export interface SessionCredential {
-  kind: 'session';
-}
-
-/** The request's credential was an API key: its id (never the key) and the permissions it may use. */
-export interface ApiKeyCredential {
-  kind: 'api_key';
-  keyId: string;
-  scopes: readonly string[];
-}
-
-/** What authenticated the request: a session, or an API key (`@CurrentCredential()`). */
-export type RequestCredential = SessionCredential | ApiKeyCredential;
+export type {
+  ApiKeyCredential,
+  AuthOutcome,
+  CheckedAccess,
+  CheckedMembership,
+  RequestCredential,
+  SessionCredential,
+} from './auth-outcome';
 
 /** Every session outcome shares it: the session path allocates nothing for it. */
 const SESSION_CREDENTIAL: SessionCredential = Object.freeze({ kind: 'session' });
-
-/**
- * What authenticating one request found; `methods` says how its session was authenticated (`@Authorized('mfa')`
- * asks for `mfa` among them; none for a key); `credential`, whether a session or an API key did. A key's `user` is
- * its owner.
- */
-export type AuthOutcome =
-  | {
-      kind: 'authenticated';
-      user: AccountUser;
-      methods: readonly AuthMethod[];
-      credential: RequestCredential;
-      access?: CheckedAccess;
-      membership?: CheckedMembership;
-    }
-  | { kind: 'missing' }
-  | { kind: 'rejected'; error: AccountHttpError };
-
-/** The role or permission the lookup was asked to check too, and the store's answer. */
-export interface CheckedAccess {
-  query: AccessQuery;
-  answer: AccessAnswer;
-}
-
-/** The organization the lookup was asked about, and the user's role there (null: not a member). */
-export interface CheckedMembership {
-  query: MembershipQuery;
-  role: string | null;
-}
 
 interface Lookup {
   /** Set while the store's read is under way, and kept: a failed read rejects it for every later call. */

@@ -1,6 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import { SECURITY_HEADERS } from '../http/security-headers';
-import { apiKeyRefusalPage, presentsApiKey } from '../http/refuse-api-keys';
+import { presentsApiKey } from '../http/refuse-api-keys';
+import { apiKeyRefusalPage } from '../pages/api-key-refusal';
 import type { PageAnswer, PageRoute } from '../pages/page-answer';
 import { PAGE_METHODS, pageRouteFinder, withPageMethods } from '../pages/page-routes';
 

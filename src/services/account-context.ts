@@ -1,3 +1,4 @@
+import { isServiceAccountAddress } from './service-account-address';
 import { AccountError, invalidLoginChallenge, invalidSession } from '../errors/account-error';
 import { type AccountOptions, ResolvedAccountOptions, resolveAccountOptions } from './account-options';
 import { AccountLimit, AttemptLimiter, noAttemptLimits } from './attempt-limiter';
@@ -337,8 +338,12 @@ export class AccountContext {
     return this.limiter.reset('login.account', this.limitKey(usernameKey));
   }
 
-  /** Whether one more message of this kind may go to the address; over budget it is skipped, unseen by the client. */
+  /**
+   * Whether one more message of this kind may go to the address; over budget it is skipped, unseen by the client.
+   * Never to a service account's address: it has no mailbox (`service-account-address.ts`).
+   */
   async mayMail(limit: AccountLimit, emailKey: string): Promise<boolean> {
+    if (isServiceAccountAddress(emailKey)) return false;
     const decision = await this.limiter.consume(limit, this.limitKey(emailKey));
     if (!decision.allowed) {
       this.logger.warn(

@@ -18,7 +18,6 @@ import { ApiKeys } from './api-keys/api-keys';
 import { checkApiKey } from './api-keys/api-key-check';
 import type { ApiKeyCheck } from './api-keys/api-key-records';
 import { revokingApiKeysWith, type PasswordChangeOptions } from './api-key-revocations';
-import { isServiceAccountAddress } from './service-account-address';
 import { requestPasswordReset } from './password-reset-requests';
 import { Passkeys } from './passkeys/passkeys';
 import { expiryCutoffs, expiryRulesOf, unverifiedCreatedBefore } from './expiry-rules';
@@ -193,9 +192,7 @@ export class AccountService {
 
     const passwordHash = await this.core.passwords.hash(password);
     // One budget for whatever registration mails an address (the link or the owner's notice), taken on every path.
-    // Never to a service account's address (no mailbox): its registration stays unconfirmable, unmailed.
-    const mayMail =
-      !isServiceAccountAddress(address.emailKey) && (await this.core.mayMail('register.email', address.emailKey));
+    const mayMail = await this.core.mayMail('register.email', address.emailKey);
     const now = this.core.clock.now();
     const id = randomUUID();
     const verificationToken = this.core.tokens.generate();
@@ -392,12 +389,8 @@ export class AccountService {
   }
 
   /**
-   * The API key behind a bearer (`docs/api-keys.md`): its id, scopes and owner, and with `permission` whether the
-   * owner holds it now, all in one read; null for anything that is not a live key (bad shape or checksum, both
-   * judged before any read; unknown, revoked, expired, owner disabled). The value itself, not a promise, when the
-   * store reads synchronously (SQLite). Its last use is recorded in the background with `ip` (default: the address
-   * of the request this view serves, `forRequest`), at most once per `sessionRefreshIntervalMs`. The guards judge
-   * whether the key's scopes hold a route's permission; this does not.
+   * The live API key behind a bearer, with its owner and (for `permission`) the owner's answer, in one read; null for
+   * any other string. Rules and last-use recording: `api-keys/api-key-check.ts`; the guards judge the key's scopes.
    */
   checkApiKey(key: string, permission?: string, ip?: string | null): Awaitable<ApiKeyCheck | null> {
     return checkApiKey(this.core, key, permission, ip === undefined ? (this.core.origin?.ip ?? null) : ip);

@@ -1,16 +1,14 @@
 import type { AccountContext } from './account-context';
 import { anonymous } from './audit-trail';
 import { emailKeyOf } from './identity';
-import { isServiceAccountAddress } from './service-account-address';
 
 /**
  * `AccountService.requestPasswordReset`: answers at once; the lookup, the token and the queued link happen after the
- * answer (see there). A disabled account and a service account (no password, no mailbox) are sent nothing.
+ * answer (see there). A disabled account and a service account (no mailbox: `mayMail`) are sent nothing.
  */
 export function requestPasswordReset(core: AccountContext, email: string): void {
   const emailKey = emailKeyOf(email);
-  // A service account has no password to recover and no mailbox: its address is never sent anything.
-  if (emailKey === null || isServiceAccountAddress(emailKey)) return;
+  if (emailKey === null) return;
   core.background.run('request_password_reset', {}, async () => {
     if (!(await core.mayMail('reset-request.email', emailKey))) return;
     const user = await core.background.retryWhileUnavailable(async () => {

@@ -1,7 +1,7 @@
 import { Body, Delete, Get, HttpCode, JsonController, Post, UseBefore } from 'routing-controllers';
 import { instanceToPlain } from 'class-transformer';
 import { Service } from 'typedi';
-import { refuseApiKeys } from '../../http/refuse-api-keys';
+import { accountRoute } from '../account-route';
 import { resolveAccountService, resolveSerializer } from '../../di/resolve';
 import { invalidSession } from '../../errors/account-error';
 import { BearerToken } from '../../guards/bearer-token';
@@ -21,7 +21,6 @@ import { PasswordChangeBody } from './password-change-body';
 import { PasswordResetConfirmBody } from './password-reset-confirm-body';
 import { RegisterBody } from './register-body';
 import { TokenBody } from './token-body';
-import { jsonObjectBody } from '../json-object-body';
 import { done, PLAIN_ANSWER } from '../plain-answer';
 
 function isPlain(value: unknown): boolean {
@@ -36,8 +35,7 @@ function isPlain(value: unknown): boolean {
  */
 @JsonController()
 @Service()
-@UseBefore(jsonObjectBody)
-@UseBefore(refuseApiKeys)
+@UseBefore(accountRoute)
 export class AccountController {
   @Post('/register', PLAIN_ANSWER)
   @ApiDoc({

@@ -1,6 +1,6 @@
 import { Authorized, CurrentUser, Get, JsonController, QueryParams, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
-import { refuseApiKeys } from '../../http/refuse-api-keys';
+import { accountRoute } from '../account-route';
 import { UserIdParam } from '../../guards/path-params';
 import { Administrator } from '../../guards/request-accounts';
 import type { Administration } from '../../services/administration/administration';
@@ -20,7 +20,7 @@ const PAGING =
 @JsonController()
 @Service()
 @Authorized()
-@UseBefore(refuseApiKeys)
+@UseBefore(accountRoute)
 export class AdminAuditController {
   @Get('/admin/audit-events', PLAIN_ANSWER)
   @ApiDoc({

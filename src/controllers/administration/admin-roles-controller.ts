@@ -1,6 +1,6 @@
 import { Authorized, Body, CurrentUser, Delete, Get, JsonController, Post, Put, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
-import { refuseApiKeys } from '../../http/refuse-api-keys';
+import { accountRoute } from '../account-route';
 import { BearerToken } from '../../guards/bearer-token';
 import { PermissionParam, RoleParam } from '../../guards/path-params';
 import { Administrator } from '../../guards/request-accounts';
@@ -12,7 +12,6 @@ import type { AccountUser } from '../../services/types';
 import { asAdmin } from '../admin-actor';
 import { AnswerStatus, type SetStatus } from '../answer-status';
 import { NameBody } from './name-body';
-import { jsonObjectBody } from '../json-object-body';
 import { done, PLAIN_ANSWER } from '../plain-answer';
 
 const GRANT = {
@@ -24,8 +23,7 @@ const GRANT = {
 @JsonController()
 @Service()
 @Authorized()
-@UseBefore(jsonObjectBody)
-@UseBefore(refuseApiKeys)
+@UseBefore(accountRoute)
 export class AdminRolesController {
   @Get('/admin/roles', PLAIN_ANSWER)
   @ApiDoc({

@@ -11,7 +11,7 @@ import {
   UseBefore,
 } from 'routing-controllers';
 import { Service } from 'typedi';
-import { refuseApiKeys } from '../../http/refuse-api-keys';
+import { accountRoute } from '../account-route';
 import { BearerToken } from '../../guards/bearer-token';
 import { RoleParam, UserIdParam } from '../../guards/path-params';
 import { Administrator } from '../../guards/request-accounts';
@@ -22,7 +22,6 @@ import { ApiDoc } from '../../openapi/api-doc';
 import type { AccountUser } from '../../services/types';
 import { asAdmin } from '../admin-actor';
 import { UserListQuery } from './user-list-query';
-import { jsonObjectBody } from '../json-object-body';
 import { done, PLAIN_ANSWER } from '../plain-answer';
 
 const USER_ID = { id: 'The account’s `id`, as `GET /admin/users` lists it.' };
@@ -36,8 +35,7 @@ const ROLE = { ...USER_ID, role: 'A role name.' };
 @JsonController()
 @Service()
 @Authorized()
-@UseBefore(jsonObjectBody)
-@UseBefore(refuseApiKeys)
+@UseBefore(accountRoute)
 export class AdminUsersController {
   @Get('/admin/users', PLAIN_ANSWER)
   @ApiDoc({

@@ -10,7 +10,7 @@ import {
   UseBefore,
 } from 'routing-controllers';
 import { Service } from 'typedi';
-import { refuseApiKeys } from '../../http/refuse-api-keys';
+import { accountRoute } from '../account-route';
 import { BearerToken } from '../../guards/bearer-token';
 import { ApiKeyIdParam, UserIdParam } from '../../guards/path-params';
 import { Accounts } from '../../guards/request-accounts';
@@ -19,7 +19,6 @@ import { ApiDoc } from '../../openapi/api-doc';
 import type { AccountService } from '../../services/account-service';
 import type { AccountUser } from '../../services/types';
 import { asAdmin } from '../admin-actor';
-import { jsonObjectBody } from '../json-object-body';
 import { done, PLAIN_ANSWER } from '../plain-answer';
 import {
   apiKeyListAnswer,
@@ -41,8 +40,7 @@ const USER_ID = { id: 'The account’s `id`, as `GET /admin/users` lists it.' };
 @JsonController()
 @Service()
 @Authorized()
-@UseBefore(jsonObjectBody)
-@UseBefore(refuseApiKeys)
+@UseBefore(accountRoute)
 export class AdminApiKeysController {
   @Get('/admin/users/:id/api-keys', PLAIN_ANSWER)
   @ApiDoc({

@@ -1,13 +1,12 @@
 import { Body, Delete, Get, HttpCode, JsonController, Post, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
-import { refuseApiKeys } from '../../http/refuse-api-keys';
+import { accountRoute } from '../account-route';
 import { BearerToken } from '../../guards/bearer-token';
 import { ApiKeyIdParam } from '../../guards/path-params';
 import { Accounts } from '../../guards/request-accounts';
 import { rateLimit } from '../../http/rate-limit';
 import { ApiDoc } from '../../openapi/api-doc';
 import type { AccountService } from '../../services/account-service';
-import { jsonObjectBody } from '../json-object-body';
 import { done, PLAIN_ANSWER } from '../plain-answer';
 import { apiKeyListAnswer, createdApiKeyAnswer, revokedAnswer } from './api-key-answer';
 import { ApiKeyCreateBody, PossessedApiKeyBody } from './api-key-bodies';
@@ -22,8 +21,7 @@ export const POSSESSION_ANSWER = 'If this was a live key, it is revoked';
  */
 @JsonController()
 @Service()
-@UseBefore(jsonObjectBody)
-@UseBefore(refuseApiKeys)
+@UseBefore(accountRoute)
 export class ApiKeysController {
   // The routes of fixed paths come before `/api-keys/:keyId`, so the document lists them first.
   @Get('/api-keys', PLAIN_ANSWER)

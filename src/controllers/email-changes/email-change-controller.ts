@@ -1,6 +1,6 @@
 import { Body, JsonController, Post, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
-import { refuseApiKeys } from '../../http/refuse-api-keys';
+import { accountRoute } from '../account-route';
 import { BearerToken } from '../../guards/bearer-token';
 import { Accounts } from '../../guards/request-accounts';
 import { rateLimit } from '../../http/rate-limit';
@@ -8,14 +8,12 @@ import { ApiDoc } from '../../openapi/api-doc';
 import type { AccountService } from '../../services/account-service';
 import { EmailChangeBody } from './email-change-body';
 import { EmailChangeConfirmBody } from './email-change-confirm-body';
-import { jsonObjectBody } from '../json-object-body';
 import { done, PLAIN_ANSWER } from '../plain-answer';
 
 /** Changing the account's email address: asked for while signed in, made by the link sent to the new address. */
 @JsonController()
 @Service()
-@UseBefore(jsonObjectBody)
-@UseBefore(refuseApiKeys)
+@UseBefore(accountRoute)
 export class EmailChangeController {
   @Post('/email-change', PLAIN_ANSWER)
   @ApiDoc({

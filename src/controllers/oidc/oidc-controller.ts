@@ -12,7 +12,7 @@ import {
   createParamDecorator,
 } from 'routing-controllers';
 import { Service } from 'typedi';
-import { refuseApiKeys } from '../../http/refuse-api-keys';
+import { accountRoute } from '../account-route';
 import { BearerToken } from '../../guards/bearer-token';
 import { IdentityIdParam, ProviderParam } from '../../guards/path-params';
 import { Accounts } from '../../guards/request-accounts';
@@ -22,7 +22,6 @@ import { rateLimit } from '../../http/rate-limit';
 import { ApiDoc } from '../../openapi/api-doc';
 import type { AccountService } from '../../services/account-service';
 import type { SessionClient } from '../../services/types';
-import { jsonObjectBody } from '../json-object-body';
 import { PLAIN_ANSWER } from '../plain-answer';
 import {
   callbackOf,
@@ -76,8 +75,7 @@ function FlowCookie(): (object: object, method: string, index: number) => void {
  */
 @JsonController()
 @Service()
-@UseBefore(jsonObjectBody)
-@UseBefore(refuseApiKeys)
+@UseBefore(accountRoute)
 export class OidcController {
   // The routes of fixed paths first, so the document lists them before `/oidc/{provider}/...`.
   @Get('/oidc/providers', PLAIN_ANSWER)

@@ -1,6 +1,6 @@
 import { Authorized, Body, CurrentUser, Get, JsonController, Post, QueryParams, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
-import { refuseApiKeys } from '../../http/refuse-api-keys';
+import { accountRoute } from '../account-route';
 import { BearerToken } from '../../guards/bearer-token';
 import { OrganizationIdParam, UserIdParam } from '../../guards/path-params';
 import { Accounts } from '../../guards/request-accounts';
@@ -9,7 +9,6 @@ import { ApiDoc } from '../../openapi/api-doc';
 import type { AccountService } from '../../services/account-service';
 import type { AccountUser } from '../../services/types';
 import { asAdmin } from '../admin-actor';
-import { jsonObjectBody } from '../json-object-body';
 import { PLAIN_ANSWER } from '../plain-answer';
 import {
   adminOrganizationAnswer,
@@ -29,8 +28,7 @@ const ORG_ID = { orgId: 'The organization’s `id`, as `GET /admin/organizations
 @JsonController()
 @Service()
 @Authorized()
-@UseBefore(jsonObjectBody)
-@UseBefore(refuseApiKeys)
+@UseBefore(accountRoute)
 export class AdminOrganizationsController {
   @Get('/admin/organizations', PLAIN_ANSWER)
   @ApiDoc({

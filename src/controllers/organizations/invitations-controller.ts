@@ -10,14 +10,13 @@ import {
   UseBefore,
 } from 'routing-controllers';
 import { Service } from 'typedi';
-import { refuseApiKeys } from '../../http/refuse-api-keys';
+import { accountRoute } from '../account-route';
 import { BearerToken } from '../../guards/bearer-token';
 import { InvitationIdParam, OrganizationIdParam } from '../../guards/path-params';
 import { Accounts } from '../../guards/request-accounts';
 import { rateLimit, userRateLimit } from '../../http/rate-limit';
 import { ApiDoc } from '../../openapi/api-doc';
 import type { AccountService } from '../../services/account-service';
-import { jsonObjectBody } from '../json-object-body';
 import { PLAIN_ANSWER } from '../plain-answer';
 import { InvitationBody, InvitationTokenBody } from './organization-bodies';
 import {
@@ -42,8 +41,7 @@ const INVITATION_ID = {
  */
 @JsonController()
 @Service()
-@UseBefore(jsonObjectBody)
-@UseBefore(refuseApiKeys)
+@UseBefore(accountRoute)
 export class InvitationsController {
   @Post('/organizations/:orgId/invitations', PLAIN_ANSWER)
   @ApiDoc({

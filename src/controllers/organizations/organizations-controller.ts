@@ -11,14 +11,13 @@ import {
   UseBefore,
 } from 'routing-controllers';
 import { Service } from 'typedi';
-import { refuseApiKeys } from '../../http/refuse-api-keys';
+import { accountRoute } from '../account-route';
 import { BearerToken } from '../../guards/bearer-token';
 import { MemberIdParam, OrganizationIdParam } from '../../guards/path-params';
 import { Accounts } from '../../guards/request-accounts';
 import { rateLimit } from '../../http/rate-limit';
 import { ApiDoc } from '../../openapi/api-doc';
 import type { AccountService } from '../../services/account-service';
-import { jsonObjectBody } from '../json-object-body';
 import { PLAIN_ANSWER } from '../plain-answer';
 import { MemberRoleBody, OrganizationNameBody, UserIdBody } from './organization-bodies';
 import { memberAnswer, memberListAnswer, organizationAnswer, organizationListAnswer } from './organization-answer';
@@ -45,8 +44,7 @@ const MEMBER_ID = {
 @JsonController()
 @Service()
 @Authorized()
-@UseBefore(jsonObjectBody)
-@UseBefore(refuseApiKeys)
+@UseBefore(accountRoute)
 export class OrganizationsController {
   @Post('/organizations', PLAIN_ANSWER)
   @ApiDoc({

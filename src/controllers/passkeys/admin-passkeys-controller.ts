@@ -9,7 +9,7 @@ import {
   UseBefore,
 } from 'routing-controllers';
 import { Service } from 'typedi';
-import { refuseApiKeys } from '../../http/refuse-api-keys';
+import { accountRoute } from '../account-route';
 import { BearerToken } from '../../guards/bearer-token';
 import { PasskeyIdParam, UserIdParam } from '../../guards/path-params';
 import { Accounts } from '../../guards/request-accounts';
@@ -18,7 +18,6 @@ import { ApiDoc } from '../../openapi/api-doc';
 import type { AccountService } from '../../services/account-service';
 import type { AccountUser } from '../../services/types';
 import { asAdmin } from '../admin-actor';
-import { jsonObjectBody } from '../json-object-body';
 import { PLAIN_ANSWER } from '../plain-answer';
 import { passkeyListAnswer, requirePasskeys } from './passkey-answer';
 
@@ -32,8 +31,7 @@ const USER_ID = { id: 'The account’s `id`, as `GET /admin/users` lists it.' };
 @JsonController()
 @Service()
 @Authorized()
-@UseBefore(jsonObjectBody)
-@UseBefore(refuseApiKeys)
+@UseBefore(accountRoute)
 export class AdminPasskeysController {
   @Get('/admin/users/:id/passkeys', PLAIN_ANSWER)
   @ApiDoc({

@@ -1,6 +1,6 @@
 import { Body, Delete, Get, HttpCode, JsonController, OnUndefined, Patch, Post, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
-import { refuseApiKeys } from '../../http/refuse-api-keys';
+import { accountRoute } from '../account-route';
 import { BearerToken } from '../../guards/bearer-token';
 import { PasskeyIdParam } from '../../guards/path-params';
 import { Accounts } from '../../guards/request-accounts';
@@ -10,7 +10,6 @@ import { loginAnswer } from '../../http/second-factor-answer';
 import { ApiDoc } from '../../openapi/api-doc';
 import type { AccountService } from '../../services/account-service';
 import type { SessionClient } from '../../services/types';
-import { jsonObjectBody } from '../json-object-body';
 import { PLAIN_ANSWER } from '../plain-answer';
 import { passkeyAnswer, passkeyListAnswer, requirePasskeys } from './passkey-answer';
 import {
@@ -32,8 +31,7 @@ const PASSKEY_ID = { id: 'The passkey’s `id`, as `GET /passkeys` lists it.' };
  */
 @JsonController()
 @Service()
-@UseBefore(jsonObjectBody)
-@UseBefore(refuseApiKeys)
+@UseBefore(accountRoute)
 export class PasskeysController {
   // The routes of fixed paths come before `/passkeys/:id`, so the document lists them first and a reader matching
   // paths in order (as the contract check does) does not take `login` for an id.

@@ -1,6 +1,6 @@
 import { Body, Get, JsonController, Post, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
-import { refuseApiKeys } from '../../http/refuse-api-keys';
+import { accountRoute } from '../account-route';
 import { BearerToken } from '../../guards/bearer-token';
 import { Accounts } from '../../guards/request-accounts';
 import { qrCodeSvg } from '../../http/qr-code';
@@ -11,7 +11,6 @@ import type { AccountService } from '../../services/account-service';
 import { SecondFactorCodeBody } from './second-factor-code-body';
 import { SecondFactorLoginBody } from './second-factor-login-body';
 import { TotpCodeBody } from './totp-code-body';
-import { jsonObjectBody } from '../json-object-body';
 import { done, PLAIN_ANSWER } from '../plain-answer';
 
 /**
@@ -20,8 +19,7 @@ import { done, PLAIN_ANSWER } from '../plain-answer';
  */
 @JsonController()
 @Service()
-@UseBefore(jsonObjectBody)
-@UseBefore(refuseApiKeys)
+@UseBefore(accountRoute)
 export class SecondFactorController {
   @Post('/login/second-factor', PLAIN_ANSWER)
   @ApiDoc({

@@ -1,6 +1,6 @@
 import { Body, Delete, Get, JsonController, Post, UseBefore } from 'routing-controllers';
 import { Service } from 'typedi';
-import { refuseApiKeys } from '../../http/refuse-api-keys';
+import { accountRoute } from '../account-route';
 import { SessionIdParam } from '../../guards/path-params';
 import { BearerToken } from '../../guards/bearer-token';
 import { Accounts } from '../../guards/request-accounts';
@@ -10,7 +10,6 @@ import { sessionsAnswer } from '../../http/session-answer';
 import { ApiDoc } from '../../openapi/api-doc';
 import type { AccountService } from '../../services/account-service';
 import { ReauthenticateBody } from './reauthenticate-body';
-import { jsonObjectBody } from '../json-object-body';
 import { done, PLAIN_ANSWER } from '../plain-answer';
 
 /**
@@ -19,8 +18,7 @@ import { done, PLAIN_ANSWER } from '../plain-answer';
  */
 @JsonController()
 @Service()
-@UseBefore(jsonObjectBody)
-@UseBefore(refuseApiKeys)
+@UseBefore(accountRoute)
 export class SessionsController {
   @Get('/sessions', PLAIN_ANSWER)
   @ApiDoc({
