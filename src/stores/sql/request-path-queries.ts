@@ -1,4 +1,12 @@
-import { type AliasedExpression, type Compilable, type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import {
+  type AliasedExpression,
+  type Compilable,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type SqlBool,
+  sql,
+} from 'kysely';
 import { GLOBAL_SCOPE } from '../../services/store/access-records';
 import type { CredentialKind } from '../../services/credential-kinds';
 import type { AccessAnswer } from '../../services/types';
@@ -67,6 +75,24 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
   // The guards answer for global grants only. The scope is a literal of the SQL text, not a parameter: nothing more to
   // bind per request, and the primary key (user_id, scope, role) is still probed with every column given.
   const globalScope = sql.lit(GLOBAL_SCOPE);
+  /** The user `u`'s answer for a permission (`accessCode`): granted when a global role of theirs carries it. */
+  const permissionAccess = (
+    eb: ExpressionBuilder<Database & { u: Database['users'] }, 'u'>,
+    permission: string,
+    permissionAgain: string,
+  ) =>
+    accessCode(
+      eb.exists(
+        eb
+          .selectFrom('role_permissions as rp')
+          .innerJoin('user_roles as ur', 'ur.role', 'rp.role')
+          .select('rp.role')
+          .where('rp.permission', '=', permission)
+          .where('ur.scope', '=', globalScope)
+          .whereRef('ur.user_id', '=', 'u.id'),
+      ),
+      eb.exists(eb.selectFrom('permissions as p').select('p.name').where('p.name', '=', permissionAgain)),
+    );
   const userBy = (column: 'u.id' | 'u.username_key') =>
     compiled(1, (value: string) => db.selectFrom('users as u').select(userColumns).where(column, '=', value));
   return {
@@ -123,20 +149,7 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
 
     /** `sessionCheckWithRole` for a permission: granted when a global role of the user carries it. */
     sessionCheckWithPermission: compiled(3, (tokenHash: string, permission: string, permissionAgain: string) =>
-      sessionCheck(tokenHash).select((eb) =>
-        accessCode(
-          eb.exists(
-            eb
-              .selectFrom('role_permissions as rp')
-              .innerJoin('user_roles as ur', 'ur.role', 'rp.role')
-              .select('rp.role')
-              .where('rp.permission', '=', permission)
-              .where('ur.scope', '=', globalScope)
-              .whereRef('ur.user_id', '=', 'u.id'),
-          ),
-          eb.exists(eb.selectFrom('permissions as p').select('p.name').where('p.name', '=', permissionAgain)),
-        ),
-      ),
+      sessionCheck(tokenHash).select((eb) => permissionAccess(eb, permission, permissionAgain)),
     ),
 
     /**
@@ -152,20 +165,7 @@ export function requestPathQueries(db: Kysely<Database>, capabilities: SqlCapabi
      * request. The caller passes the permission twice.
      */
     apiKeyCheckWithPermission: compiled(3, (keyHash: string, permission: string, permissionAgain: string) =>
-      apiKeyCheck(keyHash).select((eb) =>
-        accessCode(
-          eb.exists(
-            eb
-              .selectFrom('role_permissions as rp')
-              .innerJoin('user_roles as ur', 'ur.role', 'rp.role')
-              .select('rp.role')
-              .where('rp.permission', '=', permission)
-              .where('ur.scope', '=', globalScope)
-              .whereRef('ur.user_id', '=', 'u.id'),
-          ),
-          eb.exists(eb.selectFrom('permissions as p').select('p.name').where('p.name', '=', permissionAgain)),
-        ),
-      ),
+      apiKeyCheck(keyHash).select((eb) => permissionAccess(eb, permission, permissionAgain)),
     ),
 
     /**
