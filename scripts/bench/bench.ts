@@ -248,7 +248,12 @@ async function benchDatabase(
   let host: BenchProcess | undefined;
   try {
     const seeded = await seedAccounts(server, env, cwd);
-    host = await BenchProcess.start(HOST, env, LISTENING, { cwd, nodeArgs: options.nodeArgs });
+    // The host app runs as `npm start` runs the standalone server (its Node flags and malloc tunables): a pair across
+    // the two servers (a key on the host against `GET /me`) then compares the code, not the runtime settings.
+    host = await BenchProcess.start(HOST, { ...startEnv(), ...env }, LISTENING, {
+      cwd,
+      nodeArgs: [...startFlags(), ...options.nodeArgs],
+    });
     const bearer = { authorization: `Bearer ${seeded.token}` };
     const me: Load = { url: `${server.url}/auth/me`, headers: bearer, connections: CONNECTIONS, expect: [200] };
     const login = loginLoad(server, seeded.username, PASSWORD, CONNECTIONS);
